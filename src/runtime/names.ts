@@ -1,0 +1,88 @@
+/**
+ * Tool names as scripts see them. Host names such as `x--run` are not identifiers, so each
+ * tool is also exposed under a sanitized identifier (`x__run`). Shared by the JavaScript
+ * prelude, the Python runner and the declaration renderers so all three agree.
+ */
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const PY_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Whether `name` can be written as `tools.name` in JavaScript. */
+export function isJsIdentifier(name: string): boolean {
+  return IDENTIFIER.test(name);
+}
+
+/** Whether `name` can be written as `tools.name` in Python. */
+export function isPyIdentifier(name: string): boolean {
+  return PY_IDENTIFIER.test(name);
+}
+
+/**
+ * The identifier a tool is reachable under: every character that may not appear in an
+ * identifier becomes `_`, and a leading digit gets a `_` prefix. `x--run` → `x__run`.
+ */
+export function sanitizeToolName(name: string): string {
+  let out = name.replace(/[^A-Za-z0-9_]/g, '_');
+  if (out === '' || /^[0-9]/.test(out)) out = `_${out}`;
+  return out;
+}
+
+/** Two or more tools that sanitize to the same identifier. */
+export interface NameCollision {
+  identifier: string;
+  names: string[];
+}
+
+/**
+ * Maps each sanitized identifier to its tool name. Identifiers claimed by more than one tool
+ * are left out of the map and reported, so a script never silently reaches the wrong tool.
+ * A tool whose own name is already an identifier keeps it regardless.
+ */
+export function buildAliasTable(names: readonly string[]): { aliases: Map<string, string>; collisions: NameCollision[] } {
+  const exact = new Set(names);
+  const claims = new Map<string, string[]>();
+  for (const name of names) {
+    const id = sanitizeToolName(name);
+    if (id === name) continue;
+    const list = claims.get(id) ?? [];
+    list.push(name);
+    claims.set(id, list);
+  }
+  const aliases = new Map<string, string>();
+  const collisions: NameCollision[] = [];
+  for (const [id, claimants] of claims) {
+    if (exact.has(id)) collisions.push({ identifier: id, names: [id, ...claimants] });
+    else if (claimants.length > 1) collisions.push({ identifier: id, names: claimants });
+    else aliases.set(id, claimants[0]!);
+  }
+  return { aliases, collisions };
+}
+
+/** Levenshtein distance, for suggesting the tool a script probably meant. */
+function distance(a: string, b: string): number {
+  const prev = new Array<number>(b.length + 1);
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let diag = prev[0]!;
+    prev[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = prev[j]!;
+      prev[j] = Math.min(up + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return prev[b.length]!;
+}
+
+/** Up to `limit` names closest to `wanted`, nearest first (compared on sanitized forms too). */
+export function closestNames(wanted: string, names: readonly string[], limit = 3): string[] {
+  const w = wanted.toLowerCase();
+  return names
+    .map((name) => ({
+      name,
+      d: Math.min(distance(w, name.toLowerCase()), distance(w, sanitizeToolName(name).toLowerCase())),
+    }))
+    .sort((a, b) => a.d - b.d || a.name.localeCompare(b.name))
+    .slice(0, limit)
+    .map((x) => x.name);
+}

@@ -1,0 +1,61 @@
+/**
+ * Types shared by every script runtime (JavaScript sandbox, Python runner) and by
+ * `code_execution`, which binds host dispatch to them. A runtime knows nothing about the
+ * tool host: it only sees {@link ToolBinding}s.
+ */
+
+/** Context handed to a binding for one call made by a script. */
+export interface ToolCallContext {
+  /**
+   * Aborted when the runtime gives up on the call (script returned, timed out, was
+   * aborted). A binding may ignore it: `code_execution` does, because an inner tool that
+   * was already dispatched must finish and report its own terminal.
+   */
+  signal: AbortSignal;
+  /**
+   * Stops the script's wall-clock limit until the returned function is called. For waits
+   * that must not count against a script, such as a human approving a call.
+   */
+  pauseClock(): () => void;
+}
+
+/** One capability injected into a script: a tool (recorded in `calls`) or a helper global (not recorded). */
+export interface ToolBinding {
+  /** Name as the host presents it, e.g. `x--run`; scripts also reach it by its sanitized identifier. */
+  name: string;
+  description?: string;
+  /** `tool` (default) is recorded in `calls`; `global` is a top-level helper function, not recorded. */
+  kind?: 'tool' | 'global';
+  /**
+   * Performs the call. Resolves with a JSON-serializable value. Rejecting with an `Error`
+   * makes the script see an error with the same `name` and `message` (a tool's error result
+   * is surfaced as name `ToolError`).
+   */
+  invoke(args: unknown, ctx: ToolCallContext): Promise<unknown>;
+}
+
+/** Status of one call a script made, in start order. */
+export type CallStatus = 'ok' | 'error' | 'cancelled';
+
+export interface CallSummary {
+  name: string;
+  status: CallStatus;
+  durationMs: number;
+}
+
+/** Why a run failed. */
+export type RunErrorKind = 'script' | 'timeout' | 'aborted' | 'sandbox';
+
+export interface RunError {
+  kind: RunErrorKind;
+  name?: string;
+  message: string;
+  stack?: string;
+}
+
+export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
+
+export interface LogEntry {
+  level: LogLevel;
+  message: string;
+}
