@@ -98,7 +98,7 @@ export function boundInput(input: unknown, options: BoundOptions = {}): BoundRes
   }
   if (fits(json, maxBytes)) return { ok: true, input: value, altered };
   const bounded = fit(value, maxBytes, 0);
-  if (bounded === undefined || Object.keys(bounded.value as object).length === 0) {
+  if (bounded === undefined) {
     return { ok: false, reason: `arguments cannot be bounded to ${maxBytes} bytes meaningfully` };
   }
   return { ok: true, input: bounded.value as Record<string, unknown>, altered: true };
@@ -167,7 +167,8 @@ function fitArray(items: readonly unknown[], budget: number, depth: number): Fit
     used += comma + fitted.size;
     if (fitted.value !== item) break; // it was cut, so the budget is spent
   }
-  return { value: out, size: used };
+  // An emptied container says nothing; dropping it leaves room for later members.
+  return out.length === 0 && items.length > 0 ? undefined : { value: out, size: used };
 }
 
 function fitObject(record: Record<string, unknown>, budget: number, depth: number): Fitted | undefined {
@@ -186,7 +187,7 @@ function fitObject(record: Record<string, unknown>, budget: number, depth: numbe
     used += comma + keyCost + fitted.size;
     count++;
   }
-  return { value: out, size: used };
+  return count === 0 && Object.keys(record).length > 0 ? undefined : { value: out, size: used };
 }
 
 /** The longest prefix of `text` whose JSON string form fits `budget` bytes. */
