@@ -1,0 +1,405 @@
+"""toolcell Python runner: the interpreter side of the warm-process protocol.
+
+Started by runner.ts as `python3 -I -X utf8 bootstrap.py NONCE VALUE_CAP` with four pipes:
+fd 0/1 carry newline-delimited JSON (the protocol), fd 2 is the script's stderr and fd 3 its
+stdout. At startup the protocol fds are duplicated away and fd 0 is pointed at /dev/null, so
+nothing the script does (print, os.write(1, ...), a subprocess) can reach the protocol channel.
+
+Plain Python 3.8+, standard library only. This is a robustness boundary, not a sandbox: the
+script runs with the full rights of this process.
+"""
+import sys
+
+if sys.version_info < (3, 8):
+    sys.stderr.write("toolcell: Python 3.8 or newer is required, found %s\n" % sys.version.split()[0])
+    sys.exit(3)
+
+import ast
+import asyncio
+import builtins
+import faulthandler
+import inspect
+import json
+import linecache
+import os
+import signal
+import traceback
+
+BOOT_FILE = sys._getframe().f_code.co_filename
+SCRIPT_PREFIX = "<run "
+CO_COROUTINE = inspect.CO_COROUTINE
+TLA_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
+class ToolCallError(Exception):
+    """Base of every error a tool call raises in the script."""
+
+
+class ToolError(ToolCallError):
+    """The tool ran and returned an error result."""
+
+
+class UnknownToolError(AttributeError):
+    """The script asked for a tool that is not available in this run."""
+
+
+_error_classes = {"ToolError": ToolError, "ToolCallError": ToolCallError}
+
+
+def error_class(name):
+    """A ToolCallError subclass named like the JavaScript error, so `except ToolError` works."""
+    if not isinstance(name, str) or not name.isidentifier():
+        return ToolCallError
+    cls = _error_classes.get(name)
+    if cls is None:
+        cls = type(name, (ToolCallError,), {})
+        _error_classes[name] = cls
+    return cls
+
+
+def sanitize(name):
+    """Same rule as sanitizeToolName in names.ts."""
+    out = "".join(c if (c.isascii() and (c.isalnum() or c == "_")) else "_" for c in name)
+    return "_" + out if out == "" or out[0].isdigit() else out
+
+
+def distance(a, b):
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        diag, prev[0] = prev[0], i
+        for j in range(1, len(b) + 1):
+            up = prev[j]
+            prev[j] = min(up + 1, prev[j - 1] + 1, diag + (a[i - 1] != b[j - 1]))
+            diag = up
+    return prev[len(b)]
+
+
+def closest(wanted, names, limit=3):
+    """Same ranking as closestNames in names.ts."""
+    w = wanted.lower()
+    ranked = sorted(names, key=lambda n: (min(distance(w, n.lower()), distance(w, sanitize(n).lower())), n))
+    return ranked[:limit]
+
+
+def in_script(frame):
+    """Whether the innermost frame that is either ours or the script's belongs to the script."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename == BOOT_FILE:
+            return False
+        if filename.startswith(SCRIPT_PREFIX):
+            return True
+        frame = frame.f_back
+    return False
+
+
+class Tools:
+    """The `tools` global: `tools.x__run(...)` and `tools["x--run"](...)` return coroutines."""
+
+    __slots__ = ("_rt",)
+
+    def __init__(self, rt):
+        object.__setattr__(self, "_rt", rt)
+
+    def __getattr__(self, key):
+        if key.startswith("__"):
+            raise AttributeError(key)
+        return self._rt.tool(key)
+
+    def __getitem__(self, key):
+        return self._rt.tool(key)
+
+    def __contains__(self, key):
+        return key in self._rt.names or key in self._rt.aliases
+
+    def __dir__(self):
+        return sorted(set(self._rt.aliases) | {n for n in self._rt.names if n.isidentifier()})
+
+    def __repr__(self):
+        return "<tools: %s>" % ", ".join(self._rt.names)
+
+
+class Run:
+    __slots__ = ("id", "task", "pending", "next_call", "interrupting")
+
+    def __init__(self, run_id):
+        self.id = run_id
+        self.task = None
+        self.pending = {}
+        self.next_call = 0
+        self.interrupting = False
+
+
+class Runtime:
+    def __init__(self, loop, fd_in, fd_out, nonce, value_cap):
+        self.loop, self.fd_in, self.fd_out, self.value_cap = loop, fd_in, fd_out, value_cap
+        self.nonce = nonce
+        self.out_backup, self.err_backup = os.dup(1), os.dup(2)
+        self.inbuf = b""
+        self.outq = []
+        self.flush_scheduled = False
+        self.eof = False
+        self.run = None
+        self.names, self.tool_set, self.aliases, self.collisions = [], frozenset(), {}, {}
+        self.fns = {}
+        self.helpers = {}
+        self.tools = Tools(self)
+        self.globals = {"__name__": "__main__", "__doc__": None, "__builtins__": builtins}
+
+    # -- protocol ---------------------------------------------------------------------------
+    def write(self, data):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd_out, view):]
+
+    def queue(self, line):
+        self.outq.append(line)
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            self.loop.call_soon(self.flush)
+
+    def flush(self):
+        self.flush_scheduled = False
+        if self.outq:
+            data = ("\n".join(self.outq) + "\n").encode()
+            self.outq.clear()
+            self.write(data)
+
+    def on_readable(self):
+        data = os.read(self.fd_in, 1 << 16)
+        if not data:
+            self.eof = True
+            self.loop.stop()
+            return
+        lines = (self.inbuf + data).split(b"\n")
+        self.inbuf = lines.pop()
+        for line in lines:
+            if line:
+                self.dispatch(json.loads(line))
+
+    def dispatch(self, msg):
+        kind, run = msg["t"], self.run
+        if kind == "result":
+            fut = run.pending.pop(msg["id"], None) if run is not None and run.id == msg["run"] else None
+            if fut is not None and not fut.done():
+                fut.set_result(msg)
+        elif kind == "run":
+            if run is not None:
+                raise RuntimeError("run %s requested while run %s is active" % (msg["run"], run.id))
+            if "tools" in msg:
+                self.set_tools(msg["tools"])
+            self.run = Run(msg["run"])
+            self.run.task = self.loop.create_task(self.execute(self.run, msg["code"]))
+        elif kind == "cancel":
+            if run is not None and run.id == msg["run"]:
+                run.task.cancel()
+        else:
+            raise ValueError("unknown message type %r" % (kind,))
+
+    # -- tools ------------------------------------------------------------------------------
+    def set_tools(self, spec):
+        self.names = list(spec["names"])
+        self.tool_set = frozenset(self.names)
+        self.aliases = dict(spec["aliases"])
+        self.collisions = dict(spec["collisions"])
+        self.fns = {}
+        for ident, fn in self.helpers.items():
+            if self.globals.get(ident) is fn:
+                del self.globals[ident]
+        self.helpers = {ident: self.make_fn(name, ident) for ident, name in spec["helpers"].items()}
+
+    def tool(self, key):
+        fn = self.fns.get(key)
+        if fn is not None:
+            return fn
+        if key in self.tool_set:
+            name = key
+        elif key in self.aliases:
+            name = self.aliases[key]
+        elif key in self.collisions:
+            raise UnknownToolError("tools.%s is ambiguous: it could mean %s; use tools[\"name\"]"
+                                   % (key, ", ".join(repr(n) for n in self.collisions[key])))
+        else:
+            near = ", ".join("%r (tools.%s)" % (n, sanitize(n)) for n in closest(str(key), self.names))
+            raise UnknownToolError("No tool named %r. %s" % (key, "Closest: " + near if near else "No tools are available."))
+        fn = self.fns[key] = self.make_fn(name, sanitize(name))
+        return fn
+
+    def make_fn(self, name, ident):
+        rt = self
+
+        async def tool(args=None, **kwargs):
+            if kwargs:
+                if args is not None and not isinstance(args, dict):
+                    raise TypeError("%s() takes either one positional argument or keyword arguments" % ident)
+                args = dict(args or {}, **kwargs)
+            return await rt.call(name, args)
+
+        tool.__name__ = ident
+        tool.__qualname__ = "tools." + ident
+        return tool
+
+    async def call(self, name, args):
+        run = self.run
+        if run is None:
+            raise RuntimeError("tool %r was called after its script run ended" % name)
+        payload = dumps(args)
+        run.next_call += 1
+        call_id = run.next_call
+        fut = run.pending[call_id] = self.loop.create_future()
+        self.queue('{"t":"call","run":%d,"id":%d,"name":%s,"args":%s}' % (run.id, call_id, dumps(name), payload))
+        try:
+            msg = await fut
+        finally:
+            run.pending.pop(call_id, None)
+        if msg["ok"]:
+            return msg.get("value")
+        err = msg["error"]
+        raise error_class(err.get("name"))(err.get("message", ""))
+
+    # -- running ----------------------------------------------------------------------------
+    async def execute(self, run, code):
+        g = self.globals
+        g.update(self.helpers)
+        g.update(tools=self.tools, ToolError=ToolError, ToolCallError=ToolCallError, UnknownToolError=UnknownToolError)
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        signal.signal(signal.SIGINT, self.on_interrupt)
+        signal.signal(signal.SIGALRM, self.on_interrupt)
+        done = {"t": "done", "run": run.id, "outcome": "ok", "returnCode": 0}
+        value, has_value = None, False
+        try:
+            has_value, value = await self.evaluate(run.id, code, g)
+        except SystemExit as e:
+            exit_code = e.code
+            if exit_code is not None and not isinstance(exit_code, int):
+                print(exit_code, file=sys.stderr)
+                exit_code = 1
+            done.update(outcome="exit", returnCode=exit_code or 0)
+        except BaseException as e:
+            outcome = {asyncio.CancelledError: "cancelled", KeyboardInterrupt: "interrupted"}.get(type(e), "error")
+            stack = self.format_error(e)
+            sys.stderr.write(stack)
+            done.update(outcome=outcome, returnCode=130 if outcome == "interrupted" else 1,
+                        error={"name": type(e).__name__, "message": str(e), "stack": stack})
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self.finish(run)
+        line = dumps(done)
+        if has_value and value is not None:
+            line = line[:-1] + self.encode_value(value)
+        self.flush()
+        self.write((line + "\n").encode())
+
+    async def evaluate(self, run_id, code, g):
+        filename = "%s%d>" % (SCRIPT_PREFIX, run_id)
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+        tree = ast.parse(code, filename, "exec")
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        body = compile(tree, filename, "exec", TLA_FLAGS, dont_inherit=True)
+        result = eval(body, g)
+        if body.co_flags & CO_COROUTINE:
+            await result
+        if last is None:
+            return False, None
+        expr = compile(ast.Expression(last.value), filename, "eval", TLA_FLAGS, dont_inherit=True)
+        value = eval(expr, g)
+        if expr.co_flags & CO_COROUTINE:
+            value = await value
+        return True, value
+
+    def encode_value(self, value):
+        try:
+            text = dumps(value)
+        except (TypeError, ValueError, RecursionError):
+            text = dumps(repr(value))
+        if len(text) > self.value_cap:
+            return ',"valueTruncated":true}'
+        return ',"value":%s}' % text
+
+    @staticmethod
+    def format_error(e):
+        """The traceback Python would print, without this file's frames (the script never sees them)."""
+        report = traceback.TracebackException(type(e), e, e.__traceback__)
+        seen, todo = set(), [report]
+        while todo:
+            te = todo.pop()
+            if id(te) in seen:
+                continue
+            seen.add(id(te))
+            te.stack = traceback.StackSummary.from_list([f for f in te.stack if f.filename != BOOT_FILE])
+            todo.extend(x for x in (te.__cause__, te.__context__) if x is not None)
+        return "".join(report.format())
+
+    def finish(self, run):
+        """Ends a run: stray tasks and waits are cancelled, output is flushed and fenced."""
+        self.run = None
+        current = asyncio.current_task()
+        for task in asyncio.all_tasks(self.loop):
+            if task is not current:
+                task.cancel()
+        for fut in run.pending.values():
+            fut.cancel()
+        for stream in {sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__}:
+            try:
+                stream.flush()
+            except Exception as e:  # a stream the script replaced or closed; report it on the real stderr
+                os.write(self.err_backup, ("toolcell: could not flush %r: %s\n" % (stream, e)).encode())
+        os.dup2(self.out_backup, 1)
+        os.dup2(self.err_backup, 2)
+        marker = ("\x1etoolcell:%s:%d\x1e" % (self.nonce, run.id)).encode()
+        self.write_fd(1, marker)
+        self.write_fd(2, marker)
+
+    @staticmethod
+    def write_fd(fd, data):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+
+    def on_interrupt(self, signum, frame):
+        """SIGINT from the host (and our SIGALRM retries): raise only inside the script's own code."""
+        run = self.run
+        if run is None or (signum == signal.SIGALRM and not run.interrupting):
+            return
+        run.interrupting = True
+        if in_script(frame):
+            run.interrupting = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            raise KeyboardInterrupt
+        # Landed in the event loop or in our own code: try again shortly rather than corrupt state.
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+
+    def on_escaped(self, exc):
+        """A KeyboardInterrupt/SystemExit escaped the loop from a task or callback the script made."""
+        if self.run is not None:
+            self.run.task.cancel()
+
+
+def main():
+    nonce, value_cap = sys.argv[1], int(sys.argv[2])
+    sys.argv = [""]
+    fd_in, fd_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(3, 1)
+    os.close(3)
+    for stream in (sys.stdout, sys.stderr):
+        stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+    faulthandler.enable(file=sys.__stderr__)
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    rt = Runtime(loop, fd_in, fd_out, nonce, value_cap)
+    loop.add_reader(fd_in, rt.on_readable)
+    rt.write(b'{"t":"ready","version":%s,"pid":%d}\n' % (dumps(sys.version.split()[0]).encode(), os.getpid()))
+    while not rt.eof:
+        try:
+            loop.run_forever()
+        except BaseException as e:
+            rt.on_escaped(e)
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
