@@ -7,7 +7,6 @@
  * on "unclassed", never on a guess.
  */
 import { compilePattern } from '../lifecycle/patterns.ts';
-import type { ClassSource } from './types.ts';
 
 /** The RFC-008 §4 vocabulary, in the spec's order (Appendix B.4 `ToolClass`). */
 export const TOOL_CLASSES = [
@@ -117,10 +116,13 @@ export interface ClassSources {
   declared?: readonly ToolClass[];
 }
 
+/** Where a tool's effective class came from (`none`: unclassed, no source gave a class). */
+export type EffectiveClassSource = 'override' | 'host' | 'server' | 'none';
+
 /** A tool's effective class and where it came from. */
 export interface EffectiveClass {
   classes: ToolClass[];
-  source: ClassSource;
+  source: EffectiveClassSource;
 }
 
 /**
