@@ -1,0 +1,76 @@
+/**
+ * The refusal sites of the dispatch path, decided synchronously before a call opens. A
+ * refused call sends no lifecycle event at all (RFC-007 §3): the framework, or the script,
+ * gets a clear error result instead.
+ */
+import { closestNames } from '../runtime/names.ts';
+import { validateArguments } from '../runtime/declarations/validate.ts';
+import type { InferenceRecord } from './open-call.ts';
+import type { DispatchRequest, RefusalCode, RegisteredTool } from './types.ts';
+
+/** Host tool policy: return a reason to refuse, or undefined to allow. */
+export type RefusalPolicy = (call: {
+  tool: RegisteredTool;
+  conversationId: string;
+  origin: 'model' | 'script';
+  input: Record<string, unknown>;
+}) => string | undefined;
+
+export interface RefusalContext {
+  closing: boolean;
+  inference: InferenceRecord | undefined;
+  tool: RegisteredTool | undefined;
+  toolNames: () => string[];
+  connection: (serverId: string) => { isConnected: boolean } | undefined;
+  policy?: RefusalPolicy;
+  validateArguments: boolean;
+}
+
+export interface Refusal {
+  code: RefusalCode;
+  message: string;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+export function checkRefusal(request: DispatchRequest, ctx: RefusalContext): Refusal | undefined {
+  if (ctx.closing) return { code: 'shutting_down', message: 'The tool host is shutting down; the call was not run.' };
+  if (typeof request.name !== 'string' || request.name === '') {
+    return { code: 'unknown_tool', message: 'A tool call needs a tool name.' };
+  }
+  if (!ctx.inference) {
+    return { code: 'unknown_inference', message: `Unknown inference "${request.inferenceId}": call beginInference first.` };
+  }
+  const tool = ctx.tool;
+  if (!tool) {
+    const near = closestNames(request.name, ctx.toolNames());
+    return {
+      code: 'unknown_tool',
+      message: `Unknown tool "${request.name}".${near.length ? ` Closest tools: ${near.join(', ')}.` : ''}`,
+    };
+  }
+  if (tool.kind === 'server' && !ctx.connection(tool.serverId!)?.isConnected) {
+    return { code: 'server_unavailable', message: `Tool "${tool.name}" is unavailable: server "${tool.serverId}" is not connected.` };
+  }
+  const origin = request.parentToolCallId ? 'script' : 'model';
+  if (origin === 'script' && tool.scriptCallable === false) {
+    return { code: 'recursion', message: `Tool "${tool.name}" cannot be called from a script.` };
+  }
+  const input = request.input === undefined ? {} : request.input;
+  if (!isPlainObject(input)) {
+    return { code: 'invalid_arguments', message: `Arguments of "${tool.name}" must be a JSON object.` };
+  }
+  const denied = ctx.policy?.({ tool, conversationId: ctx.inference.conversationId, origin, input });
+  if (denied) return { code: 'policy', message: `Tool "${tool.name}" was refused by host policy: ${denied}` };
+  if (ctx.validateArguments) {
+    const verdict = validateArguments(tool.inputSchema, input);
+    if (!verdict.ok) {
+      return { code: 'invalid_arguments', message: `Invalid arguments for "${tool.name}": ${verdict.errors.slice(0, 5).join('; ')}` };
+    }
+  }
+  return undefined;
+}

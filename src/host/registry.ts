@@ -1,0 +1,148 @@
+/**
+ * The tool registry: host built-ins and the tools of connected servers, under their
+ * model-facing names, each with its effective class (RFC-008 §5: operator override, else the
+ * host's table for built-ins, else the server's declaration). The model-facing name,
+ * description and schemas are stored exactly as given; classing never alters them.
+ */
+import { parseDeclaredClass, type ToolClass } from './classes.ts';
+import type { ClassSource, HostToolDefinition, RegisteredTool, ToolListing } from './types.ts';
+
+/** Separator between a server id and its own tool name in model-facing names. */
+export const NAME_SEPARATOR = '--';
+
+/** A tool as a server lists it in `tools/list`. */
+export interface ServerToolListing {
+  name: string;
+  description?: string;
+  inputSchema?: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+/** Something the registry noticed while reading a server's classes (RFC-008 says: log it). */
+export interface ClassDiagnostic {
+  tool: string;
+  message: string;
+}
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, RegisteredTool>();
+  /** Declared classes (server listing or host table), kept so an override can be lifted again. */
+  private readonly declared = new Map<string, readonly ToolClass[]>();
+  private readonly overrides = new Map<string, readonly ToolClass[]>();
+
+  constructor(overrides: Record<string, readonly ToolClass[]> = {}) {
+    for (const [name, classes] of Object.entries(overrides)) this.overrides.set(name, [...classes]);
+  }
+
+  get(name: string): RegisteredTool | undefined {
+    return this.tools.get(name);
+  }
+
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  /** Registers a host built-in. Names are unique; a second registration is an error. */
+  addHostTool(def: HostToolDefinition): RegisteredTool {
+    if (this.tools.has(def.name)) throw new Error(`a tool named "${def.name}" is already registered`);
+    const override = this.overrides.get(def.name);
+    this.declared.set(def.name, [...(def.classes ?? [])]);
+    const entry: RegisteredTool = {
+      name: def.name,
+      description: def.description,
+      inputSchema: def.inputSchema,
+      ...(def.outputSchema ? { outputSchema: def.outputSchema } : {}),
+      classes: override ?? [...(def.classes ?? [])],
+      classSource: override ? 'override' : def.classes && def.classes.length > 0 ? 'host' : 'none',
+      kind: 'host',
+      handler: def.handler,
+      ...(def.scriptCallable === false ? { scriptCallable: false } : {}),
+    };
+    this.tools.set(def.name, entry);
+    return entry;
+  }
+
+  removeHostTool(name: string): boolean {
+    const entry = this.tools.get(name);
+    if (entry?.kind !== 'host') return false;
+    this.declared.delete(name);
+    return this.tools.delete(name);
+  }
+
+  /**
+   * Replaces every tool of `serverId` with a fresh listing (initial list and each re-list
+   * after `notifications/tools/list_changed`). Returns class diagnostics to log.
+   */
+  replaceServerTools(serverId: string, listing: readonly ServerToolListing[]): ClassDiagnostic[] {
+    this.removeServerTools(serverId);
+    const diagnostics: ClassDiagnostic[] = [];
+    for (const tool of listing) {
+      const name = `${serverId}${NAME_SEPARATOR}${tool.name}`;
+      if (this.tools.has(name)) {
+        diagnostics.push({ tool: name, message: `skipped: the name collides with an existing tool` });
+        continue;
+      }
+      const parsed = parseDeclaredClass(tool._meta);
+      for (const value of parsed.dropped) diagnostics.push({ tool: name, message: `unknown class ${JSON.stringify(value)} dropped` });
+      for (const key of parsed.ignoredKeys) diagnostics.push({ tool: name, message: `unknown _meta key ${JSON.stringify(key)} ignored` });
+      if (parsed.unclassedReason) diagnostics.push({ tool: name, message: `unclassed: ${parsed.unclassedReason}` });
+      this.declared.set(name, parsed.classes);
+      this.tools.set(name, this.serverEntry(name, serverId, tool, parsed.classes));
+    }
+    return diagnostics;
+  }
+
+  private serverEntry(name: string, serverId: string, tool: ServerToolListing, declared: readonly ToolClass[]): RegisteredTool {
+    const override = this.overrides.get(name);
+    const source: ClassSource = override ? 'override' : declared.length > 0 ? 'server' : 'none';
+    return {
+      name,
+      description: tool.description ?? '',
+      inputSchema: tool.inputSchema ?? { type: 'object' },
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+      classes: override ?? declared,
+      classSource: source,
+      kind: 'server',
+      serverId,
+      serverTool: tool.name,
+    };
+  }
+
+  removeServerTools(serverId: string): void {
+    for (const [name, entry] of this.tools) {
+      if (entry.kind === 'server' && entry.serverId === serverId) {
+        this.tools.delete(name);
+        this.declared.delete(name);
+      }
+    }
+  }
+
+  /** Sets (or with `undefined`, lifts) the operator's class override for a model-facing name. */
+  setOverride(name: string, classes: readonly ToolClass[] | undefined): void {
+    if (classes) this.overrides.set(name, [...classes]);
+    else this.overrides.delete(name);
+    const entry = this.tools.get(name);
+    if (!entry) return;
+    const base = this.declared.get(name) ?? [];
+    const next: RegisteredTool = {
+      ...entry,
+      classes: classes ?? base,
+      classSource: classes ? 'override' : base.length > 0 ? (entry.kind === 'server' ? 'server' : 'host') : 'none',
+    };
+    this.tools.set(name, next);
+  }
+
+  /** Model-facing listing of every tool, in registration order. */
+  list(): ToolListing[] {
+    return [...this.tools.values()].map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+      classes: [...t.classes],
+      classSource: t.classSource,
+      ...(t.serverId !== undefined ? { serverId: t.serverId } : {}),
+    }));
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * One observer connection's outbound FIFO for `tools/lifecycle` notifications.
+ *
+ * Tool execution never waits on it: enqueueing is synchronous, draining runs on its own,
+ * one batched write at a time, and waits for the pipe to drain before the next (stdio
+ * back-pressure). A stuck observer therefore costs at most `maxQueued` openings of memory.
+ * When the queue is full, whole new calls are dropped for this observer — their opening is
+ * never queued, so no terminal follows — and counted. A terminal of an opening that was
+ * queued is always queued, so an observer never sees a lone `started` because of load.
+ */
+
+export interface DeliveryStats {
+  /** Messages handed to the transport. */
+  sent: number;
+  /** Calls whose opening was dropped because the queue was full. */
+  droppedCalls: number;
+  /** Messages waiting now. */
+  queued: number;
+  /** Highest number of messages ever waiting at once. */
+  highWater: number;
+}
+
+export interface DeliveryQueueOptions {
+  /** Openings refused beyond this many waiting messages. */
+  maxQueued?: number;
+  /** Largest single batched write, in characters. */
+  maxBatchChars?: number;
+}
+
+export class DeliveryQueue {
+  private items: string[] = [];
+  private head = 0;
+  private draining = false;
+  private stopped = false;
+  private readonly maxQueued: number;
+  private readonly maxBatchChars: number;
+  private idleWaiters: (() => void)[] = [];
+  readonly stats: DeliveryStats = { sent: 0, droppedCalls: 0, queued: 0, highWater: 0 };
+
+  /**
+   * @param write writes newline-terminated messages; resolves when the pipe has room again
+   *   and rejects once the connection is gone.
+   * @param onError told once when a write fails; the queue then stops and discards.
+   */
+  constructor(
+    private readonly write: (data: string) => Promise<void>,
+    private readonly onError: (error: Error) => void,
+    options: DeliveryQueueOptions = {},
+  ) {
+    this.maxQueued = options.maxQueued ?? 10_000;
+    this.maxBatchChars = options.maxBatchChars ?? 256 * 1024;
+  }
+
+  /** Queues a call's opening if there is room; false means the whole call is dropped for this observer. */
+  offerOpening(message: string): boolean {
+    if (this.stopped) return false;
+    if (this.items.length - this.head >= this.maxQueued) {
+      this.stats.droppedCalls += 1;
+      return false;
+    }
+    this.enqueue(message);
+    return true;
+  }
+
+  /** Queues a message that must follow an accepted opening (a terminal). Never refused while running. */
+  push(message: string): void {
+    if (this.stopped) return;
+    this.enqueue(message);
+  }
+
+  private enqueue(message: string): void {
+    this.items.push(message);
+    const queued = this.items.length - this.head;
+    this.stats.queued = queued;
+    if (queued > this.stats.highWater) this.stats.highWater = queued;
+    if (!this.draining) {
+      this.draining = true;
+      // A microtask, not a synchronous write: dispatch returns before any I/O happens.
+      queueMicrotask(() => void this.drain());
+    }
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.stopped && this.head < this.items.length) {
+      let batch = '';
+      let count = 0;
+      while (this.head < this.items.length && (count === 0 || batch.length + this.items[this.head]!.length <= this.maxBatchChars)) {
+        batch += this.items[this.head]!;
+        this.head += 1;
+        count += 1;
+      }
+      if (this.head > 4096 && this.head * 2 > this.items.length) {
+        this.items = this.items.slice(this.head);
+        this.head = 0;
+      }
+      this.stats.queued = this.items.length - this.head;
+      try {
+        await this.write(batch);
+        this.stats.sent += count;
+      } catch (error) {
+        this.stop();
+        this.onError(error instanceof Error ? error : new Error(String(error)));
+        break;
+      }
+    }
+    this.draining = false;
+    if (this.head >= this.items.length) {
+      this.items = [];
+      this.head = 0;
+      this.stats.queued = 0;
+    }
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Resolves once everything queued so far has been written (or the queue stopped). */
+  idle(): Promise<void> {
+    if (!this.draining || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Discards what is waiting and refuses everything after (connection gone). */
+  stop(): void {
+    this.stopped = true;
+    this.items = [];
+    this.head = 0;
+    this.stats.queued = 0;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

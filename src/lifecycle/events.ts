@@ -1,0 +1,61 @@
+/**
+ * The `tools/lifecycle` wire shape (RFC-007 §3) and the host's in-process event, which is the
+ * same call seen unfiltered: full input, origin and parent, for the embedding framework.
+ */
+import type { ToolClass } from '../host/classes.ts';
+
+export type ToolPhase = 'pending' | 'started' | 'completed' | 'failed' | 'aborted';
+export type TerminalPhase = 'completed' | 'failed' | 'aborted';
+
+/** `_meta` key carrying the parent `code_execution` call's id on every phase of a script's call. */
+export const PARENT_META_KEY = 'agent-framework/parentToolCallId';
+
+/** Fields every phase of one call carries; built once per call. */
+export interface LifecycleIdentity {
+  toolCallId: string;
+  inferenceId: string;
+  conversationId: string;
+  tool: string;
+  class: readonly ToolClass[];
+  serverId?: string;
+  serverTool?: string;
+  _meta?: { [PARENT_META_KEY]: string };
+}
+
+/** Params of one `tools/lifecycle` notification as sent to an observer. */
+export interface LifecycleParams extends LifecycleIdentity {
+  phase: ToolPhase;
+  input?: Record<string, unknown>;
+  inputAltered?: true;
+  inputWithheld?: true;
+  isError?: boolean;
+  durationMs?: number;
+}
+
+/** The in-process event: every call, every phase, nothing filtered. */
+export interface HostLifecycleEvent {
+  phase: ToolPhase;
+  toolCallId: string;
+  inferenceId: string;
+  conversationId: string;
+  tool: string;
+  class: readonly ToolClass[];
+  serverId?: string;
+  serverTool?: string;
+  origin: 'model' | 'script';
+  modelCallId?: string;
+  parentToolCallId?: string;
+  /** Full arguments, on `started` only. */
+  input?: unknown;
+  isError?: boolean;
+  durationMs?: number;
+  /** Why the call failed or was aborted, when known. */
+  reason?: string;
+  /** `performance.now()` when the host emitted the phase. */
+  at: number;
+}
+
+/** Serializes a notification as one newline-terminated JSON-RPC line. */
+export function lifecycleLine(params: LifecycleParams): string {
+  return `{"jsonrpc":"2.0","method":"tools/lifecycle","params":${JSON.stringify(params)}}\n`;
+}

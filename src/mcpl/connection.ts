@@ -1,0 +1,289 @@
+/**
+ * One MCP/MCPL server over stdio: spawn, handshake (`experimental.mcpl` both ways, MCP
+ * `2024-11-05`), the initial policy exchange (`featureSets/update` as a request, before any
+ * privileged inbound method is accepted), tool listing with re-list on `list_changed`,
+ * `tools/call`, inbound `tools/observe`, grant changes, reconnect with a transport epoch.
+ *
+ * It is also the observer endpoint the lifecycle emitter writes to: its own bounded queue,
+ * its grant and its filter.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpError, CallToolResultSchema, ListToolsResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { EventEmitter } from 'eventemitter3';
+import { StdioTransport } from './stdio-transport.ts';
+import { childEnvironment, type ServerConfig } from './config.ts';
+import { computeLifecycleGrant, type OperatorPolicy } from '../lifecycle/grants.ts';
+import { parseObserveParams, OBSERVE_LIMITS } from '../lifecycle/observe-params.ts';
+import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
+import type { ObserverEndpoint } from '../lifecycle/emitter.ts';
+import { readAdvertisement, derivePolicyExchange, type PolicyExchange } from './handshake.ts';
+import type { ServerToolListing } from '../host/registry.ts';
+import type { ToolResult } from '../host/types.ts';
+
+/** MCPL pins MCP 2024-11-05; the SDK client always offers its newest version, so the offer is rewritten. */
+export const MCPL_PROTOCOL_VERSION = '2024-11-05';
+export const MCPL_VERSION = '0.5';
+
+const CAPABILITY_DENIED = -32002;
+
+const ToolsObserveRequest = z.object({ method: z.literal('tools/observe'), params: z.unknown().optional() });
+const ToolsListChanged = z.object({ method: z.literal('notifications/tools/list_changed'), params: z.unknown().optional() });
+const AnyResult = z.object({}).passthrough();
+
+type LifecycleGrant = ReturnType<typeof computeLifecycleGrant>;
+type Filter = Exclude<Extract<ReturnType<typeof parseObserveParams>, { ok: true }>['filter'], undefined>;
+
+export interface ConnectionEvents {
+  /** The server's tools were (re)listed. */
+  tools: (tools: ServerToolListing[]) => void;
+  /** The transport closed; `epoch` is the one that closed. */
+  closed: (info: { epoch: number; code: number | null; signal: string | null }) => void;
+  /** Something worth an operator's attention (RFC-007/008 SHOULD-log items, garbage lines). */
+  diagnostic: (d: { code: string; message: string }) => void;
+  /** The filter in force changed (set, cleared or discarded). */
+  filter: (filter: Filter | null) => void;
+}
+
+export type ConnectionState = 'idle' | 'connecting' | 'ready' | 'closed';
+
+export class McplConnection extends EventEmitter<ConnectionEvents> implements ObserverEndpoint {
+  readonly id: string;
+  epoch = 0;
+  state: ConnectionState = 'idle';
+  queue: DeliveryQueue;
+  /** True once the initial policy exchange of the current transport completed. */
+  policyEstablished = false;
+  exchange: PolicyExchange | undefined;
+  lifecycle: LifecycleGrant | undefined;
+  filter: Filter | null = null;
+  /** Text the server wrote to stderr, last 8 KiB, for error messages. */
+  stderrTail = '';
+  private client: Client | undefined;
+  private transport: StdioTransport | undefined;
+  private policy: OperatorPolicy;
+  private closing = false;
+
+  constructor(private readonly config: ServerConfig) {
+    super();
+    this.id = config.id;
+    this.policy = config.policy ?? { enabledCapabilities: ['tools'] };
+    this.queue = this.newQueue();
+  }
+
+  get isConnected(): boolean {
+    return this.state === 'ready' && this.transport?.isOpen === true;
+  }
+
+  get pid(): number | undefined {
+    return this.transport?.pid;
+  }
+
+  /** Effective capability paths of the current grant. */
+  get grantedPaths(): string[] {
+    return this.exchange ? [...this.exchange.effectiveCapabilities] : [];
+  }
+
+  lifecycleState(): { grant: LifecycleGrant; filter: Filter | null } | null {
+    if (!this.policyEstablished || !this.lifecycle || !this.lifecycle.observe || this.state !== 'ready') return null;
+    return { grant: this.lifecycle, filter: this.filter };
+  }
+
+  private newQueue(): DeliveryQueue {
+    return new DeliveryQueue(
+      (data) => this.transport?.writeRaw(data) ?? Promise.reject(new Error('not connected')),
+      (error) => this.emit('diagnostic', { code: 'delivery-failed', message: `lifecycle delivery stopped: ${error.message}` }),
+      { maxQueued: this.config.maxQueuedNotifications ?? 10_000 },
+    );
+  }
+
+  /** Spawns the server and completes handshake, policy exchange and the first tool listing. */
+  async connect(): Promise<void> {
+    if (this.state === 'connecting' || this.state === 'ready') throw new Error(`server ${this.id} is already connected`);
+    this.closing = false;
+    this.state = 'connecting';
+    this.epoch += 1;
+    const epoch = this.epoch;
+    this.policyEstablished = false;
+    this.filter = null;
+    this.queue.stop();
+    this.queue = this.newQueue();
+    const transport = new StdioTransport({
+      command: this.config.command,
+      args: this.config.args,
+      env: childEnvironment(this.config),
+      cwd: this.config.cwd,
+    });
+    this.transport = transport;
+    transport.ongarbage = (g) => this.emit('diagnostic', { code: 'garbage-line', message: `skipped stdout line (${g.reason}): ${g.line}` });
+    transport.onstderr = (chunk) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-8192);
+    };
+    const client = new Client(
+      { name: 'toolcell', version: '0.1.0' },
+      {
+        capabilities: {
+          experimental: { mcpl: { version: MCPL_VERSION, toolLifecycle: { observe: true, inputs: true }, featureSets: true } },
+        },
+      },
+    );
+    this.client = client;
+    client.setRequestHandler(ToolsObserveRequest, (request) => this.handleObserve(request.params));
+    client.setNotificationHandler(ToolsListChanged, () => {
+      this.refreshTools().catch((error: Error) =>
+        this.emit('diagnostic', { code: 'relist-failed', message: `re-list after list_changed failed: ${error.message}` }),
+      );
+    });
+    client.onerror = (error) => {
+      // The SDK reports responses to requests it no longer tracks here (late answers after a timeout).
+      this.emit('diagnostic', { code: 'protocol-error', message: error.message });
+    };
+    client.onclose = () => this.onTransportClosed(epoch, transport);
+    const send = transport.send.bind(transport);
+    transport.send = (message: JSONRPCMessage) => {
+      if ('method' in message && message.method === 'initialize' && 'id' in message && message.params) {
+        message = { ...message, params: { ...message.params, protocolVersion: MCPL_PROTOCOL_VERSION } };
+      }
+      return send(message);
+    };
+    const timeout = this.config.requestTimeoutMs ?? 30_000;
+    try {
+      await client.connect(transport, { timeout });
+      await this.exchangePolicy(timeout);
+      await this.refreshTools(timeout);
+      this.state = 'ready';
+    } catch (error) {
+      this.state = 'closed';
+      await transport.close(100).catch(() => undefined);
+      const stderr = this.stderrTail.trim();
+      throw new Error(`server ${this.id} failed to start: ${(error as Error).message}${stderr ? `\n${stderr}` : ''}`);
+    }
+  }
+
+  private onTransportClosed(epoch: number, transport: StdioTransport): void {
+    if (epoch !== this.epoch) return;
+    this.state = 'closed';
+    this.policyEstablished = false;
+    this.queue.stop();
+    const exit = transport.exit;
+    this.emit('closed', { epoch, code: exit?.code ?? null, signal: exit?.signal ?? null });
+  }
+
+  /** Computes the grant from the policy and the server's advertisement, and tells the server. */
+  private async exchangePolicy(timeout: number): Promise<void> {
+    const client = this.client!;
+    const advertisement = readAdvertisement(client.getServerCapabilities());
+    const exchange = derivePolicyExchange(this.policy, advertisement);
+    for (const d of exchange.diagnostics) this.emit("diagnostic", { code: d.code, message: `${this.id}/${d.message}` });
+    const hadObserve = this.lifecycle?.observe != null;
+    // A reduction takes effect before the server is told; a widening only once it has answered.
+    const before = new Set(this.exchange?.effectiveCapabilities ?? []);
+    const narrowing = !this.policyEstablished || [...before].some((p) => !exchange.effectiveCapabilities.includes(p));
+    if (narrowing) this.applyGrant(exchange, hadObserve);
+    await client.request(
+      {
+        method: 'featureSets/update',
+        params: {
+          effectiveCapabilities: exchange.effectiveCapabilities,
+          deniedCapabilities: exchange.deniedCapabilities,
+          enabled: exchange.enabled,
+          disabled: exchange.disabled,
+        },
+      },
+      AnyResult,
+      { timeout },
+    );
+    if (!narrowing) this.applyGrant(exchange, hadObserve);
+    this.policyEstablished = true;
+  }
+
+  private applyGrant(exchange: PolicyExchange, hadObserve: boolean): void {
+    this.exchange = exchange;
+    this.lifecycle = exchange.lifecycle;
+    if (hadObserve && !exchange.lifecycle.observe && this.filter) {
+      // RFC-007 §6.5: revoking observe discards the filter.
+      this.filter = null;
+      this.emit('filter', null);
+    }
+  }
+
+  /** Replaces the operator policy at runtime and re-runs the policy exchange. */
+  async setPolicy(policy: OperatorPolicy): Promise<void> {
+    this.policy = policy;
+    if (!this.client || this.state !== 'ready') return;
+    await this.exchangePolicy(this.config.requestTimeoutMs ?? 30_000);
+  }
+
+  private async handleObserve(params: unknown): Promise<Record<string, never>> {
+    if (!this.policyEstablished) throw new McpError(CAPABILITY_DENIED, 'tools/observe before the initial policy exchange');
+    if (!this.lifecycle?.observe) throw new McpError(CAPABILITY_DENIED, 'Capability denied: toolLifecycle.observe');
+    const parsed = parseObserveParams(params === undefined ? {} : params, OBSERVE_LIMITS);
+    if (!parsed.ok) throw new McpError(parsed.code, parsed.message, parsed.data);
+    this.filter = parsed.filter;
+    this.emit('filter', this.filter);
+    return {};
+  }
+
+  /** Lists the server's tools (following pagination) and announces them. */
+  async refreshTools(timeout = this.config.requestTimeoutMs ?? 30_000): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    if (!client.getServerCapabilities()?.tools) {
+      this.emit('tools', []);
+      return;
+    }
+    const tools: ServerToolListing[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, { timeout });
+      for (const tool of page.tools) tools.push(tool as ServerToolListing);
+      cursor = page.nextCursor;
+    } while (cursor);
+    this.emit('tools', tools);
+  }
+
+  /** Calls one of the server's tools. Rejects when the transport closes or the timeout passes. */
+  async callTool(name: string, args: Record<string, unknown>, timeoutMs: number): Promise<ToolResult> {
+    const client = this.client;
+    if (!client || !this.isConnected) throw new Error(`server ${this.id} is not connected`);
+    const result = await client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
+      timeout: timeoutMs,
+    });
+    return result as ToolResult;
+  }
+
+  /** Sends any request on this connection (custom MCPL methods, test barriers). */
+  async request(method: string, params: Record<string, unknown> = {}, timeoutMs?: number): Promise<Record<string, unknown>> {
+    const client = this.client;
+    if (!client || !this.isConnected) throw new Error(`server ${this.id} is not connected`);
+    return client.request({ method, params }, AnyResult, { timeout: timeoutMs ?? this.config.requestTimeoutMs ?? 30_000 });
+  }
+
+  /** Closes this transport and connects again: a new epoch, no filter, a fresh policy exchange. */
+  async reconnect(): Promise<void> {
+    await this.close();
+    this.state = 'idle';
+    await this.connect();
+  }
+
+  /** Waits until every queued lifecycle notification has been written. */
+  flush(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  async close(graceMs = 500): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const transport = this.transport;
+    // Give queued notifications a chance to leave, but never wait on a stuck observer.
+    await Promise.race([this.queue.idle(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+    this.queue.stop();
+    if (transport) await transport.close(graceMs);
+    this.state = 'closed';
+  }
+
+  /** Kills the server process at once (tests, crash simulation). */
+  kill(): void {
+    this.transport?.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * A stdio transport for one spawned MCP/MCPL server, implementing the SDK's `Transport`.
+ *
+ * Why not the SDK's own `StdioClientTransport`: toolcell needs three things it does not
+ * give. Lifecycle notifications are written in batches (one `write` per drain of an
+ * observer's queue, not one per message), so that four observers cost little. Writes report
+ * back-pressure to the caller, so a stuck observer fills a bounded queue instead of memory.
+ * And a line that is not JSON-RPC is logged and skipped without tearing the connection down.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+
+export interface StdioServerParams {
+  command: string;
+  args?: string[];
+  /** Full environment for the child. The caller decides what is inherited. */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Largest line accepted from the server, in bytes; a longer line is dropped and logged. */
+  maxLineBytes?: number;
+}
+
+/** Something on the server's stdout that was not a JSON-RPC message. */
+export interface GarbageLine {
+  line: string;
+  reason: string;
+}
+
+const NEWLINE = 0x0a;
+
+export class StdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** Called for each skipped stdout line. */
+  ongarbage?: (garbage: GarbageLine) => void;
+  /** Called with each chunk the server writes to stderr. */
+  onstderr?: (chunk: string) => void;
+
+  private child: ChildProcess | undefined;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private closed = false;
+  private readonly maxLineBytes: number;
+  private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+
+  constructor(private readonly params: StdioServerParams) {
+    this.maxLineBytes = params.maxLineBytes ?? 16 * 1024 * 1024;
+  }
+
+  /** The child's pid once spawned. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** How the child ended, once it has. */
+  get exit(): { code: number | null; signal: NodeJS.Signals | null } | undefined {
+    return this.exitInfo;
+  }
+
+  get isOpen(): boolean {
+    return !this.closed && this.child !== undefined;
+  }
+
+  /** True while the child's stdin has unflushed data above its high-water mark. */
+  get congested(): boolean {
+    return this.child?.stdin?.writableNeedDrain ?? false;
+  }
+
+  start(): Promise<void> {
+    if (this.child) throw new Error('StdioTransport already started');
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.params.command, this.params.args ?? [], {
+        env: this.params.env ?? {},
+        cwd: this.params.cwd,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+      });
+      this.child = child;
+      let spawned = false;
+      child.on('error', (error) => {
+        if (!spawned) {
+          this.closed = true;
+          reject(error);
+          return;
+        }
+        this.onerror?.(error);
+      });
+      child.on('spawn', () => {
+        spawned = true;
+        resolve();
+      });
+      child.on('close', (code, signal) => {
+        this.exitInfo = { code, signal };
+        this.finish();
+      });
+      // EPIPE when the server exits while we write: the close event reports the end.
+      child.stdin!.on('error', (error) => this.onerror?.(error));
+      child.stdout!.on('data', (chunk: Buffer) => this.receive(chunk));
+      child.stderr!.setEncoding('utf8');
+      child.stderr!.on('data', (chunk: string) => this.onstderr?.(chunk));
+    });
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+
+  private receive(chunk: Buffer): void {
+    let start = 0;
+    let index = chunk.indexOf(NEWLINE);
+    while (index !== -1) {
+      let line: Buffer = chunk.subarray(start, index);
+      if (this.pending.length > 0) {
+        line = Buffer.concat([...this.pending, line]);
+        this.pending = [];
+        this.pendingBytes = 0;
+      }
+      this.handleLine(line);
+      start = index + 1;
+      index = chunk.indexOf(NEWLINE, start);
+    }
+    if (start < chunk.length) {
+      const rest = chunk.subarray(start);
+      this.pendingBytes += rest.length;
+      if (this.pendingBytes > this.maxLineBytes) {
+        this.ongarbage?.({ line: `<${this.pendingBytes} bytes>`, reason: 'line exceeds the size limit' });
+        this.pending = [];
+        this.pendingBytes = 0;
+      } else {
+        this.pending.push(rest);
+      }
+    }
+  }
+
+  private handleLine(raw: Buffer): void {
+    let text = raw.toString('utf8');
+    if (text.endsWith('\r')) text = text.slice(0, -1);
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.ongarbage?.({ line: text.slice(0, 200), reason: 'not JSON' });
+      return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(value);
+    if (!parsed.success) {
+      this.ongarbage?.({ line: text.slice(0, 200), reason: 'not a JSON-RPC message' });
+      return;
+    }
+    this.onmessage?.(parsed.data);
+  }
+
+  /** Sends one message; resolves once the pipe accepted it (after a drain if congested). */
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.writeRaw(JSON.stringify(message) + '\n');
+  }
+
+  /**
+   * Writes already-serialized, newline-terminated messages. Resolves when the pipe has room
+   * again, which is how callers respect back-pressure.
+   */
+  writeRaw(data: string): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (this.closed || !stdin || stdin.destroyed) return Promise.reject(new Error('transport closed'));
+    if (stdin.write(data)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onDrain = () => {
+        cleanup();
+        resolve();
+      };
+      const onClose = () => {
+        cleanup();
+        reject(new Error('transport closed'));
+      };
+      const cleanup = () => {
+        stdin.off('drain', onDrain);
+        stdin.off('close', onClose);
+      };
+      stdin.once('drain', onDrain);
+      stdin.once('close', onClose);
+    });
+  }
+
+  /** Ends stdin, then escalates to SIGTERM and SIGKILL if the child lingers. */
+  async close(graceMs = 500): Promise<void> {
+    const child = this.child;
+    if (!child || this.exitInfo) {
+      this.finish();
+      return;
+    }
+    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    child.stdin?.end();
+    const term = setTimeout(() => child.kill('SIGTERM'), graceMs);
+    const kill = setTimeout(() => child.kill('SIGKILL'), graceMs * 2);
+    await exited;
+    clearTimeout(term);
+    clearTimeout(kill);
+  }
+
+  /** Kills the child at once (used by tests and by shutdown after the grace). */
+  kill(signal: NodeJS.Signals = 'SIGKILL'): void {
+    this.child?.kill(signal);
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * Adapter from the MCPL RFC-007 conformance runner's contract (`loadHost(root)` →
+ * `{ info, observe(vector), parse(params) }`) to toolcell. Every scenario runs the real
+ * ToolHost with real stdio peers (fixtures/peer.mjs); only the model's responses are scripted.
+ * The adapter supplies observations, never expected outcomes.
+ */
+import { mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { ToolHost } from '../../src/host/tool-host.ts';
+import { errorResult, textResult } from '../../src/host/results.ts';
+import type { DispatchOutcome } from '../../src/host/types.ts';
+import type { McplConnection } from '../../src/mcpl/connection.ts';
+import type { OperatorPolicy } from '../../src/lifecycle/grants.ts';
+import { parseObserveParams, OBSERVE_LIMITS } from '../../src/lifecycle/observe-params.ts';
+import { REPO_ROOT, expandInput, hostEvidence, until } from './shared.ts';
+
+const PEER = join(REPO_ROOT, 'fixtures', 'peer.mjs');
+
+interface VectorCall {
+  key: string;
+  tool: string;
+  input: unknown;
+  hold?: boolean;
+  isError?: boolean;
+  resultText?: string;
+  modelId?: string;
+  approval?: boolean;
+}
+
+interface VectorAction {
+  op: string;
+  observer?: string;
+  params?: any;
+  calls?: VectorCall[];
+  conversation?: string;
+  background?: boolean;
+  keys?: string[];
+  server?: string;
+  mayBeIdle?: boolean;
+  policy?: OperatorPolicy;
+}
+
+export interface LifecycleVector {
+  rfcVector: number;
+  id: string;
+  title: string;
+  observers: { id: string; policy: OperatorPolicy; featureSets?: Record<string, unknown> }[];
+  tools: { name: string; classes: string[] }[];
+  actions: VectorAction[];
+  expect: Record<string, unknown[]>;
+  subagent?: { name: string; parent: string };
+  [key: string]: unknown;
+}
+
+const splitTool = (name: string): [string | null, string] => {
+  if (name.startsWith('host--')) return [null, name];
+  const parts = name.split('--');
+  return parts.length > 1 ? [parts.slice(0, -1).join('--'), parts.at(-1)!] : [null, name];
+};
+
+const readLog = (path: string): any[] =>
+  existsSync(path)
+    ? readFileSync(path, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
+
+export async function loadHost(_root?: string) {
+  return {
+    info: {
+      ...hostEvidence(),
+      capabilities: { approvalGate: false, providerIdReuse: true },
+      limits: { ...OBSERVE_LIMITS },
+      inputBound: 16 * 1024,
+      boundaries: [
+        'Real ToolHost dispatch, registry, class ingestion, grants, filters and delivery; real stdio peers built on the MCP SDK.',
+        'Model responses are scripted: each call action is one model response dispatched through ToolHost.dispatch in its own stream.',
+        'Operator grant changes use McplConnection.setPolicy, which re-runs the featureSets/update exchange.',
+        'Approval-gate cases are not applicable: toolcell does not have an approval gate yet.',
+      ],
+    },
+    parse: (params: unknown) => ({ ok: parseObserveParams(params, OBSERVE_LIMITS).ok }),
+    observe: (vector: LifecycleVector) => observe(vector),
+  };
+}
+
+async function observe(vector: LifecycleVector) {
+  const dir = mkdtempSync(join(tmpdir(), 'toolcell-rfc007-'));
+  const diagnostics: string[] = [];
+  const hostCalls: any[] = [];
+  const responses: any[] = [];
+  const grants: any[] = [];
+  const logs = new Map<string, string>();
+  const connections = new Map<string, McplConnection>();
+  const allCalls = vector.actions.filter((a) => a.op === 'call').flatMap((a) => a.calls!);
+  const callsByKey = new Map(allCalls.map((c) => [c.key, c]));
+  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
+  let lateResults = 0;
+  host.on('diagnostic', (d) => diagnostics.push(d.message));
+  host.on('late-result', () => {
+    lateResults += 1;
+  });
+  let background: Promise<DispatchOutcome[]> | undefined;
+  try {
+    const serverIds = new Set<string>([
+      ...vector.observers.map((o) => o.id),
+      ...vector.tools.map((t) => splitTool(t.name)[0]).filter((x): x is string => x !== null),
+    ]);
+    // Host built-ins: every planned call to one leaves a call and a result witness.
+    const hostPlan = allCalls.filter((c) => splitTool(c.tool)[0] === null);
+    for (const tool of vector.tools.filter((t) => splitTool(t.name)[0] === null)) {
+      host.registerTool({
+        name: tool.name,
+        description: 'Synthetic host tool',
+        inputSchema: { type: 'object' },
+        classes: tool.classes as any,
+        handler: async (args) => {
+          const index = hostPlan.findIndex((c) => c.tool === tool.name);
+          if (index < 0) return errorResult('unexpected host-tool call');
+          const planned = hostPlan.splice(index, 1)[0]!;
+          hostCalls.push({ event: 'call', key: planned.key, params: { name: tool.name, arguments: args } });
+          hostCalls.push({ event: 'result', key: planned.key });
+          const result = textResult(planned.resultText ?? 'synthetic-result');
+          return planned.isError ? { ...result, isError: true } : result;
+        },
+      });
+    }
+    for (const id of serverIds) {
+      const observer = vector.observers.find((o) => o.id === id);
+      const log = join(dir, `${id}.jsonl`);
+      const configPath = join(dir, `${id}.json`);
+      logs.set(id, log);
+      writeFileSync(
+        configPath,
+        JSON.stringify({
+          log,
+          observer: !!observer,
+          featureSets: observer?.featureSets,
+          tools: vector.tools
+            .filter((t) => splitTool(t.name)[0] === id)
+            .map((t) => ({ name: splitTool(t.name)[1], description: 'Synthetic conformance tool', classes: t.classes })),
+          calls: allCalls.filter((c) => splitTool(c.tool)[0] === id).map((c) => ({ ...c, input: expandInput(c.input) })),
+        }),
+      );
+      const connection = await host.connectServer({
+        id,
+        command: process.execPath,
+        args: [PEER],
+        env: { TOOLCELL_PEER_CONFIG: configPath },
+        ...(observer ? { policy: observer.policy } : {}),
+      });
+      connections.set(id, connection);
+      grants.push({ server: id, stage: 'initial', paths: connection.grantedPaths });
+    }
+    const barrier = async () => {
+      await host.flush();
+      for (const connection of connections.values()) if (connection.isConnected) await connection.request('fixture/barrier');
+    };
+    const witnessed = (key: string) =>
+      hostCalls.some((x) => x.event === 'call' && x.key === key) ||
+      [...logs.values()].some((path) => readLog(path).some((x) => x.event === 'call' && x.key === key));
+
+    for (const [index, action] of vector.actions.entries()) {
+      const observerId = action.observer ?? 'obs';
+      switch (action.op) {
+        case 'observe': {
+          const params =
+            action.params?.$fixture === 'rules-over-limit'
+              ? { rules: Array.from({ length: OBSERVE_LIMITS.rules + 1 }, () => ({ match: {} })) }
+              : action.params;
+          const reply = await connections.get(observerId)!.request('fixture/control', {
+            op: 'observe',
+            ...(Object.hasOwn(action, 'params') ? { params } : {}),
+          });
+          responses.push({ action: index, server: observerId, response: reply.response });
+          break;
+        }
+        case 'call': {
+          const stream = host.openStream(action.conversation!);
+          const inferenceId = stream.beginInference();
+          const turn = Promise.all(
+            action.calls!.map((call) =>
+              host.dispatch({ inferenceId, modelCallId: call.modelId ?? `call_${call.key}`, name: call.tool, input: expandInput(call.input) }),
+            ),
+          ).then((outcomes) => {
+            // The scripted final text response: the turn ends and so does its stream.
+            stream.end('turn complete');
+            return outcomes;
+          });
+          await until(() => action.calls!.every((c) => witnessed(c.key)), 'provider execution witness');
+          if (action.background) {
+            background = turn;
+            await barrier();
+          } else {
+            await turn;
+            await barrier();
+          }
+          break;
+        }
+        case 'wait':
+          if (background) await background;
+          background = undefined;
+          await barrier();
+          break;
+        case 'release':
+          for (const [server, connection] of connections) {
+            const keys = action.keys!.filter((key) => splitTool(callsByKey.get(key)!.tool)[0] === server);
+            if (keys.length) await connection.request('fixture/control', { op: 'release', keys });
+          }
+          break;
+        case 'disconnect': {
+          const connection = connections.get(action.server!)!;
+          await connection.request('fixture/control', { op: 'disconnect' });
+          await until(() => !connection.isConnected, 'provider transport closed');
+          break;
+        }
+        case 'interrupt': {
+          const aborted = host.interrupt(action.conversation!, 'RFC-007 synthetic interruption');
+          if (aborted === 0 && !action.mayBeIdle) throw new Error('the host had no open call to interrupt');
+          break;
+        }
+        case 'settle':
+          // The late result must have gone through the host's own result path.
+          await until(() => lateResults > 0, 'late result consumed by the host');
+          await barrier();
+          break;
+        case 'grant': {
+          const connection = connections.get(observerId)!;
+          await connection.setPolicy(action.policy!);
+          grants.push({ server: observerId, stage: 'change', paths: connection.grantedPaths });
+          break;
+        }
+        default:
+          throw new Error(`unsupported scenario operation: ${action.op}`);
+      }
+    }
+    await barrier();
+    for (const [server, connection] of connections) grants.push({ server, stage: 'final', paths: connection.grantedPaths });
+    const peers: Record<string, any[]> = {};
+    for (const [id, path] of logs) peers[id] = readLog(path);
+    return { peers, hostCalls, responses, grants, diagnostics, diagnosticCodes: codes(diagnostics), disabledFeatures: [] };
+  } catch (error) {
+    (error as Error).message += `\nhost diagnostics:\n${diagnostics.slice(-8).join('\n')}`;
+    throw error;
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function codes(lines: string[]): string[] {
+  return ['inputs-without-observe', 'inputs-unnarrowed'].filter((code) => lines.some((l) => l.includes(code)));
+}
