@@ -385,8 +385,9 @@ def main():
     os.close(devnull)
     os.dup2(3, 1)
     os.close(3)
+    # Line buffered, as on a terminal, so prints interleave with subprocess and os.write output.
     for stream in (sys.stdout, sys.stderr):
-        stream.reconfigure(encoding="utf-8", errors="backslashreplace")
+        stream.reconfigure(encoding="utf-8", errors="backslashreplace", line_buffering=True)
     faulthandler.enable(file=sys.__stderr__)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
