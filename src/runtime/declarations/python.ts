@@ -1,0 +1,125 @@
+/**
+ * Python stubs for the Python runner: a `TypedDict` per argument or result object, and the
+ * tools as `async` static methods of a `tools` class (helper globals as top-level functions).
+ * Valid Python 3.11: the stubs parse and also execute.
+ */
+
+import { buildCatalog, type CatalogEntry } from './catalog.ts';
+import { docLines } from './doc.ts';
+import { docstring, isPyName, PY_KEYWORDS } from './python-text.ts';
+import { indent, PyPrinter, TYPING } from './python-types.ts';
+import { argsOptional } from './typescript.ts';
+import type { PythonStubOptions, ToolDescriptor } from './types.ts';
+
+interface FunctionSpec {
+  entry: CatalogEntry;
+  name: string;
+  args: string;
+  result: string;
+  doc: string[];
+}
+
+/** One line in the output order: a function to print, or a note on why a tool is missing. */
+type Item = { entry: CatalogEntry; spec: FunctionSpec } | { entry: CatalogEntry; problem: string };
+
+/** Where a tool can be called from Python, or why it cannot. */
+function callableName(entry: CatalogEntry, taken: ReadonlySet<string>): { name: string } | { problem: string } {
+  if (isPyName(entry.name) && !taken.has(entry.name)) return { name: entry.name };
+  if (entry.identifierIsOurs && isPyName(entry.identifier) && !taken.has(entry.identifier)) return { name: entry.identifier };
+  const quoted = JSON.stringify(entry.name);
+  if (!entry.identifierIsOurs) {
+    const others = entry.sharedWith.map((n) => JSON.stringify(n)).join(', ');
+    return { problem: `${quoted} is not listed: its identifier ${entry.identifier} would also match ${others}.` };
+  }
+  return { problem: `${quoted} is not listed: it has no name Python can call it by.` };
+}
+
+function functionSpec(printer: PyPrinter, entry: CatalogEntry, name: string): FunctionSpec {
+  printer.prefix = entry.typePrefix;
+  const args = entry.input
+    ? printer.type(entry.input.root, `${entry.typePrefix}Args`, new Set())
+    : `dict[str, ${printer.use('Any')}]`;
+  const result = entry.output ? printer.type(entry.output.root, `${entry.typePrefix}Result`, new Set()) : printer.use('Any');
+  const text = entry.description !== undefined ? docLines(entry.description) : [];
+  const notes: string[] = [];
+  if (name !== entry.name) notes.push(`Host name: ${JSON.stringify(entry.name)}.`);
+  if (entry.inputDescription !== undefined) notes.push(`args: ${entry.inputDescription}`);
+  if (entry.outputDescription !== undefined) notes.push(`Returns: ${entry.outputDescription}`);
+  const doc = notes.length > 0 && text.length > 0 ? [...text, '', ...notes] : [...text, ...notes];
+  return { entry, name, args, result, doc };
+}
+
+/**
+ * A tool named `list` shadows the builtin for every annotation after it in the same scope.
+ * Annotations that mention any function's name move into a module-level alias (a name the
+ * printer guarantees no function has), so the stubs still mean what they say.
+ */
+function shieldAnnotations(printer: PyPrinter, specs: FunctionSpec[]): string[] {
+  const risky = new Set(specs.map((s) => s.name));
+  const aliases: string[] = [];
+  const shield = (annotation: string, wanted: string): string => {
+    const words = annotation.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? [];
+    if (!words.some((w) => risky.has(w))) return annotation;
+    const alias = printer.names.claim(wanted);
+    aliases.push(`${alias} = ${annotation}`);
+    return alias;
+  };
+  for (const spec of specs) {
+    spec.args = shield(spec.args, `${spec.entry.typePrefix}Args`);
+    spec.result = shield(spec.result, `${spec.entry.typePrefix}Result`);
+  }
+  return aliases;
+}
+
+function functionLines(spec: FunctionSpec): string[] {
+  const param = argsOptional(spec.entry.input) ? `args: ${spec.args} | None = None` : `args: ${spec.args}`;
+  const doc = docstring(spec.doc);
+  return [
+    ...(spec.entry.kind === 'tool' ? ['@staticmethod'] : []),
+    `async def ${spec.name}(${param}) -> ${spec.result}:`,
+    ...indent(doc.length > 0 ? doc : ['...']),
+  ];
+}
+
+/**
+ * Renders Python stubs for `tools`: `TypedDict` classes for argument and result objects
+ * (`total=False` with `Required[...]` marking required keys), `Literal[...]` for enums and
+ * constants, `Any` for what Python typing cannot say. Tools are `async` static methods of
+ * `class tools`, called as `await tools.x__run({"a": 1})`; globals are top-level functions.
+ * The text parses and executes on Python 3.11.
+ *
+ * @throws {DeclarationInputError} for a nameless or duplicated tool or an unknown kind.
+ */
+export function renderPythonStubs(tools: readonly ToolDescriptor[], options: PythonStubOptions = {}): string {
+  const catalog = buildCatalog(tools, options, 'renderPythonStubs');
+  const reservedGlobals = new Set(['tools', ...TYPING]);
+  const targets = catalog.map((entry) => ({
+    entry,
+    target: callableName(entry, entry.kind === 'global' ? reservedGlobals : new Set()),
+  }));
+  const functionNames = targets.flatMap(({ target }) => ('name' in target ? [target.name] : []));
+  const printer = new PyPrinter([...TYPING, ...PY_KEYWORDS, 'tools', ...functionNames]);
+  const items: Item[] = targets.map(({ entry, target }) =>
+    'problem' in target ? { entry, problem: target.problem } : { entry, spec: functionSpec(printer, entry, target.name) },
+  );
+  const aliases = shieldAnnotations(printer, items.flatMap((item) => ('spec' in item ? [item.spec] : [])));
+  const print = (item: Item): string[] =>
+    'spec' in item ? functionLines(item.spec) : [`# ${item.entry.kind === 'global' ? 'Global ' : ''}${item.problem}`];
+  const methods = items.filter((i) => i.entry.kind === 'tool').map(print);
+  const functions = items.filter((i) => i.entry.kind === 'global').map(print);
+  const toolsClass = [
+    'class tools:',
+    ...indent([
+      '"""Call each tool as `await tools.<name>(args)` with one dict of arguments."""',
+      ...methods.flatMap((m) => ['', ...m]),
+    ]),
+  ];
+  const sections: string[][] = [];
+  if ((options.imports ?? true) && printer.imports.size > 0) {
+    sections.push([`from typing import ${[...printer.imports].sort().join(', ')}`]);
+  }
+  sections.push(...printer.blocks);
+  if (aliases.length > 0) sections.push(aliases);
+  sections.push(toolsClass, ...functions);
+  return `${sections.map((s) => s.join('\n')).join('\n\n\n')}\n`;
+}
