@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { decideOpening, mayCarryInput, mayDeliverTerminal } from '../../src/lifecycle/decide.ts';
 import type { CallFacts, CompiledFilter } from '../../src/lifecycle/decision-types.ts';
 import { computeLifecycleGrant, type NarrowingSpec } from '../../src/lifecycle/grants.ts';
-import { REDACTED } from '../../src/lifecycle/input-bound.ts';
+import { REDACTED } from '../../src/lifecycle/credentials.ts';
 import { parseObserveParams } from '../../src/lifecycle/observe-params.ts';
 import { objectOfUtf8Bytes } from './conformance-data.ts';
 

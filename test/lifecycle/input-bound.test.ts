@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { boundInput, DEFAULT_INPUT_BOUND_BYTES, isCredentialKey, REDACTED } from '../../src/lifecycle/input-bound.ts';
+import { REDACTED } from '../../src/lifecycle/credentials.ts';
+import { boundInput, DEFAULT_INPUT_BOUND_BYTES } from '../../src/lifecycle/input-bound.ts';
 import { objectOfUtf8Bytes } from './conformance-data.ts';
 
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
@@ -121,16 +122,7 @@ describe('boundInput: withheld', () => {
   });
 });
 
-describe('credential redaction', () => {
-  it('recognizes credential-like names and leaves look-alikes', () => {
-    for (const k of ['password', 'Password', 'db_password', 'passwd', 'apiKey', 'api_key', 'X-API-Key', 'token', 'accessToken', 'refresh_token', 'client_secret', 'secret', 'Authorization', 'auth', 'private_key', 'aws_secret_access_key', 'cookie', 'credentials']) {
-      assert.equal(isCredentialKey(k), true, k);
-    }
-    for (const k of ['max_tokens', 'author', 'path', 'tokens', 'keyboard', 'key', 'secretary_name', 'password_required_hint_text']) {
-      assert.equal(isCredentialKey(k), false, k);
-    }
-  });
-
+describe('boundInput: credential redaction', () => {
   it('replaces credential values with a placeholder, anywhere, and marks altered', () => {
     const input = { url: 'https://x', headers: { Authorization: 'Bearer abc' }, items: [{ token: 't1', n: 1 }], password: 1234, author: 'me' };
     const r = bounded(input);
