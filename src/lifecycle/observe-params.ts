@@ -177,7 +177,7 @@ function asObject(value: unknown, at: string): Record<string, unknown> {
 }
 
 function kind(value: unknown): string {
-  if (value === null) return 'null';
+  if (value === null || value === undefined) return String(value);
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
