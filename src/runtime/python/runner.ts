@@ -171,6 +171,8 @@ export class PythonRunner {
   async close(): Promise<void> {
     this.#closed = true;
     const procs = [this.#interp?.proc, this.#startup?.interp.proc].filter((p): p is PythonProcess => p !== undefined);
+    // An idle interpreter does not hold the event loop; waiting for its exit must.
+    for (const p of procs) p.setRef(true);
     this.kill();
     await Promise.all(procs.map((p) => p.exited));
   }
