@@ -93,13 +93,20 @@ async function observe(vector: LifecycleVector) {
   const hostCalls: any[] = [];
   const responses: any[] = [];
   const grants: any[] = [];
+  const disabledFeatures: { server: string; name: string; reason: string }[] = [];
   const logs = new Map<string, string>();
   const connections = new Map<string, McplConnection>();
   const allCalls = vector.actions.filter((a) => a.op === 'call').flatMap((a) => a.calls!);
   const callsByKey = new Map(allCalls.map((c) => [c.key, c]));
   const host = new ToolHost({ logger: pino({ level: 'silent' }) });
   let lateResults = 0;
-  host.on('diagnostic', (d) => diagnostics.push(d.message));
+  host.on('diagnostic', (d) => {
+    diagnostics.push(d.message);
+    // The contract's structured `disabledFeatures`, read off the host's own feature-disabled
+    // diagnostic ("<server>/<name> disabled: <reason>[ (detail)]").
+    const match = d.code === 'feature-disabled' && d.serverId ? /^(.*) disabled: (\S+)/.exec(d.message) : null;
+    if (match) disabledFeatures.push({ server: d.serverId!, name: match[1]!.slice(d.serverId!.length + 1), reason: match[2]! });
+  });
   host.on('late-result', () => {
     lateResults += 1;
   });
@@ -241,7 +248,7 @@ async function observe(vector: LifecycleVector) {
     for (const [server, connection] of connections) grants.push({ server, stage: 'final', paths: connection.grantedPaths });
     const peers: Record<string, any[]> = {};
     for (const [id, path] of logs) peers[id] = readLog(path);
-    return { peers, hostCalls, responses, grants, diagnostics, diagnosticCodes: codes(diagnostics), disabledFeatures: [] };
+    return { peers, hostCalls, responses, grants, diagnostics, diagnosticCodes: codes(diagnostics), disabledFeatures };
   } catch (error) {
     (error as Error).message += `\nhost diagnostics:\n${diagnostics.slice(-8).join('\n')}`;
     throw error;
