@@ -51,6 +51,7 @@ export class PythonProcess {
   #reported = false;
   #spawnError: Error | null = null;
   #violation: string | null = null;
+  #outq: string[] = [];
   #markExited!: (info: ExitInfo) => void;
   /** Settles once the process is gone (after `exit` was reported). */
   readonly exited = new Promise<ExitInfo>((resolve) => (this.#markExited = resolve));
@@ -95,9 +96,17 @@ export class PythonProcess {
     return !this.#exited && !this.#reported;
   }
 
+  /** Queues a protocol line; lines queued in the same turn of the event loop go out in one write. */
   send(line: string): void {
-    if (this.alive) this.#child.stdin!.write(line);
+    if (!this.alive) return;
+    if (this.#outq.push(line) === 1) queueMicrotask(this.#flush);
   }
+
+  #flush = (): void => {
+    const data = this.#outq.length === 1 ? this.#outq[0]! : this.#outq.join('');
+    this.#outq = [];
+    if (this.alive) this.#child.stdin!.write(data);
+  };
 
   /** SIGINT to the interpreter only; bootstrap.py turns it into KeyboardInterrupt in the script. */
   interrupt(): void {
