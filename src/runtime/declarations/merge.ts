@@ -6,6 +6,7 @@
  * intersection type.
  */
 
+import { jsonEqual } from './json.ts';
 import { isSchemaObject, resolveLocalRef } from './pointer.ts';
 
 type SchemaRecord = Record<string, unknown>;
@@ -17,16 +18,6 @@ const ANNOTATIONS = new Set([
 ]);
 const LOWER_BOUNDS = new Set(['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties']);
 const UPPER_BOUNDS = new Set(['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties']);
-
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.hasOwn(b, k) && jsonEqual((a as SchemaRecord)[k], (b as SchemaRecord)[k]));
-}
 
 function typeSet(type: unknown): string[] | undefined {
   if (typeof type === 'string') return [type];
