@@ -319,7 +319,6 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     call.timer = setTimeout(() => {
       this.finish(call, 'failed', errorResult(`Tool ${tool.name} timed out after ${timeoutMs} ms`), 'timeout');
     }, timeoutMs);
-    call.timer.unref?.();
     Promise.resolve(pending).then(
       (raw) => {
         const normalized = normalizeToolResult(raw);
