@@ -18,6 +18,7 @@ import ast
 import asyncio
 import builtins
 import faulthandler
+import importlib.util
 import inspect
 import json
 import linecache
@@ -25,99 +26,35 @@ import os
 import signal
 import traceback
 
-BOOT_FILE = sys._getframe().f_code.co_filename
+
+def load_sibling(name):
+    """Loads a module next to this file without putting this directory on the script's sys.path."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+    spec = importlib.util.spec_from_file_location("toolcell_" + name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+st = load_sibling("script_tools")
+# Frames from these files are the runner's own: hidden from tracebacks, never interrupted.
+OUR_FILES = frozenset((sys._getframe().f_code.co_filename, st.__file__))
 SCRIPT_PREFIX = "<run "
 CO_COROUTINE = inspect.CO_COROUTINE
 TLA_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 
 
-class ToolCallError(Exception):
-    """Base of every error a tool call raises in the script."""
-
-
-class ToolError(ToolCallError):
-    """The tool ran and returned an error result."""
-
-
-class UnknownToolError(AttributeError):
-    """The script asked for a tool that is not available in this run."""
-
-
-_error_classes = {"ToolError": ToolError, "ToolCallError": ToolCallError}
-
-
-def error_class(name):
-    """A ToolCallError subclass named like the JavaScript error, so `except ToolError` works."""
-    if not isinstance(name, str) or not name.isidentifier():
-        return ToolCallError
-    cls = _error_classes.get(name)
-    if cls is None:
-        cls = type(name, (ToolCallError,), {})
-        _error_classes[name] = cls
-    return cls
-
-
-def sanitize(name):
-    """Same rule as sanitizeToolName in names.ts."""
-    out = "".join(c if (c.isascii() and (c.isalnum() or c == "_")) else "_" for c in name)
-    return "_" + out if out == "" or out[0].isdigit() else out
-
-
-def distance(a, b):
-    prev = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        diag, prev[0] = prev[0], i
-        for j in range(1, len(b) + 1):
-            up = prev[j]
-            prev[j] = min(up + 1, prev[j - 1] + 1, diag + (a[i - 1] != b[j - 1]))
-            diag = up
-    return prev[len(b)]
-
-
-def closest(wanted, names, limit=3):
-    """Same ranking as closestNames in names.ts."""
-    w = wanted.lower()
-    ranked = sorted(names, key=lambda n: (min(distance(w, n.lower()), distance(w, sanitize(n).lower())), n))
-    return ranked[:limit]
-
-
 def in_script(frame):
     """Whether the innermost frame that is either ours or the script's belongs to the script."""
     while frame is not None:
         filename = frame.f_code.co_filename
-        if filename == BOOT_FILE:
+        if filename in OUR_FILES:
             return False
         if filename.startswith(SCRIPT_PREFIX):
             return True
         frame = frame.f_back
     return False
-
-
-class Tools:
-    """The `tools` global: `tools.x__run(...)` and `tools["x--run"](...)` return coroutines."""
-
-    __slots__ = ("_rt",)
-
-    def __init__(self, rt):
-        object.__setattr__(self, "_rt", rt)
-
-    def __getattr__(self, key):
-        if key.startswith("__"):
-            raise AttributeError(key)
-        return self._rt.tool(key)
-
-    def __getitem__(self, key):
-        return self._rt.tool(key)
-
-    def __contains__(self, key):
-        return key in self._rt.names or key in self._rt.aliases
-
-    def __dir__(self):
-        return sorted(set(self._rt.aliases) | {n for n in self._rt.names if n.isidentifier()})
-
-    def __repr__(self):
-        return "<tools: %s>" % ", ".join(self._rt.names)
 
 
 class Run:
@@ -141,10 +78,8 @@ class Runtime:
         self.flush_scheduled = False
         self.eof = False
         self.run = None
-        self.names, self.tool_set, self.aliases, self.collisions = [], frozenset(), {}, {}
-        self.fns = {}
-        self.helpers = {}
-        self.tools = Tools(self)
+        self.table = st.ToolTable(self.call)
+        self.tools = st.Tools(self.table)
         self.globals = {"__name__": "__main__", "__doc__": None, "__builtins__": builtins}
 
     # -- protocol ---------------------------------------------------------------------------
@@ -188,7 +123,9 @@ class Runtime:
             if run is not None:
                 raise RuntimeError("run %s requested while run %s is active" % (msg["run"], run.id))
             if "tools" in msg:
-                self.set_tools(msg["tools"])
+                for ident, fn in self.table.update(msg["tools"]).items():
+                    if self.globals.get(ident) is fn:
+                        del self.globals[ident]
             self.run = Run(msg["run"])
             self.run.task = self.loop.create_task(self.execute(self.run, msg["code"]))
         elif kind == "cancel":
@@ -196,49 +133,6 @@ class Runtime:
                 run.task.cancel()
         else:
             raise ValueError("unknown message type %r" % (kind,))
-
-    # -- tools ------------------------------------------------------------------------------
-    def set_tools(self, spec):
-        self.names = list(spec["names"])
-        self.tool_set = frozenset(self.names)
-        self.aliases = dict(spec["aliases"])
-        self.collisions = dict(spec["collisions"])
-        self.fns = {}
-        for ident, fn in self.helpers.items():
-            if self.globals.get(ident) is fn:
-                del self.globals[ident]
-        self.helpers = {ident: self.make_fn(name, ident) for ident, name in spec["helpers"].items()}
-
-    def tool(self, key):
-        fn = self.fns.get(key)
-        if fn is not None:
-            return fn
-        if key in self.tool_set:
-            name = key
-        elif key in self.aliases:
-            name = self.aliases[key]
-        elif key in self.collisions:
-            raise UnknownToolError("tools.%s is ambiguous: it could mean %s; use tools[\"name\"]"
-                                   % (key, ", ".join(repr(n) for n in self.collisions[key])))
-        else:
-            near = ", ".join("%r (tools.%s)" % (n, sanitize(n)) for n in closest(str(key), self.names))
-            raise UnknownToolError("No tool named %r. %s" % (key, "Closest: " + near if near else "No tools are available."))
-        fn = self.fns[key] = self.make_fn(name, sanitize(name))
-        return fn
-
-    def make_fn(self, name, ident):
-        rt = self
-
-        async def tool(args=None, **kwargs):
-            if kwargs:
-                if args is not None and not isinstance(args, dict):
-                    raise TypeError("%s() takes either one positional argument or keyword arguments" % ident)
-                args = dict(args or {}, **kwargs)
-            return await rt.call(name, args)
-
-        tool.__name__ = ident
-        tool.__qualname__ = "tools." + ident
-        return tool
 
     async def call(self, name, args):
         run = self.run
@@ -256,13 +150,13 @@ class Runtime:
         if msg["ok"]:
             return msg.get("value")
         err = msg["error"]
-        raise error_class(err.get("name"))(err.get("message", ""))
+        raise st.error_class(err.get("name"))(err.get("message", ""))
 
     # -- running ----------------------------------------------------------------------------
     async def execute(self, run, code):
         g = self.globals
-        g.update(self.helpers)
-        g.update(tools=self.tools, ToolError=ToolError, ToolCallError=ToolCallError, UnknownToolError=UnknownToolError)
+        g.update(self.table.helpers)
+        g.update(tools=self.tools, ToolError=st.ToolError, ToolCallError=st.ToolCallError, UnknownToolError=st.UnknownToolError)
         sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
         signal.signal(signal.SIGINT, self.on_interrupt)
         signal.signal(signal.SIGALRM, self.on_interrupt)
@@ -327,7 +221,7 @@ class Runtime:
             if id(te) in seen:
                 continue
             seen.add(id(te))
-            te.stack = traceback.StackSummary.from_list([f for f in te.stack if f.filename != BOOT_FILE])
+            te.stack = traceback.StackSummary.from_list([f for f in te.stack if f.filename not in OUR_FILES])
             todo.extend(x for x in (te.__cause__, te.__context__) if x is not None)
         return "".join(report.format())
 

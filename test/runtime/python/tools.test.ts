@@ -93,7 +93,8 @@ test('an uncaught ToolError fails the run as a script error', async () => {
   });
   const r = await run('await tools.failing()', [failing]);
   assert.deepEqual([r.error?.kind, r.error?.name, r.error?.message], ['script', 'ToolError', 'quota exceeded']);
-  assert.match(r.stderr, /ToolError: quota exceeded/);
+  assert.match(r.stderr, /^ToolError: quota exceeded$/m);
+  assert.doesNotMatch(r.stderr, /bootstrap\.py|script_tools\.py/);
 });
 
 test('an unknown tool raises UnknownToolError naming the closest tools, as closestNames ranks them', async () => {

@@ -1,0 +1,145 @@
+"""The `tools` namespace a script sees, and the errors its calls raise.
+
+Loaded by bootstrap.py from its own directory (never from sys.path). Only names and call
+plumbing live here; the protocol and the run loop are bootstrap.py's.
+"""
+
+# The script finds these classes among its globals, so tracebacks name them as the script's own.
+SCRIPT_MODULE = "__main__"
+
+
+class ToolCallError(Exception):
+    """Base of every error a tool call raises in the script."""
+
+    __module__ = SCRIPT_MODULE
+
+
+class ToolError(ToolCallError):
+    """The tool ran and returned an error result."""
+
+    __module__ = SCRIPT_MODULE
+
+
+class UnknownToolError(AttributeError):
+    """The script asked for a tool that is not available in this run."""
+
+    __module__ = SCRIPT_MODULE
+
+
+_error_classes = {"ToolError": ToolError, "ToolCallError": ToolCallError}
+
+
+def error_class(name):
+    """A ToolCallError subclass named like the JavaScript error, so `except ToolError` works."""
+    if not isinstance(name, str) or not name.isidentifier():
+        return ToolCallError
+    cls = _error_classes.get(name)
+    if cls is None:
+        cls = type(name, (ToolCallError,), {"__module__": SCRIPT_MODULE})
+        _error_classes[name] = cls
+    return cls
+
+
+def sanitize(name):
+    """Same rule as sanitizeToolName in names.ts."""
+    out = "".join(c if (c.isascii() and (c.isalnum() or c == "_")) else "_" for c in name)
+    return "_" + out if out == "" or out[0].isdigit() else out
+
+
+def distance(a, b):
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        diag, prev[0] = prev[0], i
+        for j in range(1, len(b) + 1):
+            up = prev[j]
+            prev[j] = min(up + 1, prev[j - 1] + 1, diag + (a[i - 1] != b[j - 1]))
+            diag = up
+    return prev[len(b)]
+
+
+def closest(wanted, names, limit=3):
+    """The distance closestNames in names.ts uses; ties go by code point rather than locale order."""
+    w = wanted.lower()
+    ranked = sorted(names, key=lambda n: (min(distance(w, n.lower()), distance(w, sanitize(n).lower())), n))
+    return ranked[:limit]
+
+
+class ToolTable:
+    """The tools of the current run: host names, identifier aliases, and helper globals.
+
+    `call(name, args)` is the coroutine function that performs a call over the protocol.
+    """
+
+    def __init__(self, call):
+        self.call = call
+        self.names, self.tool_set, self.aliases, self.collisions = [], frozenset(), {}, {}
+        self.fns = {}
+        self.helpers = {}
+
+    def update(self, spec):
+        """Replaces the table; returns the helper functions that are no longer offered."""
+        self.names = list(spec["names"])
+        self.tool_set = frozenset(self.names)
+        self.aliases = dict(spec["aliases"])
+        self.collisions = dict(spec["collisions"])
+        self.fns = {}
+        retired = self.helpers
+        self.helpers = {ident: self.make_fn(name, ident) for ident, name in spec["helpers"].items()}
+        return retired
+
+    def tool(self, key):
+        fn = self.fns.get(key)
+        if fn is not None:
+            return fn
+        if key in self.tool_set:
+            name = key
+        elif key in self.aliases:
+            name = self.aliases[key]
+        elif key in self.collisions:
+            raise UnknownToolError("tools.%s is ambiguous: it could mean %s; use tools[\"name\"]"
+                                   % (key, ", ".join(repr(n) for n in self.collisions[key])))
+        else:
+            near = ", ".join("%r (tools.%s)" % (n, sanitize(n)) for n in closest(str(key), self.names))
+            raise UnknownToolError("No tool named %r. %s" % (key, "Closest: " + near if near else "No tools are available."))
+        fn = self.fns[key] = self.make_fn(name, sanitize(name))
+        return fn
+
+    def make_fn(self, name, ident):
+        call = self.call
+
+        async def tool(args=None, **kwargs):
+            if kwargs:
+                if args is not None and not isinstance(args, dict):
+                    raise TypeError("%s() takes either one positional argument or keyword arguments" % ident)
+                args = dict(args or {}, **kwargs)
+            return await call(name, args)
+
+        tool.__name__ = ident
+        tool.__qualname__ = "tools." + ident
+        return tool
+
+
+class Tools:
+    """The `tools` global: `tools.x__run(...)` and `tools["x--run"](...)` return coroutines."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, table):
+        object.__setattr__(self, "_table", table)
+
+    def __getattr__(self, key):
+        if key.startswith("__"):
+            raise AttributeError(key)
+        return self._table.tool(key)
+
+    def __getitem__(self, key):
+        return self._table.tool(key)
+
+    def __contains__(self, key):
+        return key in self._table.tool_set or key in self._table.aliases
+
+    def __dir__(self):
+        return sorted(set(self._table.aliases) | {n for n in self._table.names if n.isidentifier()})
+
+    def __repr__(self):
+        return "<tools: %s>" % ", ".join(self._table.names)
