@@ -60,6 +60,9 @@ export const NEVER: TypeNode = Object.freeze({ kind: 'never' });
 
 /** Whether a definition can be written where it is used instead of under a name. */
 export function isInline(def: Definition): boolean {
+  const kind = def.node?.kind;
+  // A name for `string` or `unknown` costs the reader more than it saves.
+  if (kind === 'unknown' || kind === 'never' || kind === 'primitive' || kind === 'literal') return true;
   return !def.recursive && def.uses <= 1;
 }
 
