@@ -163,6 +163,7 @@ class Converter {
     // An open tail is not shown unless the schema types it: a prefix written out is almost
     // always meant as the whole tuple, and `...unknown[]` would only blur it.
     const rest = restSchema === undefined || restSchema === false || maxItems <= shown.length ? null : this.convert(restSchema, depth + 1);
+    if (shown.length === 0 && rest) return { kind: 'array', items: rest };
     const minItems = typeof s.minItems === 'number' ? Math.max(0, Math.floor(s.minItems)) : shown.length;
     return {
       kind: 'tuple',

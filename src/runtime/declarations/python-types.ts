@@ -30,7 +30,7 @@ export class PyPrinter {
   readonly imports = new Set<string>();
   readonly names: UniqueNames;
   private readonly classOf = new Map<TypeNode, string>();
-  private readonly merged = new WeakMap<TypeNode, ObjectNode>();
+  private readonly merged = new WeakMap<TypeNode, ObjectNode[]>();
   private readonly defined = new Set<string>();
   private readonly inlining = new Set<Definition>();
   prefix = 'Tool';
@@ -108,35 +108,38 @@ export class PyPrinter {
     return [...new Set(parts.map((p) => (p === '' ? literal : p)))].join(' | ');
   }
 
+  /**
+   * JSON arrays arrive in Python as lists, so a tuple schema is a `list` of its element
+   * types; the positions are shown in a comment instead (see {@link tupleNote}).
+   */
   private tuple(node: Extract<TypeNode, { kind: 'tuple' }>, hint: string, refs: Set<string>): string {
-    const items = node.items.map((item, i) => this.type(item, `${hint}Item${i + 1}`, refs));
-    const rest = node.rest ? this.type(node.rest, `${hint}Item`, refs) : undefined;
-    const variants: string[] = [];
-    for (let n = node.required; n < items.length; n++) variants.push(n === 0 ? 'tuple[()]' : `tuple[${items.slice(0, n).join(', ')}]`);
-    if (rest === undefined) variants.push(items.length === 0 ? 'tuple[()]' : `tuple[${items.join(', ')}]`);
-    else variants.push(items.length === 0 ? `tuple[${rest}, ...]` : `tuple[${items.join(', ')}, *tuple[${rest}, ...]]`);
-    return variants.join(' | ');
+    const members = node.rest ? [...node.items, node.rest] : node.items;
+    return `list[${members.length > 0 ? this.union(members, `${hint}Item`, refs) : this.use('Any')}]`;
   }
 
-  /** An intersection of objects is one merged `TypedDict`; anything else cannot be said. */
+  /** `[float, str?, ...bool]` for a tuple-typed field, or nothing for other fields. */
+  private tupleNote(type: TypeNode, hint: string): string[] {
+    const node = resolveNode(type);
+    if (node.kind !== 'tuple' || node.items.length === 0) return [];
+    const refs = new Set<string>();
+    const parts = node.items.map((item, i) => `${this.type(item, `${hint}Item`, refs)}${i < node.required ? '' : '?'}`);
+    if (node.rest) parts.push(`...${this.type(node.rest, `${hint}Item`, refs)}`);
+    return [`# positions: [${parts.join(', ')}]`];
+  }
+
+  /**
+   * An intersection of objects is one merged `TypedDict`; over unions of objects it is
+   * distributed (`A & (B | C)` → `AB | AC`). Anything else cannot be said and is `Any`.
+   */
   private intersection(node: TypeNode & { kind: 'intersection' }, hint: string, refs: Set<string>): string {
-    let merged = this.merged.get(node);
-    if (!merged) {
-      const parts = node.members.map(resolveNode);
-      if (!parts.every((p): p is ObjectNode => p.kind === 'object')) return this.use('Any');
-      const properties: PropertyNode[] = [];
-      for (const part of parts) {
-        for (const p of part.properties) {
-          const same = properties.findIndex((q) => q.name === p.name);
-          if (same < 0) properties.push(p);
-          else if (p.required && !properties[same]!.required) properties[same] = { ...properties[same]!, required: true };
-        }
-      }
-      const index = parts.find((p) => p.index)?.index ?? null;
-      merged = { kind: 'object', properties, index, doc: parts.find((p) => p.doc.description !== undefined)?.doc ?? { tags: [] } };
-      this.merged.set(node, merged);
+    let variants = this.merged.get(node);
+    if (!variants) {
+      variants = distribute(node.members);
+      this.merged.set(node, variants);
     }
-    return this.type(merged, hint, refs);
+    if (variants.length === 0) return this.use('Any');
+    const many = variants.length > 1;
+    return [...new Set(variants.map((v, i) => this.type(v, many ? `${hint}${i + 1}` : hint, refs)))].join(' | ');
   }
 
   private classFor(node: ObjectNode, hint: string): string {
@@ -151,7 +154,7 @@ export class PyPrinter {
       // Names not defined yet (this class, or one still being built) must be quoted.
       if ([...refs].some((r) => !this.defined.has(r))) annotation = pyQuoted(annotation);
       if (p.required && !allRequired) annotation = `${this.use('Required')}[${annotation}]`;
-      return { property: p, annotation };
+      return { property: p, annotation, notes: [...comments(p.doc), ...this.tupleNote(p.type, name + pascalCase(p.name))] };
     });
     const total = allRequired ? '' : ', total=False';
     const about = node.doc.description !== undefined ? docLines(node.doc.description) : [];
@@ -159,14 +162,44 @@ export class PyPrinter {
     this.use('TypedDict');
     let block: string[];
     if (fields.every((f) => isClassField(f.property.name))) {
-      const body = [...docstring(about), ...fields.flatMap((f) => [...comments(f.property.doc), `${f.property.name}: ${f.annotation}`])];
+      const body = [...docstring(about), ...fields.flatMap((f) => [...f.notes, `${f.property.name}: ${f.annotation}`])];
       block = [`class ${name}(TypedDict${total}):`, ...indent(body)];
     } else {
-      const entries = fields.flatMap((f) => [...comments(f.property.doc), `${pyString(f.property.name)}: ${f.annotation},`]);
+      const entries = fields.flatMap((f) => [...f.notes, `${pyString(f.property.name)}: ${f.annotation},`]);
       block = [...commentLines(about), `${name} = TypedDict(${pyString(name)}, {`, ...indent(entries), `}${total})`];
     }
     this.blocks.push(block);
     this.defined.add(name);
     return name;
   }
+}
+
+/** Most object combinations an intersection of unions may expand into before it is `Any`. */
+const MAX_VARIANTS = 16;
+
+/** Each way of picking one object per member, merged; empty when a member is not objects. */
+function distribute(members: TypeNode[]): ObjectNode[] {
+  let combos: ObjectNode[][] = [[]];
+  for (const member of members) {
+    const resolved = resolveNode(member);
+    const options = (resolved.kind === 'union' ? resolved.members : [resolved]).map(resolveNode);
+    if (!options.every((o): o is ObjectNode => o.kind === 'object')) return [];
+    combos = combos.flatMap((combo) => options.map((o) => [...combo, o]));
+    if (combos.length > MAX_VARIANTS) return [];
+  }
+  return combos.map(mergeObjects);
+}
+
+function mergeObjects(parts: ObjectNode[]): ObjectNode {
+  const properties: PropertyNode[] = [];
+  for (const part of parts) {
+    for (const p of part.properties) {
+      const same = properties.findIndex((q) => q.name === p.name);
+      if (same < 0) properties.push(p);
+      else if (p.required && !properties[same]!.required) properties[same] = { ...properties[same]!, required: true };
+    }
+  }
+  const index = parts.find((p) => p.index)?.index ?? null;
+  const doc = parts.find((p) => p.doc.description !== undefined)?.doc ?? { tags: [] };
+  return { kind: 'object', properties, index, doc };
 }

@@ -55,19 +55,21 @@ export function parseErrors(text: string): string[] {
 }
 
 const PYTHON_DRIVER = String.raw`
-import ast, json, sys, traceback
+import ast, json, sys, traceback, types
 results = []
-for case in json.load(sys.stdin):
+for i, case in enumerate(json.load(sys.stdin)):
     entry = {"parsed": False, "executed": False, "error": None, "output": None}
     try:
         ast.parse(case["source"])
         entry["parsed"] = True
-        scope = {"__name__": "stubs"}
-        exec(compile(case["source"], "<stubs>", "exec"), scope)
+        # A real module, so typing.get_type_hints can resolve quoted forward references.
+        module = types.ModuleType("stubs")
+        sys.modules["stubs"] = module
+        exec(compile(case["source"], "<stubs>", "exec"), module.__dict__)
         entry["executed"] = True
         if case["probe"]:
-            exec(compile(case["probe"], "<probe>", "exec"), scope)
-            entry["output"] = scope.get("result")
+            exec(compile(case["probe"], "<probe>", "exec"), module.__dict__)
+            entry["output"] = module.__dict__.get("result")
     except Exception:
         entry["error"] = traceback.format_exc(limit=2)
     results.append(entry)
