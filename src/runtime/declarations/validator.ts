@@ -177,7 +177,7 @@ export class Compiler {
     if (types) {
       const known = types.filter((t): t is string => typeof t === 'string' && Object.hasOwn(TYPE_TESTS, t));
       const unknown = types.filter((t) => !known.includes(t as string));
-      if (unknown.length > 0) this.problems.push(`unknown type ${preview(unknown)} is ignored`);
+      if (unknown.length > 0) this.problems.push(`unknown type ${unknown.map(preview).join(', ')} is ignored`);
       if (known.length > 0) {
         const fns = known.map((t) => TYPE_TESTS[t]!);
         tests.push(fns.length === 1 ? fns[0]! : (v) => fns.some((f) => f(v)));
