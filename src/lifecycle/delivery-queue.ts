@@ -23,6 +23,12 @@ export interface DeliveryStats {
 export interface DeliveryQueueOptions {
   /** Openings refused beyond this many waiting messages. */
   maxQueued?: number;
+  /**
+   * Calls per second this observer hears about; beyond it whole calls are dropped and counted
+   * (RFC-007 §7.4 lets hosts drop at high rates). Bursts up to one second's worth pass.
+   * `Infinity` disables the limit.
+   */
+  maxCallsPerSecond?: number;
   /** Largest single batched write, in characters. */
   maxBatchChars?: number;
 }
@@ -34,6 +40,9 @@ export class DeliveryQueue {
   private stopped = false;
   private readonly maxQueued: number;
   private readonly maxBatchChars: number;
+  private readonly rate: number;
+  private tokens: number;
+  private refilledAt = performance.now();
   private idleWaiters: (() => void)[] = [];
   readonly stats: DeliveryStats = { sent: 0, droppedCalls: 0, queued: 0, highWater: 0 };
 
@@ -48,16 +57,35 @@ export class DeliveryQueue {
     options: DeliveryQueueOptions = {},
   ) {
     this.maxQueued = options.maxQueued ?? 10_000;
-    this.maxBatchChars = options.maxBatchChars ?? 256 * 1024;
+    this.maxBatchChars = options.maxBatchChars ?? 64 * 1024;
+    this.rate = options.maxCallsPerSecond ?? Infinity;
+    this.tokens = this.rate;
+  }
+
+  /** Whether an opening would be accepted now (queue room and rate budget). */
+  hasRoom(): boolean {
+    if (this.stopped || this.items.length - this.head >= this.maxQueued) return false;
+    if (this.rate === Infinity) return true;
+    if (this.tokens < 1) {
+      const now = performance.now();
+      this.tokens = Math.min(this.rate, this.tokens + ((now - this.refilledAt) / 1000) * this.rate);
+      this.refilledAt = now;
+    }
+    return this.tokens >= 1;
+  }
+
+  /** Counts a call dropped for this observer without building its opening. */
+  countDroppedCall(): void {
+    this.stats.droppedCalls += 1;
   }
 
   /** Queues a call's opening if there is room; false means the whole call is dropped for this observer. */
   offerOpening(message: string): boolean {
-    if (this.stopped) return false;
-    if (this.items.length - this.head >= this.maxQueued) {
+    if (!this.hasRoom()) {
       this.stats.droppedCalls += 1;
       return false;
     }
+    this.tokens -= 1;
     this.enqueue(message);
     return true;
   }

@@ -20,8 +20,12 @@ export interface ObserverEndpoint {
   /** Transport epoch; bumps on reconnect. */
   readonly epoch: number;
   readonly queue: DeliveryQueue;
-  /** The grant and filter in force now, or null when this connection cannot observe at all. */
-  lifecycleState(): { grant: Grant; filter: Filter } | null;
+  /**
+   * The grant and filter in force now, or null when this connection cannot observe at all.
+   * `key` is equal for two connections exactly when their grant and filter are, so the
+   * decision and its serialization are computed once per call for all of them.
+   */
+  lifecycleState(): { grant: Grant; filter: Filter; key: string } | null;
 }
 
 interface Delivery {
@@ -53,27 +57,41 @@ export class LifecycleEmitter {
   open(identity: LifecycleIdentity, facts: CallFacts): EmittedCall {
     const call: EmittedCall = { identity, facts, deliveries: [] };
     if (this.endpoints.size === 0) return call;
-    let metadataOnly: string | undefined;
+    // Decisions per distinct grant+filter; most hosts have one or two distinct policies.
+    let lastKey: string | undefined;
+    let lastLine: string | null = null;
+    let others: Map<string, string | null> | undefined;
     for (const endpoint of this.endpoints) {
       if (identity.serverId !== undefined && endpoint.id === identity.serverId) continue;
       const state = endpoint.lifecycleState();
       if (!state) continue;
-      const decision = decideOpening(facts, state.grant, state.filter, { inputBoundBytes: this.inputBoundBytes });
-      if (!decision) continue;
-      let line: string;
-      if (decision.input === undefined && !decision.inputWithheld && !decision.inputAltered) {
-        metadataOnly ??= lifecycleLine({ ...identity, phase: 'started' });
-        line = metadataOnly;
-      } else {
-        const params: LifecycleParams = { ...identity, phase: 'started' };
-        if (decision.input !== undefined) params.input = decision.input as Record<string, unknown>;
-        if (decision.inputAltered) params.inputAltered = true;
-        if (decision.inputWithheld) params.inputWithheld = true;
-        line = lifecycleLine(params);
+      // A full queue drops the whole call for this observer before any work is spent on it.
+      if (!endpoint.queue.hasRoom()) {
+        endpoint.queue.countDroppedCall();
+        continue;
       }
-      if (endpoint.queue.offerOpening(line)) call.deliveries.push({ endpoint, epoch: endpoint.epoch });
+      let line: string | null;
+      if (state.key === lastKey) line = lastLine;
+      else if (others?.has(state.key)) line = others.get(state.key)!;
+      else {
+        line = this.openingLine(identity, facts, state.grant, state.filter);
+        if (lastKey !== undefined) (others ??= new Map()).set(lastKey, lastLine);
+        lastKey = state.key;
+        lastLine = line;
+      }
+      if (line !== null && endpoint.queue.offerOpening(line)) call.deliveries.push({ endpoint, epoch: endpoint.epoch });
     }
     return call;
+  }
+
+  private openingLine(identity: LifecycleIdentity, facts: CallFacts, grant: Grant, filter: Filter): string | null {
+    const decision = decideOpening(facts, grant, filter, { inputBoundBytes: this.inputBoundBytes });
+    if (!decision) return null;
+    const params: LifecycleParams = { ...identity, phase: 'started' };
+    if (decision.input !== undefined) params.input = decision.input as Record<string, unknown>;
+    if (decision.inputAltered) params.inputAltered = true;
+    if (decision.inputWithheld) params.inputWithheld = true;
+    return lifecycleLine(params);
   }
 
   /** Attempts the call's one terminal on every transport its opening went to. */

@@ -21,8 +21,13 @@ export interface ServerConfig {
   classOverrides?: Record<string, readonly ToolClass[]>;
   /** Timeout of every host→server request other than `tools/call` (handshake, policy, list). */
   requestTimeoutMs?: number;
-  /** Lifecycle notifications that may wait for this observer before new calls are dropped for it. */
+  /** Lifecycle notifications that may wait for this observer before new calls are dropped for it (default 10,000). */
   maxQueuedNotifications?: number;
+  /**
+   * Calls per second this observer hears about before whole calls are dropped for it and
+   * counted (RFC-007 §7.4). Default 2,000; `Infinity` for no limit.
+   */
+  maxObservedCallsPerSecond?: number;
 }
 
 /** Variables a server inherits from the host unless configured otherwise. */

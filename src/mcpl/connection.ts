@@ -18,6 +18,7 @@ import { parseObserveParams, OBSERVE_LIMITS } from '../lifecycle/observe-params.
 import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
 import type { ObserverEndpoint } from '../lifecycle/emitter.ts';
 import { readAdvertisement, derivePolicyExchange, type PolicyExchange } from './handshake.ts';
+import { lifecycleKey } from '../lifecycle/state-key.ts';
 import type { ServerToolListing } from '../host/registry.ts';
 import type { ToolResult } from '../host/types.ts';
 
@@ -59,6 +60,8 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   filter: Filter | null = null;
   /** Text the server wrote to stderr, last 8 KiB, for error messages. */
   stderrTail = '';
+  /** Cached {@link lifecycleKey}; cleared whenever the grant or the filter changes. */
+  private stateKey: string | undefined;
   private client: Client | undefined;
   private transport: StdioTransport | undefined;
   private policy: OperatorPolicy;
@@ -84,16 +87,20 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     return this.exchange ? [...this.exchange.effectiveCapabilities] : [];
   }
 
-  lifecycleState(): { grant: LifecycleGrant; filter: Filter | null } | null {
+  lifecycleState(): { grant: LifecycleGrant; filter: Filter | null; key: string } | null {
     if (!this.policyEstablished || !this.lifecycle || !this.lifecycle.observe || this.state !== 'ready') return null;
-    return { grant: this.lifecycle, filter: this.filter };
+    this.stateKey ??= lifecycleKey(this.lifecycle, this.filter);
+    return { grant: this.lifecycle, filter: this.filter, key: this.stateKey };
   }
 
   private newQueue(): DeliveryQueue {
     return new DeliveryQueue(
       (data) => this.transport?.writeRaw(data) ?? Promise.reject(new Error('not connected')),
       (error) => this.emit('diagnostic', { code: 'delivery-failed', message: `lifecycle delivery stopped: ${error.message}` }),
-      { maxQueued: this.config.maxQueuedNotifications ?? 10_000 },
+      {
+        maxQueued: this.config.maxQueuedNotifications ?? 10_000,
+        maxCallsPerSecond: this.config.maxObservedCallsPerSecond ?? 2_000,
+      },
     );
   }
 
@@ -106,6 +113,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     const epoch = this.epoch;
     this.policyEstablished = false;
     this.filter = null;
+    this.stateKey = undefined;
     this.queue.stop();
     this.queue = this.newQueue();
     const transport = new StdioTransport({
@@ -200,9 +208,11 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   private applyGrant(exchange: PolicyExchange, hadObserve: boolean): void {
     this.exchange = exchange;
     this.lifecycle = exchange.lifecycle;
+    this.stateKey = undefined;
     if (hadObserve && !exchange.lifecycle.observe && this.filter) {
       // RFC-007 §6.5: revoking observe discards the filter.
       this.filter = null;
+      this.stateKey = undefined;
       this.emit('filter', null);
     }
   }
@@ -220,6 +230,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     const parsed = parseObserveParams(params === undefined ? {} : params, OBSERVE_LIMITS);
     if (!parsed.ok) throw new McpError(parsed.code, parsed.message, parsed.data);
     this.filter = parsed.filter;
+    this.stateKey = undefined;
     this.emit('filter', this.filter);
     return {};
   }

@@ -1,0 +1,171 @@
+/**
+ * Lifecycle delivery benchmark (`npm run bench:lifecycle`).
+ *
+ * 1. Dispatch throughput of a no-op built-in with no observer (the baseline).
+ * 2. The same with 4 observer processes granted observe + inputs and a filter requesting
+ *    input for every call, in the same run.
+ * 3. A fixed rate of 1,000 calls/s for 3 s with those 4 observers: delivery lag p50/p99
+ *    (host emission → observer receipt, both on the machine's clock) and events lost.
+ *
+ * The last line is one JSON object with the figures.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import { ToolHost } from '../src/host/tool-host.ts';
+import { textResult } from '../src/host/results.ts';
+import type { McplConnection } from '../src/mcpl/connection.ts';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const PEER = join(ROOT, 'fixtures', 'peer.mjs');
+const OBSERVERS = 4;
+const RATE = 1000;
+const RATE_SECONDS = 3;
+const THROUGHPUT_MS = 1500;
+const ROUNDS = 3;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const percentile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+};
+const epochNow = () => performance.timeOrigin + performance.now();
+
+function makeHost(): ToolHost {
+  const host = new ToolHost({ logger: pino({ level: 'silent' }), validateArguments: true });
+  host.registerTool({
+    name: 'noop',
+    description: 'Does nothing',
+    inputSchema: { type: 'object', properties: { i: { type: 'integer' } } },
+    classes: ['shell'],
+    handler: async () => textResult('ok'),
+  });
+  return host;
+}
+
+async function attachObservers(host: ToolHost, dir: string): Promise<McplConnection[]> {
+  const connections: McplConnection[] = [];
+  for (let i = 0; i < OBSERVERS; i++) {
+    const config = join(dir, `obs${i}.json`);
+    writeFileSync(config, JSON.stringify({ observer: true, filter: { rules: [{ match: {}, input: true }] } }));
+    connections.push(
+      await host.connectServer({
+        id: `obs${i}`,
+        command: process.execPath,
+        args: [PEER],
+        env: { TOOLCELL_PEER_CONFIG: config },
+        policy: {
+          enabledCapabilities: ['toolLifecycle.observe', 'toolLifecycle.inputs'],
+          toolLifecycle: { inputs: { classes: ['shell'] } },
+        },
+        
+      }),
+    );
+  }
+  // The filter is in force once each observer got its answer.
+  for (const c of connections) {
+    for (let tries = 0; c.filter === null; tries++) {
+      if (tries > 500) throw new Error('observer filter never arrived');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  return connections;
+}
+
+async function throughput(host: ToolHost): Promise<number> {
+  const inferenceId = host.beginInference({ conversationId: 'bench' });
+  // Warm-up: JIT and the first queue drains.
+  for (let i = 0; i < 2000; i++) await host.dispatch({ inferenceId, name: 'noop', input: { i } });
+  const rates: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    let calls = 0;
+    const start = performance.now();
+    while (performance.now() - start < THROUGHPUT_MS) {
+      for (let k = 0; k < 100; k++) await host.dispatch({ inferenceId, name: 'noop', input: { i: calls++ } });
+      // Yield to the event loop as a real framework does between model responses, so that
+      // delivery I/O happens inside the measured window instead of piling up after it.
+      await new Promise((r) => setImmediate(r));
+    }
+    rates.push(calls / ((performance.now() - start) / 1000));
+    await host.flush();
+  }
+  return median(rates);
+}
+
+async function counts(connections: McplConnection[]): Promise<number> {
+  let total = 0;
+  for (const c of connections) total += ((await c.request('fixture/control', { op: 'count' })) as { lifecycle: number }).lifecycle;
+  return total;
+}
+
+async function fixedRate(host: ToolHost, connections: McplConnection[]) {
+  const before = await counts(connections);
+  const emitted = new Map<string, number>();
+  const onEvent = (e: { toolCallId: string; phase: string; at: number }) => emitted.set(`${e.toolCallId}/${e.phase}`, performance.timeOrigin + e.at);
+  host.on('lifecycle', onEvent);
+  const inferenceId = host.beginInference({ conversationId: 'rate' });
+  const total = RATE * RATE_SECONDS;
+  const start = performance.now();
+  const pending: Promise<unknown>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    pending.push(host.dispatch({ inferenceId, name: 'noop', input: { i } }));
+  }
+  await Promise.all(pending);
+  host.off('lifecycle', onEvent);
+  await host.flush();
+  const lags: number[] = [];
+  let received = 0;
+  for (const c of connections) {
+    await c.request('fixture/barrier');
+    const { events } = (await c.request('fixture/control', { op: 'events' })) as { events: [string, string, number][] };
+    for (const [id, phase, t] of events) {
+      const sent = emitted.get(`${id}/${phase}`);
+      if (sent === undefined) continue;
+      received += 1;
+      lags.push(t - sent);
+    }
+  }
+  const expected = total * 2 * connections.length;
+  const dropped = connections.reduce((n, c) => n + c.queue.stats.droppedCalls, 0);
+  void before;
+  return { expected, received, lost: expected - received, dropped, lagP50Ms: percentile(lags, 50), lagP99Ms: percentile(lags, 99) };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'toolcell-bench-'));
+try {
+  const bare = makeHost();
+  const callsPerSecNoObservers = await throughput(bare);
+  await bare.close();
+
+  const observed = makeHost();
+  const connections = await attachObservers(observed, dir);
+  const callsPerSec4Observers = await throughput(observed);
+  const delivered = await counts(connections);
+  const droppedDuringThroughput = connections.reduce((n, c) => n + c.queue.stats.droppedCalls, 0);
+  const rate = await fixedRate(observed, connections);
+  await observed.close();
+
+  const ratio = callsPerSec4Observers / callsPerSecNoObservers;
+  console.log(`dispatch, no observer:        ${Math.round(callsPerSecNoObservers).toLocaleString()} calls/s (median of ${ROUNDS})`);
+  console.log(`dispatch, 4 observers+inputs: ${Math.round(callsPerSec4Observers).toLocaleString()} calls/s  ratio ${ratio.toFixed(2)} (target ≥ 0.50)`);
+  console.log(`  events delivered during the throughput phase: ${delivered.toLocaleString()}, calls dropped for slow observers: ${droppedDuringThroughput}`);
+  console.log(`fixed rate ${RATE} calls/s for ${RATE_SECONDS} s: ${rate.received}/${rate.expected} events, lost ${rate.lost}, lag p50 ${rate.lagP50Ms.toFixed(2)} ms, p99 ${rate.lagP99Ms.toFixed(2)} ms`);
+  console.log(
+    JSON.stringify({
+      callsPerSecNoObservers: Math.round(callsPerSecNoObservers),
+      callsPerSec4Observers: Math.round(callsPerSec4Observers),
+      ratio: Number(ratio.toFixed(3)),
+      droppedDuringThroughput,
+      lagP50Ms: Number(rate.lagP50Ms.toFixed(3)),
+      lagP99Ms: Number(rate.lagP99Ms.toFixed(3)),
+      lost: rate.lost,
+    }),
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
