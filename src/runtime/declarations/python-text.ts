@@ -44,16 +44,19 @@ export function pyQuoted(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-/** Lines of a docstring (at column 0; the caller indents), or nothing for no text. */
+/**
+ * Lines of a docstring (at column 0; the caller indents), or nothing for no text. Text with
+ * backslashes goes into a raw docstring so it reads as written (`C:\dir`, `\d+`), not doubled.
+ */
 export function docstring(lines: readonly string[]): string[] {
-  const body = lines.map((line) => escapeControls(line.replace(/\\/g, '\\\\').replace(/"""/g, '""\\"')));
+  const raw = lines.some((line) => line.includes('\\'));
+  const body = lines.map((line) => escapeControls(line.replace(/"""/g, '""\\"')));
   while (body.length > 0 && body[body.length - 1]!.trim() === '') body.pop();
   if (body.length === 0) return [];
-  if (body.length === 1) {
-    const only = body[0]!.endsWith('"') ? `${body[0]!.slice(0, -1)}\\"` : body[0]!;
-    return [`"""${only}"""`];
-  }
-  return [`"""${body[0]}`, ...body.slice(1), '"""'];
+  const open = raw ? 'r"""' : '"""';
+  // A closing quote or backslash right before `"""` would merge with it: close on a new line.
+  if (body.length === 1 && !/["\\]$/.test(body[0]!)) return [`${open}${body[0]}"""`];
+  return [`${open}${body[0]}`, ...body.slice(1), '"""'];
 }
 
 /** Lines as `# ` comments. */

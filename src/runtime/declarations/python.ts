@@ -6,7 +6,7 @@
 
 import { buildCatalog, type CatalogEntry } from './catalog.ts';
 import { docLines } from './doc.ts';
-import { docstring, isPyName, PY_KEYWORDS } from './python-text.ts';
+import { docstring, isPyName, PY_KEYWORDS, pyString } from './python-text.ts';
 import { indent, PyPrinter, TYPING } from './python-types.ts';
 import { argsOptional } from './typescript.ts';
 import type { PythonStubOptions, ToolDescriptor } from './types.ts';
@@ -26,9 +26,9 @@ type Item = { entry: CatalogEntry; spec: FunctionSpec } | { entry: CatalogEntry;
 function callableName(entry: CatalogEntry, taken: ReadonlySet<string>): { name: string } | { problem: string } {
   if (isPyName(entry.name) && !taken.has(entry.name)) return { name: entry.name };
   if (entry.identifierIsOurs && isPyName(entry.identifier) && !taken.has(entry.identifier)) return { name: entry.identifier };
-  const quoted = JSON.stringify(entry.name);
+  const quoted = pyString(entry.name);
   if (!entry.identifierIsOurs) {
-    const others = entry.sharedWith.map((n) => JSON.stringify(n)).join(', ');
+    const others = entry.sharedWith.map(pyString).join(', ');
     return { problem: `${quoted} is not listed: its identifier ${entry.identifier} would also match ${others}.` };
   }
   return { problem: `${quoted} is not listed: it has no name Python can call it by.` };
@@ -42,7 +42,7 @@ function functionSpec(printer: PyPrinter, entry: CatalogEntry, name: string): Fu
   const result = entry.output ? printer.type(entry.output.root, `${entry.typePrefix}Result`, new Set()) : printer.use('Any');
   const text = entry.description !== undefined ? docLines(entry.description) : [];
   const notes: string[] = [];
-  if (name !== entry.name) notes.push(`Host name: ${JSON.stringify(entry.name)}.`);
+  if (name !== entry.name) notes.push(`Host name: ${pyString(entry.name)}.`);
   if (entry.inputDescription !== undefined) notes.push(`args: ${entry.inputDescription}`);
   if (entry.outputDescription !== undefined) notes.push(`Returns: ${entry.outputDescription}`);
   const doc = notes.length > 0 && text.length > 0 ? [...text, '', ...notes] : [...text, ...notes];

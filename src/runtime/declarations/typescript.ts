@@ -48,8 +48,16 @@ function indent(text: string): string {
   return text.replace(/\n/g, '\n  ');
 }
 
+/**
+ * A string literal for TypeScript. U+2028/U+2029 are escaped too: they are legal in string
+ * literals but end a `//` comment, and names also appear in comments.
+ */
+function jsString(text: string): string {
+  return JSON.stringify(text).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
 function key(name: string): string {
-  return isJsIdentifier(name) ? name : JSON.stringify(name);
+  return isJsIdentifier(name) ? name : jsString(name);
 }
 
 /** A JSDoc block (no indentation), or nothing when there is nothing to say. */
@@ -79,7 +87,7 @@ class TsPrinter {
       case 'primitive':
         return { text: node.type === 'integer' ? 'number' : node.type, compound: false };
       case 'literal':
-        return { text: typeof node.value === 'string' ? JSON.stringify(node.value) : String(node.value), compound: false };
+        return { text: typeof node.value === 'string' ? jsString(node.value) : String(node.value), compound: false };
       case 'array':
         return { text: `${this.atom(node.items)}[]`, compound: false };
       case 'tuple':
@@ -185,15 +193,15 @@ function toolDoc(entry: CatalogEntry, notes: string[]): string[] {
 function toolMember(printer: TsPrinter, entry: CatalogEntry): string[] {
   const sig = signature(printer, entry);
   if (isJsIdentifier(entry.name)) return [...toolDoc(entry, []), `${entry.name}${sig};`];
-  const quoted = JSON.stringify(entry.name);
+  const quoted = jsString(entry.name);
   if (!entry.identifierIsOurs) {
-    const note = `Only reachable as tools[${quoted}]: \`${entry.identifier}\` would also match ${entry.sharedWith.map((n) => JSON.stringify(n)).join(', ')}.`;
+    const note = `Only reachable as tools[${quoted}]: \`${entry.identifier}\` would also match ${entry.sharedWith.map(jsString).join(', ')}.`;
     return [...toolDoc(entry, [note]), `${quoted}${sig};`];
   }
   return [
     ...toolDoc(entry, []),
     `${quoted}${sig};`,
-    `/** Same as \`tools[${quoted}]\`. */`,
+    ...tsDoc({ tags: [] }, [`Same as \`tools[${quoted}]\`.`]),
     `${entry.identifier}: Tools[${quoted}];`,
   ];
 }
@@ -202,9 +210,9 @@ function globalFunction(printer: TsPrinter, entry: CatalogEntry): string[] {
   const usable = (id: string) => isJsIdentifier(id) && !RESERVED_VALUES.has(id);
   const direct = usable(entry.name);
   if (!direct && !(entry.identifierIsOurs && usable(entry.identifier))) {
-    return [`// Global ${JSON.stringify(entry.name)} has no identifier a script can call it by.`];
+    return [`// Global ${jsString(entry.name)} has no identifier a script can call it by.`];
   }
-  const notes = direct ? [] : [`Host name: ${JSON.stringify(entry.name)}.`];
+  const notes = direct ? [] : [`Host name: ${jsString(entry.name)}.`];
   return [...toolDoc(entry, notes), `declare function ${direct ? entry.name : entry.identifier}${signature(printer, entry)};`];
 }
 

@@ -4,92 +4,14 @@
  * keywords outside it are ignored, and keywords it cannot honour are listed as problems.
  */
 
-import { isPyIdentifier } from '../names.ts';
-import { jsonEqual, kindOf, preview } from './json.ts';
+import { kindOf, preview } from './json.ts';
 import { isSchemaObject, resolveLocalRef } from './pointer.ts';
+import {
+  ALWAYS, checkAlternatives, compilePattern, MAX_REF_DEPTH, NOTHING, numberChecks, report, shallowTest, stringChecks,
+  type Check, type Node, type SchemaRecord,
+} from './validator-checks.ts';
 
-/** Mutable state of one validation run. */
-export interface State {
-  root: string;
-  path: Array<string | number>;
-  errors: string[];
-  truncated: boolean;
-  depth: number;
-}
-
-/** A compiled schema. */
-export interface Node {
-  /** Validates `value`, reporting into `state`; returns whether it passed. */
-  check(value: unknown, state: State): boolean;
-  /** Whether `value` passes `type`, `const` and `enum` alone (to tell which branch of an `anyOf` was meant). */
-  accepts(value: unknown): boolean;
-  /** What `type`/`const`/`enum` ask for, e.g. `integer` or `"a" or "b"`; none when they are absent. */
-  label: string | undefined;
-  /** Whether the label names values (const/enum), so a failure should quote the value. */
-  quotesValue: boolean;
-}
-
-export const MAX_ERRORS = 20;
-/** How deep `$ref`s may nest during one validation before the schema is deemed circular. */
-export const MAX_REF_DEPTH = 256;
-const MAX_LISTED = 10;
-
-export function formatPath(state: State): string {
-  let out = state.root;
-  for (const seg of state.path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else out += isPyIdentifier(seg) ? `.${seg}` : `[${JSON.stringify(seg)}]`;
-  }
-  return out;
-}
-
-export function report(state: State, message: string): void {
-  if (state.errors.length < MAX_ERRORS) state.errors.push(`${formatPath(state)}: ${message}`);
-  else state.truncated = true;
-}
-
-function listed(items: string[], joiner: string): string {
-  return items.length > MAX_LISTED ? `${items.slice(0, MAX_LISTED).join(joiner)}${joiner}…` : items.join(joiner);
-}
-
-const TYPE_TESTS: Record<string, (v: unknown) => boolean> = {
-  string: (v) => typeof v === 'string',
-  number: (v) => typeof v === 'number' && Number.isFinite(v),
-  integer: (v) => typeof v === 'number' && Number.isInteger(v),
-  boolean: (v) => typeof v === 'boolean',
-  null: (v) => v === null,
-  array: (v) => Array.isArray(v),
-  object: (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
-};
-
-function codePoints(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length - 1; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
-
-type Check = (value: unknown, state: State) => boolean;
-type SchemaRecord = { readonly [keyword: string]: unknown };
-
-const ALWAYS: Node = { check: () => true, accepts: () => true, label: undefined, quotesValue: false };
-const NOTHING: Node = {
-  check: (_v, state) => {
-    report(state, 'no value is allowed here');
-    return false;
-  },
-  accepts: () => false,
-  label: 'nothing',
-  quotesValue: false,
-};
+export { MAX_ERRORS, type Node, type State } from './validator-checks.ts';
 
 export class Compiler {
   readonly problems: string[] = [];
@@ -105,18 +27,17 @@ export class Compiler {
       return ALWAYS;
     }
     const checks: Check[] = [];
-    if (typeof schema.$ref === 'string') {
-      const ref = this.ref(schema.$ref);
-      if (ref) checks.push((v, s) => ref.check(v, s));
-    }
-    const shallow = this.shallow(schema);
-    this.numbers(schema, checks);
-    this.strings(schema, checks);
+    const ref = typeof schema.$ref === 'string' ? this.ref(schema.$ref) : undefined;
+    if (ref) checks.push((v, s) => ref.check(v, s));
+    const { test, label, quotesValue } = shallowTest(schema, this.problems);
+    numberChecks(schema, checks);
+    stringChecks(schema, checks, this.problems);
     this.arrays(schema, checks);
     this.objects(schema, checks);
     this.combinators(schema, checks);
     const nullable = schema.nullable === true;
-    const { test, label, quotesValue } = shallow;
+    // A bare `{ $ref }` describes itself by its target, for anyOf diagnostics.
+    const shape = test || !ref ? { accepts: test, label, quotesValue } : undefined;
     return {
       check(value, state) {
         if (nullable && value === null) return true;
@@ -128,9 +49,17 @@ export class Compiler {
         for (const c of checks) if (!c(value, state)) ok = false;
         return ok;
       },
-      accepts: (value) => (nullable && value === null) || !test || test(value),
-      label,
-      quotesValue,
+      accepts(value) {
+        if (nullable && value === null) return true;
+        if (!shape) return ref!.accepts(value);
+        return !shape.accepts || shape.accepts(value);
+      },
+      get label() {
+        return shape ? shape.label : ref!.label;
+      },
+      get quotesValue() {
+        return shape ? shape.quotesValue : ref!.quotesValue;
+      },
     };
   }
 
@@ -166,91 +95,6 @@ export class Compiler {
     this.refs.set(target.pointer, node);
     compiled = this.compile(target.schema);
     return node;
-  }
-
-  /** `type`, `const` and `enum` as one test with a label for messages. */
-  private shallow(s: SchemaRecord): { test?: (v: unknown) => boolean; label?: string; quotesValue: boolean } {
-    const tests: Array<(v: unknown) => boolean> = [];
-    let label: string | undefined;
-    let quotesValue = false;
-    const types = typeof s.type === 'string' ? [s.type] : Array.isArray(s.type) ? s.type : undefined;
-    if (types) {
-      const known = types.filter((t): t is string => typeof t === 'string' && Object.hasOwn(TYPE_TESTS, t));
-      const unknown = types.filter((t) => !known.includes(t as string));
-      if (unknown.length > 0) this.problems.push(`unknown type ${unknown.map(preview).join(', ')} is ignored`);
-      if (known.length > 0) {
-        const fns = known.map((t) => TYPE_TESTS[t]!);
-        tests.push(fns.length === 1 ? fns[0]! : (v) => fns.some((f) => f(v)));
-        label = known.join(' or ');
-      }
-    }
-    if (Object.hasOwn(s, 'const')) {
-      const expected = s.const;
-      tests.push((v) => jsonEqual(v, expected));
-      label = preview(expected);
-      quotesValue = true;
-    } else if (Array.isArray(s.enum)) {
-      const values = s.enum;
-      tests.push((v) => values.some((e) => jsonEqual(v, e)));
-      label = values.length === 1 ? preview(values[0]) : `one of ${listed(values.map(preview), ', ')}`;
-      quotesValue = true;
-    }
-    if (tests.length === 0) return { quotesValue };
-    const test = tests.length === 1 ? tests[0]! : (v: unknown) => tests.every((t) => t(v));
-    return { test, label, quotesValue };
-  }
-
-  private numbers(s: SchemaRecord, checks: Check[]): void {
-    const bound = (key: string, ok: (v: number, limit: number) => boolean, words: string) => {
-      const limit = s[key];
-      if (typeof limit !== 'number') return;
-      checks.push((v, state) => {
-        if (typeof v !== 'number' || ok(v, limit)) return true;
-        report(state, `expected ${words} ${limit}, got ${v}`);
-        return false;
-      });
-    };
-    // Draft 4 spelled exclusive bounds as booleans next to minimum/maximum.
-    bound('minimum', s.exclusiveMinimum === true ? (v, l) => v > l : (v, l) => v >= l, s.exclusiveMinimum === true ? 'a number >' : 'a number >=');
-    bound('maximum', s.exclusiveMaximum === true ? (v, l) => v < l : (v, l) => v <= l, s.exclusiveMaximum === true ? 'a number <' : 'a number <=');
-    bound('exclusiveMinimum', (v, l) => v > l, 'a number >');
-    bound('exclusiveMaximum', (v, l) => v < l, 'a number <');
-    const step = s.multipleOf;
-    if (typeof step === 'number' && step > 0) {
-      checks.push((v, state) => {
-        if (typeof v !== 'number') return true;
-        const q = v / step;
-        if (Math.abs(q - Math.round(q)) < 1e-9) return true;
-        report(state, `expected a multiple of ${step}, got ${v}`);
-        return false;
-      });
-    }
-  }
-
-  private strings(s: SchemaRecord, checks: Check[]): void {
-    const { minLength: min, maxLength: max, pattern } = s;
-    if (typeof min === 'number' || typeof max === 'number') {
-      checks.push((v, state) => {
-        if (typeof v !== 'string') return true;
-        const n = codePoints(v);
-        if (typeof min === 'number' && n < min) report(state, `expected at least ${min} characters, got ${n}`);
-        else if (typeof max === 'number' && n > max) report(state, `expected at most ${max} characters, got ${n}`);
-        else return true;
-        return false;
-      });
-    }
-    if (typeof pattern === 'string') {
-      const re = compilePattern(pattern);
-      if (!re) {
-        this.problems.push(`pattern ${JSON.stringify(pattern)} is not a valid regular expression; it is ignored`);
-        return;
-      }
-      checks.push((v, state) => {
-        if (typeof v !== 'string' || re.test(v)) return true;
-        report(state, `expected a string matching /${pattern}/, got ${preview(v)}`);
-        return false;
-      });
-    }
   }
 
   private arrays(s: SchemaRecord, checks: Check[]): void {
@@ -352,49 +196,4 @@ export class Compiler {
       checks.push((v, state) => checkAlternatives(alternatives, key === 'oneOf', v, state));
     }
   }
-}
-
-/** `anyOf` / `oneOf`: on failure, report the branch the value most plausibly meant. */
-function checkAlternatives(alternatives: Node[], exactlyOne: boolean, value: unknown, state: State): boolean {
-  const failures: string[][] = [];
-  let passed = 0;
-  for (const alt of alternatives) {
-    const trial: State = { root: state.root, path: state.path, errors: [], truncated: false, depth: state.depth };
-    if (alt.check(value, trial)) {
-      passed++;
-      if (!exactlyOne) return true;
-    } else {
-      failures.push(alt.accepts(value) ? trial.errors : []);
-    }
-  }
-  if (passed === 1 || (passed > 1 && !exactlyOne)) return true;
-  if (passed > 1) {
-    report(state, `matches ${passed} of the oneOf alternatives; expected exactly one`);
-    return false;
-  }
-  const plausible = failures.filter((f) => f.length > 0);
-  if (plausible.length === 0) {
-    const labels = [...new Set(alternatives.map((a) => a.label ?? 'a matching value'))];
-    const got = alternatives.some((a) => a.quotesValue) ? preview(value) : kindOf(value);
-    report(state, `expected ${listed(labels, ' or ')}, got ${got}`);
-    return false;
-  }
-  const best = plausible.reduce((a, b) => (b.length < a.length ? b : a));
-  for (const error of best) {
-    if (state.errors.length < MAX_ERRORS) state.errors.push(error);
-    else state.truncated = true;
-  }
-  return false;
-}
-
-/** Unicode mode first (what JSON Schema means); some real-world patterns only parse without it. */
-function compilePattern(source: string): RegExp | undefined {
-  for (const flags of ['u', '']) {
-    try {
-      return new RegExp(source, flags);
-    } catch {
-      // Try the next flag set; the caller reports a pattern neither accepts.
-    }
-  }
-  return undefined;
 }

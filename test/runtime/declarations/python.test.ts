@@ -192,9 +192,9 @@ describe('renderPythonStubs: schema constructs', () => {
     assertContains(text, '    # Has """ quotes, a \\ backslash and a \\x00 NUL\n    b: str\n');
     assertContains(text, '    async def t(args: TArgs) -> str:\n        """Ends with a "quote"\n\n        Returns: The answer\n        """\n');
     const quoteEnd = stub('docs-quote', one(obj({}), { description: 'Say "hi"' }));
-    assertContains(quoteEnd, '        """Say "hi\\""""\n');
+    assertContains(quoteEnd, '        """Say "hi"\n        """\n');
     const tricky = stub('docs-tricky', one(obj({}), { description: 'Triple """ and \\n escape \u0001' }));
-    assertContains(tricky, '        """Triple ""\\" and \\\\n escape \\x01"""\n');
+    assertContains(tricky, '        r"""Triple ""\\" and \\n escape \\x01"""\n');
   });
 
   it('describes objects with extra keys in the class docstring', () => {
@@ -304,6 +304,16 @@ describe('renderPythonStubs: names and globals', () => {
 
   it('renders an empty tool list as a valid module', () => {
     assert.equal(stub('empty', renderPythonStubs([])), 'class tools:\n    """Call each tool as `await tools.<name>(args)` with one dict of arguments."""\n');
+  });
+
+  it('escapes hostile tool names and descriptions', () => {
+    const names = ['a*/b', 'x\u2028y', 'q"uote', 'back\\slash', 'new\nline', '"""', 'nul\u0000'];
+    const tools: ToolDescriptor[] = names.flatMap((name) => [
+      { name, description: `About ${name} """ end\\`, inputSchema: { type: 'object', properties: { [name]: { type: 'string', description: name } } } },
+      { name, kind: 'global' as const },
+    ]);
+    const text = stub('hostile-names', renderPythonStubs(tools));
+    assertContains(text, 'Host name: "x\\u2028y".');
   });
 
   it('survives hostile schemas', () => {

@@ -230,6 +230,19 @@ describe('renderDeclarations: determinism and bad input', () => {
     assert.doesNotThrow(() => renderDeclarations([{ name: 'a' }, { name: 'a', kind: 'global' }]));
   });
 
+  it('escapes hostile tool names and descriptions into valid code and comments', () => {
+    const names = ['a*/b', 'x\u2028y', 'q"uote', 'back\\slash', 'new\nline', '*/'];
+    const tools: ToolDescriptor[] = names.flatMap((name) => [
+      { name, description: `About ${name} */ end`, inputSchema: { type: 'object', properties: { [name]: { type: 'string', description: name } } } },
+      { name, kind: 'global' as const },
+    ]);
+    tools.push({ name: 'del*/ete', kind: 'global' }, { name: 'ok', kind: 'global', description: '*/ /* */' });
+    const text = renderDeclarations(tools);
+    assert.deepEqual(typeCheck({ 'hostile.ts': `${text}export {};\n` })['hostile.ts'], [], text);
+    assertContains(text, '"x\\u2028y"(args?: {');
+    assertContains(text, '/** Same as `tools["a*\\/b"]`. */');
+  });
+
   it('survives hostile schemas without throwing', () => {
     const cyclic: Record<string, unknown> = { type: 'object' };
     cyclic.properties = { self: cyclic };

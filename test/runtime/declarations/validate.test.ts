@@ -176,6 +176,9 @@ describe('validateArguments: combinators', () => {
     ok(s, 2);
     errors(s, true, ['args: expected string or integer, got boolean']);
     errors({ anyOf: [{ const: 'a' }, { const: 'b' }] }, 'c', ['args: expected "a" or "b", got "c"']);
+    const refs = { anyOf: [{ $ref: '#/$defs/S' }, { $ref: '#/$defs/I' }], $defs: { S: { type: 'string' }, I: { type: 'integer' } } };
+    ok(refs, 3);
+    errors(refs, true, ['args: expected string or integer, got boolean']);
   });
 
   it('anyOf reports the branch the value was meant for', () => {
