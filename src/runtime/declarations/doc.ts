@@ -3,6 +3,7 @@
  * model about. Both renderers print these as comments.
  */
 
+import { inlineRefs, mergeSchemas } from './merge.ts';
 import { isSchemaObject, resolveLocalRef } from './pointer.ts';
 
 /** A description plus `[tag, value]` notes such as `['minimum', '1']`. */
@@ -57,13 +58,27 @@ function safeJson(value: unknown): string | undefined {
   }
 }
 
+/** `schema` with its `allOf` parts folded in, when they combine; otherwise `schema` itself. */
+function foldAllOf(schema: { readonly [k: string]: unknown }, root: unknown): { readonly [k: string]: unknown } {
+  if (!Array.isArray(schema.allOf)) return schema;
+  const { allOf: parts, ...rest } = schema;
+  let merged: Record<string, unknown> | false | null = rest;
+  for (const part of parts as unknown[]) {
+    const flat = inlineRefs(part, root);
+    merged = flat === null || flat === false ? null : mergeSchemas(merged, flat);
+    if (!merged) return schema;
+  }
+  return merged;
+}
+
 /**
  * The doc of `schema`. A `$ref` with no description of its own borrows the description and
- * tags of what it points at, so `{ "$ref": "#/$defs/Mode" }` still carries Mode's text.
+ * tags of what it points at, so `{ "$ref": "#/$defs/Mode" }` still carries Mode's text; the
+ * parts of an `allOf` contribute theirs, with bounds tightened as the merge does.
  */
 export function docOf(schema: unknown, root: unknown, constraints: boolean): Doc {
   if (!isSchemaObject(schema)) return EMPTY_DOC;
-  const doc = ownDoc(schema, constraints);
+  const doc = ownDoc(foldAllOf(schema, root), constraints);
   let current: unknown = schema;
   const seen = new Set<string>();
   // Follow a short chain of references; cycles stop at the first repeat.
@@ -73,7 +88,7 @@ export function docOf(schema: unknown, root: unknown, constraints: boolean): Doc
     seen.add(target.pointer);
     current = target.schema;
     if (!isSchemaObject(current)) break;
-    const next = ownDoc(current, constraints);
+    const next = ownDoc(foldAllOf(current, root), constraints);
     if (doc.description === undefined && next.description !== undefined) doc.description = next.description;
     for (const tag of next.tags) if (!doc.tags.some(([name]) => name === tag[0])) doc.tags.push(tag);
   }

@@ -43,7 +43,7 @@ export interface RenderOptions {
   maxDepth?: number;
 }
 
-/** Options for {@link ToolDescriptor} Python stubs. */
+/** Options for `renderPythonStubs`. */
 export interface PythonStubOptions extends RenderOptions {
   /** Start with the `from typing import …` line the stubs need. Default `true`. */
   imports?: boolean;

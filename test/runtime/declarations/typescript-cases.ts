@@ -210,6 +210,21 @@ export const ARGS_CASES: ArgsCase[] = [
     args: '{ v: never }',
   },
   {
+    name: 'allOf intersects enums, tightens bounds and keeps the first description',
+    schema: obj({ v: { allOf: [{ enum: ['a', 'b', 'c'], minLength: 1, description: 'First' }, { enum: ['b', 'c', 'd'], minLength: 2, description: 'Second' }] } }, ['v']),
+    args: ['{', '  /**', '   * First', '   * @minLength 2', '   */', '  v: "b" | "c";', '}'].join('\n'),
+  },
+  {
+    name: 'allOf with conflicting consts is never',
+    schema: obj({ v: { allOf: [{ const: 1 }, { const: 2 }] } }, ['v']),
+    args: '{ v: never }',
+  },
+  {
+    name: '$ref pointers are percent- and tilde-decoded',
+    schema: obj({ a: { $ref: '#/$defs/a%20b' }, b: { $ref: '#/$defs/c~1d' } }, ['a', 'b'], { $defs: { 'a b': { type: 'string' }, 'c/d': { type: 'integer' } } }),
+    args: '{ a: string; b: number }',
+  },
+  {
     name: 'what a type cannot say is unknown',
     schema: obj({ a: { not: { type: 'string' } }, b: { type: 'date' }, c: { enum: [{ x: 1 }, 'y'] }, d: true, e: {} }, ['a', 'b', 'c', 'd', 'e']),
     args: '{ a: unknown; b: unknown; c: unknown; d: unknown; e: unknown }',
