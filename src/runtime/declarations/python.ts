@@ -22,16 +22,21 @@ interface FunctionSpec {
 /** One line in the output order: a function to print, or a note on why a tool is missing. */
 type Item = { entry: CatalogEntry; spec: FunctionSpec } | { entry: CatalogEntry; problem: string };
 
-/** Where a tool can be called from Python, or why it cannot. */
+/**
+ * The name a tool is called by from Python, or a note saying how to reach it instead. Names
+ * starting with `__` are left out too: a class body would mangle them, and the runner keeps
+ * dunder attributes for Python itself.
+ */
 function callableName(entry: CatalogEntry, taken: ReadonlySet<string>): { name: string } | { problem: string } {
-  if (isPyName(entry.name) && !taken.has(entry.name)) return { name: entry.name };
-  if (entry.identifierIsOurs && isPyName(entry.identifier) && !taken.has(entry.identifier)) return { name: entry.identifier };
+  const usable = (name: string) => isPyName(name) && !name.startsWith('__') && !taken.has(name);
+  if (usable(entry.name)) return { name: entry.name };
+  if (entry.identifierIsOurs && usable(entry.identifier)) return { name: entry.identifier };
   const quoted = pyString(entry.name);
+  const how = entry.kind === 'tool' ? `reachable only as tools[${quoted}]` : 'not listed';
   if (!entry.identifierIsOurs) {
-    const others = entry.sharedWith.map(pyString).join(', ');
-    return { problem: `${quoted} is not listed: its identifier ${entry.identifier} would also match ${others}.` };
+    return { problem: `${quoted} is ${how}: its identifier ${entry.identifier} would also match ${entry.sharedWith.map(pyString).join(', ')}.` };
   }
-  return { problem: `${quoted} is not listed: it has no name Python can call it by.` };
+  return { problem: `${quoted} is ${how}: it has no name Python can call it by.` };
 }
 
 function functionSpec(printer: PyPrinter, entry: CatalogEntry, name: string): FunctionSpec {
