@@ -43,6 +43,11 @@ export class ToolRegistry {
     return [...this.tools.keys()];
   }
 
+  /** Every registered tool, in registration order. */
+  all(): RegisteredTool[] {
+    return [...this.tools.values()];
+  }
+
   /** Registers a host built-in. Names are unique; a second registration is an error. */
   addHostTool(def: HostToolDefinition): RegisteredTool {
     if (this.tools.has(def.name)) throw new Error(`a tool named "${def.name}" is already registered`);
@@ -58,6 +63,7 @@ export class ToolRegistry {
       kind: 'host',
       handler: def.handler,
       ...(def.scriptCallable === false ? { scriptCallable: false } : {}),
+      ...(def.describe ? { describe: def.describe } : {}),
     };
     this.tools.set(def.name, entry);
     return entry;
@@ -137,7 +143,7 @@ export class ToolRegistry {
   list(): ToolListing[] {
     return [...this.tools.values()].map((t) => ({
       name: t.name,
-      description: t.description,
+      description: t.describe ? t.describe() : t.description,
       inputSchema: t.inputSchema,
       ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
       classes: [...t.classes],

@@ -39,6 +39,8 @@ export interface HostToolDefinition {
   handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult>;
   /** False for tools a script may not call (such as `code_execution` itself). Default true. */
   scriptCallable?: boolean;
+  /** Computes the description at listing time, for tools whose description depends on other tools. */
+  describe?: () => string;
 }
 
 /** Where a registered tool's effective class came from. */
@@ -58,6 +60,7 @@ export interface RegisteredTool {
   readonly serverTool?: string;
   readonly handler?: HostToolDefinition['handler'];
   readonly scriptCallable?: boolean;
+  readonly describe?: () => string;
 }
 
 /** The model-facing view of a tool, as the framework lists it for the model. */

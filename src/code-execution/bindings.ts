@@ -1,0 +1,84 @@
+/**
+ * Turns host tools into script bindings. Each call a script makes goes through the host's one
+ * dispatch path as its own call: its own `toolCallId`, the inner tool's name and class, the
+ * parent's inference id, and the parent `code_execution` call's id as
+ * `_meta["agent-framework/parentToolCallId"]`.
+ *
+ * The runtime's abort signal is deliberately not passed on: killing a script never cancels a
+ * tool that was already dispatched. That call ends with its own result, or `failed` when the
+ * safety timeout gives up.
+ */
+import type { ToolHost } from '../host/tool-host.ts';
+import type { DispatchOutcome, RegisteredTool, ToolResult } from '../host/types.ts';
+import { resultText } from '../host/results.ts';
+import type { ToolBinding } from '../runtime/types.ts';
+import { END_TURN_META_KEY } from './options.ts';
+
+/** What the script sees when a call does not produce a successful result. */
+export class ToolError extends Error {
+  override name = 'ToolError';
+}
+
+export interface ParentCall {
+  toolCallId: string;
+  inferenceId: string;
+}
+
+/** Per-execution state the bindings report into. */
+export interface ExecutionLedger {
+  /** Set by an inner result asking for the turn to end, while the script still runs. */
+  endTurn: boolean;
+  /** False once the script has ended: later results cannot affect this execution. */
+  live: boolean;
+}
+
+/** What a script receives for a successful result: structured content, parsed JSON text, text, or the blocks. */
+export function scriptValue(result: ToolResult): unknown {
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  const blocks = result.content;
+  if (blocks.length === 1 && blocks[0]!.type === 'text' && typeof blocks[0]!.text === 'string') {
+    const text = blocks[0]!.text as string;
+    const trimmed = text.trimStart();
+    if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+      try {
+        return JSON.parse(text);
+      } catch {
+        // Text that merely looks like JSON is handed over as text.
+        return text;
+      }
+    }
+    return text;
+  }
+  if (blocks.length === 0) return null;
+  return blocks;
+}
+
+function failure(name: string, outcome: DispatchOutcome): ToolError {
+  const text = resultText(outcome.result) || `${name} ${outcome.status}`;
+  return new ToolError(outcome.status === 'completed' ? text : `${name} ${outcome.status}: ${text}`);
+}
+
+export function buildBindings(
+  host: ToolHost,
+  tools: readonly RegisteredTool[],
+  parent: ParentCall,
+  ledger: ExecutionLedger,
+  callTimeoutMs: number,
+): ToolBinding[] {
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    invoke: async (args: unknown) => {
+      const outcome = await host.dispatch({
+        inferenceId: parent.inferenceId,
+        name: tool.name,
+        input: args,
+        parentToolCallId: parent.toolCallId,
+        timeoutMs: callTimeoutMs,
+      });
+      if (ledger.live && outcome.result._meta?.[END_TURN_META_KEY] === true) ledger.endTurn = true;
+      if (outcome.status !== 'completed' || outcome.result.isError) throw failure(tool.name, outcome);
+      return scriptValue(outcome.result);
+    },
+  }));
+}

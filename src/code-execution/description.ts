@@ -1,0 +1,45 @@
+/**
+ * The model-facing description of `code_execution`, generated from the tools scripts may call:
+ * TypeScript declarations for JavaScript, Python signatures for Python. It never lists
+ * `code_execution` itself.
+ */
+import { renderDeclarations, renderPythonStubs, type ToolDescriptor } from '../runtime/declarations/index.ts';
+import type { RegisteredTool } from '../host/types.ts';
+import type { ScriptLanguage } from './options.ts';
+
+function descriptors(tools: readonly RegisteredTool[]): ToolDescriptor[] {
+  return tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema,
+    ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+  }));
+}
+
+export function describeCodeExecution(tools: readonly RegisteredTool[], languages: readonly ScriptLanguage[], limits: { defaultMs: number; maxMs: number }): string {
+  const parts = [
+    'Run a script that calls tools. Loop, filter and chain calls in code; only what the script returns or prints comes back to you, never the raw results of its calls.',
+    `Every call the script makes is a real tool call, checked and reported like your own. time_limit_ms defaults to ${limits.defaultMs} and is capped at ${limits.maxMs}.`,
+    'A tool that fails or returns an error result raises a ToolError carrying its message.',
+  ];
+  const list = descriptors(tools);
+  if (languages.includes('javascript')) {
+    parts.push(
+      '',
+      'language "javascript" (default): the code is the body of an async function. Use `await`, `return` the result (it must be JSON-serializable), log with console.log. Tools are `await tools.<name>(args)`; a name that is not an identifier is also `tools["server--tool"]`. No require, import, process, timers or network.',
+      '```ts',
+      list.length ? renderDeclarations(list).trimEnd() : '// no tools are available to scripts',
+      '```',
+    );
+  }
+  if (languages.includes('python')) {
+    parts.push(
+      '',
+      'language "python": top-level await works; tools are `await tools.<name>({...})` (also `tools["server--tool"]`), usable with asyncio.gather. print() is captured; the value of a final expression is returned. Globals persist between runs in the same conversation.',
+      '```python',
+      list.length ? renderPythonStubs(list).trimEnd() : '# no tools are available to scripts',
+      '```',
+    );
+  }
+  return parts.join('\n');
+}

@@ -1,0 +1,5 @@
+/** `code_execution`: scripts whose every tool call is dispatched and observed like a model's. */
+export { registerCodeExecution, type CodeExecution } from './tool.ts';
+export { ToolError, scriptValue } from './bindings.ts';
+export { CODE_EXECUTION, END_TURN_META_KEY, type CodeExecutionOptions, type ScriptLanguage } from './options.ts';
+export type { ExecutionSummary, TimeLimit } from './result.ts';

@@ -1,0 +1,112 @@
+/**
+ * The `code_execution` host tool (class `shell`): runs a model-written script whose every
+ * tool call is dispatched and observed like the model's own.
+ *
+ * @example
+ * ```ts
+ * const host = new ToolHost();
+ * const codeExecution = registerCodeExecution(host, { languages: ['javascript', 'python'] });
+ * // the model calls: code_execution({ code: 'const r = await tools.x__run({a: 1}); return r;' })
+ * await codeExecution.close();
+ * ```
+ */
+import type { ToolHost } from '../host/tool-host.ts';
+import type { HostToolContext, RegisteredTool, ToolResult } from '../host/types.ts';
+import { buildBindings, type ExecutionLedger } from './bindings.ts';
+import { describeCodeExecution } from './description.ts';
+import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguage } from './options.ts';
+import { refusalResult, toToolResult, type ExecutionSummary, type TimeLimit } from './result.ts';
+import { ConversationRunners } from './runners.ts';
+
+export interface CodeExecution {
+  /** The current model-facing description. */
+  describe(): string;
+  /** Kills every interpreter and worker. */
+  close(): Promise<void>;
+  readonly runners: ConversationRunners;
+}
+
+export function registerCodeExecution(host: ToolHost, options: CodeExecutionOptions = {}): CodeExecution {
+  const languages = options.languages ?? (['javascript', 'python'] as const);
+  if (languages.length === 0) throw new Error('code_execution needs at least one language');
+  const defaultMs = options.defaultTimeLimitMs ?? DEFAULTS.defaultTimeLimitMs;
+  const maxMs = options.maxTimeLimitMs ?? DEFAULTS.maxTimeLimitMs;
+  if (defaultMs < 1000 || maxMs < 1000) throw new Error('code_execution time limits must be at least 1000 ms');
+  const callTimeoutMs = (options.innerCallTimeoutMs ?? DEFAULTS.innerCallTimeoutMs) + (options.innerCallGraceMs ?? DEFAULTS.innerCallGraceMs);
+  const maxResultChars = options.maxResultChars ?? DEFAULTS.maxResultChars;
+  const runners = new ConversationRunners(options.jsPoolSize ?? 1, options.python ?? {});
+  const allow = options.allowTool ?? (() => true);
+  const scriptTools = (): RegisteredTool[] =>
+    host.registry.all().filter((t) => t.name !== CODE_EXECUTION && t.scriptCallable !== false && allow(t));
+  const describe = () => describeCodeExecution(scriptTools(), languages, { defaultMs, maxMs });
+
+  async function handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult> {
+    // Claim first, synchronously: a second execution started in the same tick must not get in.
+    const release = runners.claim(ctx.conversationId);
+    if (!release) {
+      return refusalResult('Another code_execution is already running in this conversation; this one was not run. Wait for it to finish, then try again.');
+    }
+    try {
+      const code = args.code;
+      if (typeof code !== 'string' || code.trim() === '') return refusalResult('code_execution needs `code`: a non-empty string.');
+      const language = (args.language ?? 'javascript') as ScriptLanguage;
+      if (!languages.includes(language)) return refusalResult(`language must be one of: ${languages.join(', ')}.`);
+      const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
+      if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
+      const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
+      const ledger: ExecutionLedger = { endTurn: false, live: true };
+      const bindings = buildBindings(host, scriptTools(), { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs);
+      let summary: ExecutionSummary;
+      if (language === 'javascript') {
+        const run = await (await runners.javascript()).execute(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal: ctx.signal });
+        summary = {
+          language,
+          ok: run.ok,
+          ...(run.ok ? { value: run.value } : { error: run.error }),
+          logs: run.logs,
+          calls: run.calls,
+          timeLimit,
+        };
+      } else {
+        const run = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal: ctx.signal });
+        summary = {
+          language,
+          ok: run.ok,
+          stdout: run.stdout,
+          stderr: run.stderr,
+          returnCode: run.returnCode,
+          ...(run.value !== undefined ? { value: run.value } : {}),
+          ...(run.error ? { error: run.error } : {}),
+          ...(run.truncated ? { truncated: true } : {}),
+          calls: run.calls,
+          timeLimit,
+        };
+      }
+      ledger.live = false;
+      return toToolResult(summary, maxResultChars, ledger.endTurn);
+    } finally {
+      release();
+    }
+  }
+
+  host.registerTool({
+    name: CODE_EXECUTION,
+    description: 'Run a script that calls tools.',
+    describe,
+    classes: ['shell'],
+    scriptCallable: false,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        code: { type: 'string', description: 'The script.' },
+        language: { type: 'string', enum: [...languages], description: 'Script language; default "javascript".' },
+        time_limit_ms: { type: 'integer', minimum: 1000, description: `Wall-clock limit; default ${defaultMs}, capped at ${maxMs}.` },
+      },
+      required: ['code'],
+      additionalProperties: false,
+    },
+    handler,
+  });
+
+  return { describe, close: () => runners.close(), runners };
+}

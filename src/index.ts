@@ -1,0 +1,28 @@
+/**
+ * toolcell: run model-written scripts that call tools, with every tool call — the model's own
+ * and every call from inside a script — dispatched through one path and reported to MCPL
+ * tool-lifecycle observers.
+ */
+export { ToolHost, type ToolHostOptions, type ToolHostEvents, type Stream } from './host/tool-host.ts';
+export { textResult, errorResult, resultText } from './host/results.ts';
+export type {
+  ToolResult,
+  ContentBlock,
+  HostToolDefinition,
+  HostToolContext,
+  DispatchRequest,
+  DispatchOutcome,
+  DispatchStatus,
+  RefusalCode,
+  ToolListing,
+  RegisteredTool,
+} from './host/types.ts';
+export { TOOL_CLASSES, isToolClass, type ToolClass } from './host/classes.ts';
+export type { RefusalPolicy } from './host/refusals.ts';
+export type { ServerConfig } from './mcpl/config.ts';
+export { McplConnection } from './mcpl/connection.ts';
+export type { OperatorPolicy, NarrowingSpec } from './lifecycle/grants.ts';
+export { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleParams, type ToolPhase } from './lifecycle/events.ts';
+export { registerCodeExecution, ToolError, type CodeExecution, type CodeExecutionOptions } from './code-execution/index.ts';
+export { renderDeclarations, renderPythonStubs, validateArguments } from './runtime/declarations/index.ts';
+export { PythonRunner } from './runtime/python/index.ts';
