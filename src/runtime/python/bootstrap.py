@@ -45,6 +45,28 @@ TLA_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
 
 
+def fatal(what):
+    """The runner itself failed: report on the run's stderr and exit so the host starts afresh."""
+    try:
+        os.write(2, ("toolcell: %s\n%s" % (what, traceback.format_exc())).encode("utf-8", "backslashreplace"))
+    finally:
+        os._exit(70)
+
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def safe_str(obj, convert=str):
+    """str() or repr() of a script object, which may itself raise."""
+    try:
+        return convert(obj)
+    except Exception as e:
+        return "<%s failed: %s: %s>" % (convert.__name__, type(e).__name__, e)
+
+
 def in_script(frame):
     """Whether the innermost frame that is either ours or the script's belongs to the script."""
     while frame is not None:
@@ -58,7 +80,7 @@ def in_script(frame):
 
 
 class Run:
-    __slots__ = ("id", "task", "pending", "next_call", "interrupting")
+    __slots__ = ("id", "task", "pending", "next_call", "interrupting", "started", "cancel_requested")
 
     def __init__(self, run_id):
         self.id = run_id
@@ -66,6 +88,8 @@ class Run:
         self.pending = {}
         self.next_call = 0
         self.interrupting = False
+        self.started = False
+        self.cancel_requested = False
 
 
 class Runtime:
@@ -84,9 +108,7 @@ class Runtime:
 
     # -- protocol ---------------------------------------------------------------------------
     def write(self, data):
-        view = memoryview(data)
-        while view:
-            view = view[os.write(self.fd_out, view):]
+        write_all(self.fd_out, data)
 
     def queue(self, line):
         self.outq.append(line)
@@ -109,9 +131,12 @@ class Runtime:
             return
         lines = (self.inbuf + data).split(b"\n")
         self.inbuf = lines.pop()
-        for line in lines:
-            if line:
-                self.dispatch(json.loads(line))
+        try:
+            for line in lines:
+                if line:
+                    self.dispatch(json.loads(line))
+        except Exception:
+            fatal("bad message from the host")
 
     def dispatch(self, msg):
         kind, run = msg["t"], self.run
@@ -127,10 +152,13 @@ class Runtime:
                     if self.globals.get(ident) is fn:
                         del self.globals[ident]
             self.run = Run(msg["run"])
-            self.run.task = self.loop.create_task(self.execute(self.run, msg["code"]))
+            self.run.task = self.loop.create_task(self.guarded(self.run, msg["code"]))
         elif kind == "cancel":
             if run is not None and run.id == msg["run"]:
-                run.task.cancel()
+                # A task cancelled before its first step would never report; it checks the flag instead.
+                run.cancel_requested = True
+                if run.started:
+                    run.task.cancel()
         else:
             raise ValueError("unknown message type %r" % (kind,))
 
@@ -157,33 +185,57 @@ class Runtime:
         g = self.globals
         g.update(self.table.helpers)
         g.update(tools=self.tools, ToolError=st.ToolError, ToolCallError=st.ToolCallError, UnknownToolError=st.UnknownToolError)
-        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+        self.reset_streams()
         signal.signal(signal.SIGINT, self.on_interrupt)
         signal.signal(signal.SIGALRM, self.on_interrupt)
         done = {"t": "done", "run": run.id, "outcome": "ok", "returnCode": 0}
-        value, has_value = None, False
+        value = None
         try:
-            has_value, value = await self.evaluate(run.id, code, g)
+            if run.cancel_requested:
+                raise asyncio.CancelledError()
+            value = await self.evaluate(run.id, code, g)
         except SystemExit as e:
             exit_code = e.code
             if exit_code is not None and not isinstance(exit_code, int):
-                print(exit_code, file=sys.stderr)
+                self.report(safe_str(exit_code) + "\n")
                 exit_code = 1
             done.update(outcome="exit", returnCode=exit_code or 0)
         except BaseException as e:
             outcome = {asyncio.CancelledError: "cancelled", KeyboardInterrupt: "interrupted"}.get(type(e), "error")
             stack = self.format_error(e)
-            sys.stderr.write(stack)
+            self.report(stack)
             done.update(outcome=outcome, returnCode=130 if outcome == "interrupted" else 1,
-                        error={"name": type(e).__name__, "message": str(e), "stack": stack})
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            self.finish(run)
+                        error={"name": type(e).__name__, "message": safe_str(e), "stack": stack})
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        self.finish(run)
         line = dumps(done)
-        if has_value and value is not None:
+        if value is not None:
             line = line[:-1] + self.encode_value(value)
         self.flush()
         self.write((line + "\n").encode())
+
+    async def guarded(self, run, code):
+        """Runs `execute`, whose own failure (not the script's) leaves nothing to report with."""
+        run.started = True
+        try:
+            await self.execute(run, code)
+        except BaseException:
+            # E.g. the script closed our pipes: this interpreter cannot report any more.
+            fatal("the runner could not complete run %d" % run.id)
+
+    def reset_streams(self):
+        """Undoes what the last script did to sys.stdout/sys.stderr (replaced or closed them)."""
+        for name, fd in (("__stdout__", 1), ("__stderr__", 2)):
+            if getattr(sys, name).closed:
+                setattr(sys, name, open(fd, "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=False))
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+
+    def report(self, text):
+        """Writes to the run's stderr the way Python reports an uncaught error."""
+        try:
+            sys.__stderr__.write(text)
+        except Exception:  # the script closed or broke the stream; the raw fd still reaches the run
+            os.write(2, text.encode("utf-8", "backslashreplace"))
 
     async def evaluate(self, run_id, code, g):
         filename = "%s%d>" % (SCRIPT_PREFIX, run_id)
@@ -195,18 +247,18 @@ class Runtime:
         if body.co_flags & CO_COROUTINE:
             await result
         if last is None:
-            return False, None
+            return None
         expr = compile(ast.Expression(last.value), filename, "eval", TLA_FLAGS, dont_inherit=True)
         value = eval(expr, g)
         if expr.co_flags & CO_COROUTINE:
             value = await value
-        return True, value
+        return value
 
     def encode_value(self, value):
         try:
             text = dumps(value)
         except (TypeError, ValueError, RecursionError):
-            text = dumps(repr(value))
+            text = dumps(safe_str(value, repr))
         if len(text) > self.value_cap:
             return ',"valueTruncated":true}'
         return ',"value":%s}' % text
@@ -234,22 +286,19 @@ class Runtime:
                 task.cancel()
         for fut in run.pending.values():
             fut.cancel()
-        for stream in {sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__}:
+        streams = [sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__]
+        for i, stream in enumerate(streams):
+            if any(stream is seen for seen in streams[:i]) or getattr(stream, "closed", False):
+                continue
             try:
                 stream.flush()
-            except Exception as e:  # a stream the script replaced or closed; report it on the real stderr
-                os.write(self.err_backup, ("toolcell: could not flush %r: %s\n" % (stream, e)).encode())
+            except Exception as e:  # a stream the script replaced; say so in the run's stderr
+                os.write(self.err_backup, ("toolcell: could not flush %s: %s\n" % (safe_str(stream, repr), e)).encode())
         os.dup2(self.out_backup, 1)
         os.dup2(self.err_backup, 2)
         marker = ("\x1etoolcell:%s:%d\x1e" % (self.nonce, run.id)).encode()
-        self.write_fd(1, marker)
-        self.write_fd(2, marker)
-
-    @staticmethod
-    def write_fd(fd, data):
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        write_all(1, marker)
+        write_all(2, marker)
 
     def on_interrupt(self, signum, frame):
         """SIGINT from the host (and our SIGALRM retries): raise only inside the script's own code."""

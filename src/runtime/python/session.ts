@@ -62,7 +62,9 @@ export class RunSession {
 
   onMessage(msg: InboundMessage): void {
     if (this.#settled || !('run' in msg) || msg.run !== this.runId) return;
-    if (msg.t === 'call') this.#call(msg.id, msg.name, msg.args);
+    if (msg.t === 'call') {
+      if (!this.#done) this.#call(msg.id, msg.name, msg.args);
+    }
     else if (msg.t === 'done') {
       this.#done = msg;
       this.#maybeFinish();

@@ -195,3 +195,11 @@ test('invalid arguments are rejected with a clear error', async () => {
   assert.throws(() => new PythonRunner({ outputCapBytes: -1 }), /outputCapBytes must be a positive number/);
   assert.equal(runner.state, 'cold');
 });
+
+test('a script that closes the runner\'s own descriptors ends its interpreter with a clear error', async () => {
+  const runner = make();
+  const r = await runner.run('import os\nos.closerange(3, 1024)\nprint("closed")', opts);
+  assert.equal(r.error?.kind, 'sandbox');
+  assert.match(r.error?.message ?? '', /exited with code 70 during the run/);
+  assert.equal((await runner.run('"recovered"', opts)).value, 'recovered');
+});

@@ -132,3 +132,18 @@ test('non-ASCII and undecodable output survive', async () => {
   assert.equal(r.ok, true, r.stderr);
   assert.equal(r.stdout, 'héllo ☃ \\ud800\nünï\n');
 });
+
+test('a script that closes sys.stdout gets working streams back in the next run', async () => {
+  const r = await run('import sys\nprint("before")\nsys.stdout.close()\nsys.stderr.close()');
+  assert.equal(r.ok, true);
+  assert.equal(r.stdout, 'before\n');
+  const next = await run('import sys\nprint("works")\nprint("e", file=sys.stderr)');
+  assert.deepEqual([next.stdout, next.stderr], ['works\n', 'e\n']);
+});
+
+test('an exception whose str() raises still produces a clear script error', async () => {
+  const r = await run('class Odd(Exception):\n    def __str__(self):\n        raise RuntimeError("no str")\nraise Odd()');
+  assert.equal(r.error?.name, 'Odd');
+  assert.match(r.error?.message ?? '', /<str failed: RuntimeError: no str>/);
+  assert.equal((await run('"fine"')).value, 'fine');
+});
