@@ -1,0 +1,17 @@
+/**
+ * The sandboxed JavaScript runtime for model-written scripts. See {@link JsRuntime}.
+ */
+export { JsRuntime, type JsRuntimeOptions, type ExecuteOptions } from './runtime.ts';
+export type { ExecuteResult } from './run.ts';
+export { DEFAULT_LIMITS, type JsLimits } from './limits.ts';
+
+import { JsRuntime, type ExecuteOptions } from './runtime.ts';
+import type { ExecuteResult } from './run.ts';
+
+let shared: JsRuntime | undefined;
+
+/** Runs a script on a shared default runtime (one warm worker). */
+export function execute(code: string, options: ExecuteOptions): Promise<ExecuteResult> {
+  shared ??= new JsRuntime();
+  return shared.execute(code, options);
+}
