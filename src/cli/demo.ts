@@ -78,7 +78,6 @@ export async function runDemo(options: { python: boolean; plain: boolean }): Pro
       await host.connectServer({ ...peerConfig(dir, o.id, { observer: true, ...(o.filter ? { filter: o.filter } : {}) }), policy: o.policy });
     }
     const codeExecution = options.plain ? undefined : registerDemoCodeExecution(host);
-    if (codeExecution) OBSERVERS[0]!.about += '; script calls are indented under their code_execution parent';
     // Filters take effect when answered; wait for both answers before the turn starts.
     for (const o of OBSERVERS.filter((x) => x.filter)) {
       const deadline = Date.now() + 5000;
@@ -104,11 +103,15 @@ export async function runDemo(options: { python: boolean; plain: boolean }): Pro
     const outcomes = await Promise.all(calls.map((c) => host.dispatch({ inferenceId, modelCallId: c.id, name: c.name, input: c.input })));
     stream.end('turn complete');
     for (const [i, outcome] of outcomes.entries()) {
-      const text = resultText(outcome.result);
-      out(`  ${calls[i]!.name} → ${outcome.status}${outcome.result.isError ? ' (error result)' : ''}: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`);
+      const summary = outcome.result.structuredContent as Record<string, any> | undefined;
+      const shown = summary
+        ? JSON.stringify({ ok: summary.ok, value: summary.value, error: summary.error, stdout: summary.stdout || undefined, logs: summary.logs, calls: summary.calls?.length })
+        : resultText(outcome.result);
+      out(`  ${calls[i]!.name} → ${outcome.status}${outcome.result.isError ? ' (error result)' : ''}: ${shown.length > 400 ? `${shown.slice(0, 400)}…` : shown}`);
     }
     await host.flush();
     for (const o of OBSERVERS) await host.server(o.id)!.request('fixture/barrier');
+    if (codeExecution) out('(calls made by the script are indented under their code_execution parent)');
     for (const o of OBSERVERS) {
       out();
       out(`observer "${o.id}" — ${o.about}`);

@@ -15,7 +15,10 @@ const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.
 function detail(p: Record<string, any>): string {
   const parts: string[] = [];
   if (p.phase === 'started') {
-    if (p.input !== undefined) parts.push(`input ${JSON.stringify(p.input)}`);
+    if (p.input !== undefined) {
+      const text = JSON.stringify(p.input);
+      parts.push(`input ${text.length > 90 ? `${text.slice(0, 89)}…` : text}`);
+    }
     if (p.inputWithheld) parts.push('input withheld');
     if (p.inputAltered) parts.push('input altered');
   }

@@ -128,8 +128,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     });
     connection.on('diagnostic', (d) => this.diagnostic(config.id, d.code, d.message));
     connection.on('closed', (info) => {
-      this.logger.warn({ serverId: config.id, ...info }, 'server transport closed');
-      this.emit('server-closed', { serverId: config.id, ...info });
+      if (info.expected) this.logger.debug({ serverId: config.id, ...info }, 'server transport closed');
+      else this.logger.warn({ serverId: config.id, ...info }, 'server transport closed unexpectedly');
+      this.emit('server-closed', { serverId: config.id, epoch: info.epoch, code: info.code, signal: info.signal });
     });
     this.connections.set(config.id, connection);
     this.emitter.add(connection);

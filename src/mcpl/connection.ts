@@ -39,7 +39,7 @@ export interface ConnectionEvents {
   /** The server's tools were (re)listed. */
   tools: (tools: ServerToolListing[]) => void;
   /** The transport closed; `epoch` is the one that closed. */
-  closed: (info: { epoch: number; code: number | null; signal: string | null }) => void;
+  closed: (info: { epoch: number; code: number | null; signal: string | null; expected: boolean }) => void;
   /** Something worth an operator's attention (RFC-007/008 SHOULD-log items, garbage lines). */
   diagnostic: (d: { code: string; message: string }) => void;
   /** The filter in force changed (set, cleared or discarded). */
@@ -174,7 +174,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     this.policyEstablished = false;
     this.queue.stop();
     const exit = transport.exit;
-    this.emit('closed', { epoch, code: exit?.code ?? null, signal: exit?.signal ?? null });
+    this.emit('closed', { epoch, code: exit?.code ?? null, signal: exit?.signal ?? null, expected: this.closing });
   }
 
   /** Computes the grant from the policy and the server's advertisement, and tells the server. */
