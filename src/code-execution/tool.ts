@@ -15,7 +15,7 @@ import type { HostToolContext, RegisteredTool, ToolResult } from '../host/types.
 import { buildBindings, type ExecutionLedger } from './bindings.ts';
 import { describeCodeExecution } from './description.ts';
 import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguage } from './options.ts';
-import { refusalResult, toToolResult, type ExecutionSummary, type TimeLimit } from './result.ts';
+import { refusalResult, summarizeCalls, toToolResult, type ExecutionSummary, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
 
 export interface CodeExecution {
@@ -64,7 +64,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
           ok: run.ok,
           ...(run.ok ? { value: run.value } : { error: run.error }),
           logs: run.logs,
-          calls: run.calls,
+          ...summarizeCalls(run.calls),
           timeLimit,
         };
       } else {
@@ -78,7 +78,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
           ...(run.value !== undefined ? { value: run.value } : {}),
           ...(run.error ? { error: run.error } : {}),
           ...(run.truncated ? { truncated: true } : {}),
-          calls: run.calls,
+          ...summarizeCalls(run.calls),
           timeLimit,
         };
       }

@@ -1,0 +1,107 @@
+/**
+ * code_execution benchmark (`npm run bench:code-execution`).
+ *
+ * Inner calls per second through the whole path — script → host dispatch (refusal sites,
+ * lifecycle to 4 observer processes granted observe + inputs with an input filter) → a no-op
+ * built-in — next to the sandbox-only figure (the same script, the same runtime, a binding
+ * that answers directly) measured in the same run. Then Python: warm execution latency of a
+ * trivial script through code_execution, and inner calls per second.
+ *
+ * The last line is one JSON object.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import { ToolHost } from '../src/host/tool-host.ts';
+import { textResult } from '../src/host/results.ts';
+import { registerCodeExecution } from '../src/code-execution/index.ts';
+import { JsRuntime } from '../src/runtime/js/index.ts';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const PEER = join(ROOT, 'fixtures', 'peer.mjs');
+const JS_CALLS = 10_000;
+const PY_CALLS = 5_000;
+const ROUNDS = 3;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const jsScript = (n: number) => `for (let i = 0; i < ${n}; i++) await tools.noop({ i }); return ${n};`;
+const pyScript = (n: number) => `for i in range(${n}):\n    await tools.noop({"i": i})\n${n}`;
+
+const dir = mkdtempSync(join(tmpdir(), 'toolcell-bench-ce-'));
+const host = new ToolHost({ logger: pino({ level: 'silent' }) });
+host.registerTool({
+  name: 'noop',
+  description: 'Does nothing',
+  inputSchema: { type: 'object', properties: { i: { type: 'integer' } } },
+  classes: ['shell'],
+  handler: async () => textResult('ok'),
+});
+try {
+  for (let i = 0; i < 4; i++) {
+    const config = join(dir, `obs${i}.json`);
+    writeFileSync(config, JSON.stringify({ observer: true, filter: { rules: [{ match: {}, input: true }] } }));
+    await host.connectServer({
+      id: `obs${i}`,
+      command: process.execPath,
+      args: [PEER],
+      env: { TOOLCELL_PEER_CONFIG: config },
+      policy: { enabledCapabilities: ['toolLifecycle.observe', 'toolLifecycle.inputs'], toolLifecycle: { inputs: { classes: ['shell'] } } },
+    });
+  }
+  const codeExecution = registerCodeExecution(host, { maxTimeLimitMs: 120_000 });
+  const stream = host.openStream('bench');
+  const inferenceId = stream.beginInference();
+  const run = async (input: Record<string, unknown>) => {
+    const t = performance.now();
+    const outcome = await host.dispatch({ inferenceId, name: 'code_execution', input });
+    const ms = performance.now() - t;
+    const summary = outcome.result.structuredContent as { ok: boolean; error?: unknown } | undefined;
+    if (!summary?.ok) throw new Error(`benchmark script failed: ${JSON.stringify(outcome.result).slice(0, 500)}`);
+    return ms;
+  };
+
+  // JavaScript through the whole path.
+  await run({ code: jsScript(500), time_limit_ms: 120_000 });
+  const jsFull: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) jsFull.push(JS_CALLS / ((await run({ code: jsScript(JS_CALLS), time_limit_ms: 120_000 })) / 1000));
+
+  // The same script in the sandbox alone: a binding that answers at once.
+  const runtime = new JsRuntime();
+  const direct = [{ name: 'noop', invoke: async () => 'ok' }];
+  await runtime.execute(jsScript(500), { tools: direct });
+  const jsSandbox: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const t = performance.now();
+    const result = await runtime.execute(jsScript(JS_CALLS), { tools: direct, timeoutMs: 120_000 });
+    if (!result.ok) throw new Error('sandbox-only run failed');
+    jsSandbox.push(JS_CALLS / ((performance.now() - t) / 1000));
+  }
+  await runtime.close();
+
+  // Python: warm execution latency and inner calls.
+  await run({ code: '1', language: 'python' });
+  const pyExec: number[] = [];
+  for (let i = 0; i < 200; i++) pyExec.push(await run({ code: '1', language: 'python' }));
+  await run({ code: pyScript(200), language: 'python', time_limit_ms: 120_000 });
+  const pyCalls: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) pyCalls.push(PY_CALLS / ((await run({ code: pyScript(PY_CALLS), language: 'python', time_limit_ms: 120_000 })) / 1000));
+
+  stream.end();
+  await codeExecution.close();
+  const jsInnerCallsPerSec = Math.round(median(jsFull));
+  const jsSandboxOnlyCallsPerSec = Math.round(median(jsSandbox));
+  const pyWarmExecMs = Number(median(pyExec).toFixed(3));
+  const pyInnerCallsPerSec = Math.round(median(pyCalls));
+  const dropped = [0, 1, 2, 3].reduce((n, i) => n + (host.server(`obs${i}`)?.queue.stats.droppedCalls ?? 0), 0);
+  console.log(`JavaScript inner calls, whole path with 4 observers: ${jsInnerCallsPerSec.toLocaleString()} calls/s`);
+  console.log(`JavaScript inner calls, sandbox only:                ${jsSandboxOnlyCallsPerSec.toLocaleString()} calls/s  ratio ${(jsInnerCallsPerSec / jsSandboxOnlyCallsPerSec).toFixed(2)} (target ≥ 0.50)`);
+  console.log(`Python warm code_execution (trivial script):         ${pyWarmExecMs} ms median (target ≤ 2)`);
+  console.log(`Python inner calls, whole path:                      ${pyInnerCallsPerSec.toLocaleString()} calls/s`);
+  console.log(`(calls dropped for observers above their rate budget: ${dropped.toLocaleString()})`);
+  console.log(JSON.stringify({ jsInnerCallsPerSec, jsSandboxOnlyCallsPerSec, ratio: Number((jsInnerCallsPerSec / jsSandboxOnlyCallsPerSec).toFixed(3)), pyWarmExecMs, pyInnerCallsPerSec, droppedForObservers: dropped }));
+} finally {
+  await host.close();
+  rmSync(dir, { recursive: true, force: true });
+}
