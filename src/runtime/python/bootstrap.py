@@ -25,6 +25,7 @@ import linecache
 import os
 import signal
 import traceback
+import types
 
 
 def load_sibling(name):
@@ -104,7 +105,12 @@ class Runtime:
         self.run = None
         self.table = st.ToolTable(self.call)
         self.tools = st.Tools(self.table)
-        self.globals = {"__name__": "__main__", "__doc__": None, "__builtins__": builtins}
+        # The script's globals are a fresh __main__ module, so pickle, multiprocessing and
+        # dataclasses find what the script defines where they look for it.
+        main_module = types.ModuleType("__main__")
+        main_module.__builtins__ = builtins
+        sys.modules["__main__"] = main_module
+        self.globals = main_module.__dict__
 
     # -- protocol ---------------------------------------------------------------------------
     def write(self, data):
@@ -186,6 +192,7 @@ class Runtime:
         g.update(self.table.helpers)
         g.update(tools=self.tools, ToolError=st.ToolError, ToolCallError=st.ToolCallError, UnknownToolError=st.UnknownToolError)
         self.reset_streams()
+        # A previous script may have replaced our handlers.
         signal.signal(signal.SIGINT, self.on_interrupt)
         signal.signal(signal.SIGALRM, self.on_interrupt)
         done = {"t": "done", "run": run.id, "outcome": "ok", "returnCode": 0}
@@ -335,6 +342,8 @@ def main():
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     rt = Runtime(loop, fd_in, fd_out, nonce, value_cap)
+    signal.signal(signal.SIGINT, rt.on_interrupt)
+    signal.signal(signal.SIGALRM, rt.on_interrupt)
     loop.add_reader(fd_in, rt.on_readable)
     rt.write(b'{"t":"ready","version":%s,"pid":%d}\n' % (dumps(sys.version.split()[0]).encode(), os.getpid()))
     while not rt.eof:

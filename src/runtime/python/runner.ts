@@ -1,10 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import type { RunErrorKind, ToolBinding } from '../types.ts';
 import { childEnvironment, validateExtraEnv } from './env.ts';
-import { PythonProcess, type ExitInfo } from './process.ts';
+import type { ExitInfo, PythonProcess } from './process.ts';
 import type { PythonRunResult } from './result.ts';
 import { RunSession } from './session.ts';
+import { PythonRunnerError, Startup, type Interpreter } from './startup.ts';
 import { buildRunTools, type RunTools } from './tool-table.ts';
+
+export { PythonRunnerError } from './startup.ts';
 
 export interface PythonRunnerOptions {
   /** Interpreter to run; default `python3`, looked up on the allowlisted `PATH`. */
@@ -34,40 +36,18 @@ export interface PythonRunOptions {
 
 export type PythonRunnerState = 'cold' | 'starting' | 'idle' | 'busy' | 'dead';
 
-/** Why `start()` failed: the interpreter could not start (`sandbox`) or startup was cancelled (`aborted`). */
-export class PythonRunnerError extends Error {
-  override name = 'PythonRunnerError';
-  constructor(
-    readonly kind: Extract<RunErrorKind, 'sandbox' | 'aborted'>,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-interface Interpreter {
-  proc: PythonProcess;
-  nonce: string;
-  /** Key of the tool table the interpreter holds, to skip resending it. */
-  toolKey: string | null;
-  /** Ended on purpose while idle, so its exit is not a crash. */
-  reclaimed: boolean;
-}
-
-interface Startup {
-  interp: Interpreter;
-  promise: Promise<void>;
-  waiters: number;
-  fail(err: PythonRunnerError): void;
-}
-
 function refusal(kind: RunErrorKind, message: string): PythonRunResult {
   return { ok: false, stdout: '', stderr: '', returnCode: 1, error: { kind, message }, calls: [] };
 }
 
+/** Node timers cannot wait longer (about 24.8 days); a longer delay would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`);
+  if (typeof value !== 'number' || !(value > 0) || value > MAX_TIMER_MS) {
+    throw new RangeError(`${name} must be a positive number of at most ${MAX_TIMER_MS}, got ${value}`);
+  }
   return value;
 }
 
@@ -106,7 +86,7 @@ export class PythonRunner {
     validateExtraEnv(options.env ?? {});
     this.#env = childEnvironment(process.env, options.env);
     this.#idleTimeoutMs = positive('idleTimeoutMs', options.idleTimeoutMs, 10 * 60_000);
-    this.#outputCapBytes = Math.floor(positive('outputCapBytes', options.outputCapBytes, 256 * 1024));
+    this.#outputCapBytes = Math.max(1, Math.floor(positive('outputCapBytes', options.outputCapBytes, 256 * 1024)));
     this.#interruptGraceMs = positive('interruptGraceMs', options.interruptGraceMs, 200);
     this.#killGraceMs = positive('killGraceMs', options.killGraceMs, 1000);
     this.#startTimeoutMs = positive('startTimeoutMs', options.startTimeoutMs, 10_000);
@@ -115,7 +95,7 @@ export class PythonRunner {
   get state(): PythonRunnerState {
     if (this.#closed) return 'dead';
     if (this.#claimed) return 'busy';
-    if (this.#startup) return 'starting';
+    if (this.#startup && !this.#startup.settled) return 'starting';
     if (this.#interp) return 'idle';
     return this.#dead ? 'dead' : 'cold';
   }
@@ -159,6 +139,7 @@ export class PythonRunner {
   kill(): void {
     this.#clearIdle();
     this.#startup?.fail(new PythonRunnerError('aborted', 'the runner was killed while the interpreter was starting'));
+    this.#startup = null;
     const interp = this.#interp;
     if (!interp) return;
     this.#interp = null;
@@ -170,7 +151,8 @@ export class PythonRunner {
   /** Kills the interpreter and refuses further runs; resolves once the process has exited. */
   async close(): Promise<void> {
     this.#closed = true;
-    const procs = [this.#interp?.proc, this.#startup?.interp.proc].filter((p): p is PythonProcess => p !== undefined);
+    const starting = this.#startup?.settled === false ? this.#startup.interp.proc : undefined;
+    const procs = [this.#interp?.proc, starting].filter((p): p is PythonProcess => p !== undefined);
     // An idle interpreter does not hold the event loop; waiting for its exit must.
     for (const p of procs) p.setRef(true);
     this.kill();
@@ -211,73 +193,40 @@ export class PythonRunner {
 
   async #ensureStarted(signal?: AbortSignal): Promise<void> {
     if (this.#interp) return;
-    const startup = this.#startup ?? this.#launch();
-    startup.waiters++;
-    try {
-      await abortable(startup.promise, signal);
-    } catch (e) {
-      // The last waiter giving up cancels the startup; otherwise another caller still wants it.
-      if (--startup.waiters === 0 && signal?.aborted) startup.fail(new PythonRunnerError('aborted', 'startup was cancelled'));
-      throw e;
-    }
-    startup.waiters--;
+    if (!this.#startup || this.#startup.settled) this.#startup = this.#launch();
+    await this.#startup.join(signal);
   }
 
   #launch(): Startup {
-    let resolve!: () => void;
-    let reject!: (err: PythonRunnerError) => void;
-    const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-    // Waiters observe the rejection; this keeps a startup nobody waits for any more from
-    // surfacing as an unhandled rejection.
-    promise.catch(() => {});
-    const interp: Interpreter = { proc: null as unknown as PythonProcess, nonce: randomBytes(8).toString('hex'), toolKey: null, reclaimed: false };
-    const timer = setTimeout(
-      () => startup.fail(new PythonRunnerError('sandbox', `the Python interpreter did not start within ${this.#startTimeoutMs} ms`)),
-      this.#startTimeoutMs,
-    );
-    const startup: Startup = {
-      interp,
-      promise,
-      waiters: 0,
-      fail: (err) => {
-        if (this.#startup !== startup) return;
-        clearTimeout(timer);
-        this.#startup = null;
-        interp.proc.kill();
-        reject(err);
-      },
-    };
-    interp.proc = new PythonProcess(
-      { python: this.#python, env: this.#env, nonce: interp.nonce, valueCapBytes: this.#outputCapBytes },
+    const startup: Startup = new Startup(
+      { python: this.#python, env: this.#env, valueCapBytes: this.#outputCapBytes, startTimeoutMs: this.#startTimeoutMs },
       {
         message: (msg) => {
           if (msg.t === 'ready') {
-            if (this.#startup !== startup) return;
-            clearTimeout(timer);
-            this.#startup = null;
-            this.#interp = interp;
+            if (startup.settled) return;
+            this.#interp = startup.interp;
             this.#dead = false;
-            interp.proc.setRef(false);
-            resolve();
-          } else if (this.#session?.proc === interp.proc) this.#session.onMessage(msg);
+            startup.interp.proc.setRef(false);
+            startup.succeed();
+          } else if (this.#session?.proc === startup.interp.proc) this.#session.onMessage(msg);
         },
         output: (stream, chunk) => {
-          if (this.#session?.proc === interp.proc) this.#session.onOutput(stream, chunk);
+          if (this.#session?.proc === startup.interp.proc) this.#session.onOutput(stream, chunk);
         },
-        exit: (info) => this.#onExit(interp, startup, info),
+        exit: (info) => this.#onExit(startup, info),
       },
     );
-    this.#startup = startup;
     return startup;
   }
 
-  #onExit(interp: Interpreter, startup: Startup, info: ExitInfo): void {
-    if (this.#startup === startup) {
+  #onExit(startup: Startup, info: ExitInfo): void {
+    if (!startup.settled) {
       const detail = info.diagnostics.trim();
       startup.fail(new PythonRunnerError('sandbox', `${info.description} while starting${detail ? `: ${detail}` : ''}`));
       this.#dead = true;
       return;
     }
+    const interp = startup.interp;
     if (this.#interp === interp) {
       this.#interp = null;
       if (!interp.reclaimed) this.#dead = true;
@@ -302,18 +251,4 @@ export class PythonRunner {
     if (this.#idleTimer) clearTimeout(this.#idleTimer);
     this.#idleTimer = null;
   }
-}
-
-/** `promise`, or a rejection as soon as `signal` aborts. */
-function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(new PythonRunnerError('aborted', 'aborted before the interpreter started'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new PythonRunnerError('aborted', 'aborted while the interpreter was starting'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
-      (e: unknown) => (signal.removeEventListener('abort', onAbort), reject(e)),
-    );
-  });
 }

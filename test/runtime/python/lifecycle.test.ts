@@ -190,6 +190,7 @@ test('invalid arguments are rejected with a clear error', async () => {
   const runner = make();
   await assert.rejects(runner.run(42 as never, opts), /code must be a string/);
   await assert.rejects(runner.run('1', { tools: [], timeoutMs: 0 }), /timeoutMs must be a positive number/);
+  await assert.rejects(runner.run('1', { tools: [], timeoutMs: 2 ** 31 }), /timeoutMs must be a positive number of at most 2147483647/);
   await assert.rejects(runner.run('1', { tools: undefined as never, timeoutMs: 10 }), /tools must be an array/);
   assert.throws(() => new PythonRunner({ env: { 'BAD NAME': 'x' } }), /not a valid environment variable name/);
   assert.throws(() => new PythonRunner({ outputCapBytes: -1 }), /outputCapBytes must be a positive number/);

@@ -147,3 +147,11 @@ test('an exception whose str() raises still produces a clear script error', asyn
   assert.match(r.error?.message ?? '', /<str failed: RuntimeError: no str>/);
   assert.equal((await run('"fine"')).value, 'fine');
 });
+
+test('the script runs as __main__, so pickle and dataclasses find what it defines', async () => {
+  const r = await run(
+    'import pickle, dataclasses\n@dataclasses.dataclass\nclass Point:\n    x: int\n    y: "int" = 0\np = pickle.loads(pickle.dumps(Point(1, 2)))\n[type(p) is Point, p.y, __name__]',
+  );
+  assert.equal(r.ok, true, r.stderr);
+  assert.deepEqual(r.value, [true, 2, '__main__']);
+});

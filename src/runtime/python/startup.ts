@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import type { RunErrorKind } from '../types.ts';
+import { PythonProcess, type LaunchOptions, type ProcessHandlers } from './process.ts';
+
+/** Why `start()` failed: the interpreter could not start (`sandbox`) or startup was cancelled (`aborted`). */
+export class PythonRunnerError extends Error {
+  override name = 'PythonRunnerError';
+  constructor(
+    readonly kind: Extract<RunErrorKind, 'sandbox' | 'aborted'>,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A live interpreter as the runner tracks it. */
+export interface Interpreter {
+  proc: PythonProcess;
+  /** Makes this interpreter's end-of-run markers unguessable to ordinary output. */
+  nonce: string;
+  /** Key of the tool table the interpreter holds, to skip resending it. */
+  toolKey: string | null;
+  /** Ended on purpose while idle, so its exit is not a crash. */
+  reclaimed: boolean;
+}
+
+/**
+ * One interpreter on its way up. Several callers may wait for it; it settles once, by the
+ * handshake (`succeed`), a failure, a cancel, or its start timeout.
+ */
+export class Startup {
+  readonly interp: Interpreter;
+  readonly promise: Promise<void>;
+  waiters = 0;
+  #settled = false;
+  #resolve!: () => void;
+  #reject!: (err: PythonRunnerError) => void;
+  #timer: NodeJS.Timeout;
+
+  constructor(options: Omit<LaunchOptions, 'nonce'> & { startTimeoutMs: number }, handlers: ProcessHandlers) {
+    this.promise = new Promise<void>((resolve, reject) => ((this.#resolve = resolve), (this.#reject = reject)));
+    // Waiters observe the rejection; this keeps a startup nobody waits for any more from
+    // surfacing as an unhandled rejection.
+    this.promise.catch(() => {});
+    const nonce = randomBytes(8).toString('hex');
+    this.interp = { proc: new PythonProcess({ ...options, nonce }, handlers), nonce, toolKey: null, reclaimed: false };
+    this.#timer = setTimeout(
+      () => this.fail(new PythonRunnerError('sandbox', `the Python interpreter did not start within ${options.startTimeoutMs} ms`)),
+      options.startTimeoutMs,
+    );
+  }
+
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  succeed(): void {
+    if (this.#settle()) this.#resolve();
+  }
+
+  /** Rejects every waiter and kills the process (harmless if it already exited). */
+  fail(err: PythonRunnerError): void {
+    if (!this.#settle()) return;
+    this.interp.proc.kill();
+    this.#reject(err);
+  }
+
+  /**
+   * Waits for the startup on behalf of one caller. When `signal` aborts, this caller stops
+   * waiting; the startup itself is cancelled only if no other caller still waits for it.
+   */
+  async join(signal?: AbortSignal): Promise<void> {
+    this.waiters++;
+    try {
+      await abortable(this.promise, signal);
+    } catch (e) {
+      if (--this.waiters === 0 && signal?.aborted) this.fail(new PythonRunnerError('aborted', 'startup was cancelled'));
+      throw e;
+    }
+    this.waiters--;
+  }
+
+  #settle(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    return true;
+  }
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts. */
+function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(new PythonRunnerError('aborted', 'aborted before the interpreter started'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new PythonRunnerError('aborted', 'aborted while the interpreter was starting'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (e: unknown) => (signal.removeEventListener('abort', onAbort), reject(e)),
+    );
+  });
+}
