@@ -201,6 +201,10 @@ class Runtime:
             if run.cancel_requested:
                 raise asyncio.CancelledError()
             value = await self.evaluate(run.id, code, g)
+            if inspect.iscoroutine(value):
+                value.close()
+                value = None
+                self.report("toolcell: the last expression is a coroutine that never ran; did you forget `await`?\n")
         except SystemExit as e:
             exit_code = e.code
             if exit_code is not None and not isinstance(exit_code, int):

@@ -211,3 +211,14 @@ test('a second run while one is in progress is refused at once; the first comple
   assert.equal((await first).value, 'held-value');
   assert.equal(runner.state, 'idle');
 });
+
+test('a tool called without await never runs, and the script is told so', async () => {
+  let invoked = 0;
+  const counting = tool('counting', async () => ++invoked);
+  const r = await run('tools.counting()\ntools.counting()', [counting]);
+  assert.equal(r.ok, true);
+  assert.equal(invoked, 0);
+  assert.equal('value' in r, false);
+  assert.match(r.stderr, /coroutine 'tools\.counting' was never awaited/);
+  assert.match(r.stderr, /the last expression is a coroutine that never ran; did you forget `await`\?/);
+});
