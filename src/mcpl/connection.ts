@@ -82,6 +82,11 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     return this.transport?.pid;
   }
 
+  /** The MCP protocol version agreed with the server. */
+  get protocolVersion(): string | undefined {
+    return this.transport?.protocolVersion;
+  }
+
   /** Effective capability paths of the current grant. */
   get grantedPaths(): string[] {
     return this.exchange ? [...this.exchange.effectiveCapabilities] : [];

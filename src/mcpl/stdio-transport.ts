@@ -38,6 +38,8 @@ export class StdioTransport implements Transport {
   /** Called with each chunk the server writes to stderr. */
   onstderr?: (chunk: string) => void;
 
+  /** The MCP protocol version agreed at `initialize` (the SDK client reports it here). */
+  protocolVersion: string | undefined;
   private child: ChildProcess | undefined;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -47,6 +49,10 @@ export class StdioTransport implements Transport {
 
   constructor(private readonly params: StdioServerParams) {
     this.maxLineBytes = params.maxLineBytes ?? 16 * 1024 * 1024;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
   }
 
   /** The child's pid once spawned. */
