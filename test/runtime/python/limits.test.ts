@@ -4,7 +4,7 @@ import { PythonRunner } from '../../../src/runtime/python/index.ts';
 import type { ToolBinding } from '../../../src/runtime/types.ts';
 import { deferred, processGone, tool } from './helpers.ts';
 
-const runner = new PythonRunner({ interruptGraceMs: 150, killGraceMs: 300 });
+const runner = new PythonRunner({ interruptGraceMs: 150, killGraceMs: 1000 });
 after(() => runner.close());
 const run = (code: string, timeoutMs: number, tools: ToolBinding[] = [], signal?: AbortSignal) =>
   runner.run(code, signal ? { tools, timeoutMs, signal } : { tools, timeoutMs });
