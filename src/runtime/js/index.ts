@@ -2,15 +2,18 @@
  * The sandboxed JavaScript runtime for model-written scripts. See {@link JsRuntime}.
  */
 export { JsRuntime, type JsRuntimeOptions, type ExecuteOptions } from './runtime.ts';
-export type { ExecuteResult } from './run.ts';
+export type { ExecuteResult } from './session.ts';
 export { DEFAULT_LIMITS, type JsLimits } from './limits.ts';
 
 import { JsRuntime, type ExecuteOptions } from './runtime.ts';
-import type { ExecuteResult } from './run.ts';
+import type { ExecuteResult } from './session.ts';
 
 let shared: JsRuntime | undefined;
 
-/** Runs a script on a shared default runtime (one warm worker). */
+/**
+ * Runs a script on a shared default runtime, created on first use. Its idle sandbox
+ * processes do not keep the host alive.
+ */
 export function execute(code: string, options: ExecuteOptions): Promise<ExecuteResult> {
   shared ??= new JsRuntime();
   return shared.execute(code, options);

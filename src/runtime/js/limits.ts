@@ -1,45 +1,72 @@
-/** Limits of one JavaScript run; every one is configurable and every breach is a clear error. */
-
+/**
+ * Limits of one JavaScript run. Every limit fails the run (or the offending call) with an error
+ * that names the limit, so a model can see what it hit.
+ */
 export interface JsLimits {
-  /** Wall-clock limit; the worker is terminated when it passes (default 30 s). */
+  /** Wall-clock budget in ms, enforced by killing the sandbox process. `Infinity` disables it. Paused while a tool holds `pauseClock()`. */
   timeoutMs: number;
-  /** Worker heap (old generation) in MiB (default 256). */
+  /** V8 heap of the sandbox process in MiB (at least 16). Exceeding it fails the run with kind `sandbox`. */
   heapMb: number;
-  /** Tool calls per run (default 10,000,000). */
+  /** Tool and global calls per run; one more fails the run. */
   maxCalls: number;
-  /** Tool calls in flight at once (default 1,000). */
+  /** Calls pending at once; one more is rejected inside the script with a RangeError. */
   maxInFlight: number;
-  /** Serialized arguments of one call, in characters (default 1 MiB). */
+  /** UTF-8 bytes of one call's JSON arguments; larger calls are rejected inside the script. */
   maxArgsBytes: number;
-  /** Serialized result of one call, in characters (default 16 MiB). */
+  /** UTF-8 bytes of one call's JSON result; larger results reject the call inside the script. */
   maxResultBytes: number;
-  /** All console output of one run, in characters (default 64 KiB). */
+  /** UTF-8 bytes of all console output of a run; more fails the run. */
   maxLogBytes: number;
-  /** Serialized return value, in characters (default 4 MiB). */
+  /** UTF-8 bytes of the JSON return value; more fails the run. */
   maxReturnBytes: number;
 }
 
+/** Defaults used where neither the runtime nor the call sets a limit. */
 export const DEFAULT_LIMITS: Readonly<JsLimits> = Object.freeze({
   timeoutMs: 30_000,
-  heapMb: 256,
-  maxCalls: 10_000_000,
+  heapMb: 128,
+  maxCalls: 10_000,
   maxInFlight: 1_000,
-  maxArgsBytes: 1024 * 1024,
-  maxResultBytes: 16 * 1024 * 1024,
-  maxLogBytes: 64 * 1024,
-  maxReturnBytes: 4 * 1024 * 1024,
+  maxArgsBytes: 1 << 20,
+  maxResultBytes: 16 << 20,
+  maxLogBytes: 1 << 20,
+  maxReturnBytes: 8 << 20,
 });
 
-/** Merges overrides onto defaults; a limit that is not a positive number is a TypeError. */
-export function resolveLimits(...layers: (Partial<JsLimits> | undefined)[]): JsLimits {
+const KEYS = Object.keys(DEFAULT_LIMITS) as Array<keyof JsLimits>;
+
+/** Checks one layer of overrides; throws a TypeError naming the first bad entry. */
+export function checkLimits(limits: Partial<JsLimits> | undefined, where: string): void {
+  if (limits === undefined) return;
+  if (limits === null || typeof limits !== 'object') throw new TypeError(`${where} must be an object`);
+  for (const key of Object.keys(limits)) {
+    if (!(KEYS as string[]).includes(key)) {
+      throw new TypeError(`${where}.${key} is not a limit; known limits: ${KEYS.join(', ')}`);
+    }
+    const value = (limits as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    const problem = limitProblem(key as keyof JsLimits, value);
+    if (problem) throw new TypeError(`${where}.${key} ${problem}`);
+  }
+}
+
+function limitProblem(key: keyof JsLimits, value: unknown): string | undefined {
+  if (typeof value !== 'number' || Number.isNaN(value)) return 'must be a number';
+  if (key === 'timeoutMs') return value > 0 ? undefined : 'must be greater than 0 (use Infinity for no limit)';
+  if (!Number.isSafeInteger(value)) return 'must be a whole number';
+  if (key === 'heapMb') return value >= 16 ? undefined : 'must be at least 16';
+  return value >= 1 ? undefined : 'must be at least 1';
+}
+
+/** Merges override layers over the defaults, later layers winning; each layer is checked first. */
+export function resolveLimits(...layers: Array<{ limits: Partial<JsLimits> | undefined; where: string }>): JsLimits {
   const out: JsLimits = { ...DEFAULT_LIMITS };
-  for (const layer of layers) {
-    if (!layer) continue;
-    for (const [key, value] of Object.entries(layer)) {
-      if (value === undefined) continue;
-      if (!(key in DEFAULT_LIMITS)) throw new TypeError(`unknown limit "${key}"`);
-      if (typeof value !== 'number' || !(value > 0)) throw new TypeError(`limit ${key} must be a positive number, got ${String(value)}`);
-      (out as unknown as Record<string, number>)[key] = value;
+  for (const { limits, where } of layers) {
+    checkLimits(limits, where);
+    if (limits === undefined) continue;
+    for (const key of KEYS) {
+      const value = limits[key];
+      if (value !== undefined) out[key] = value;
     }
   }
   return out;

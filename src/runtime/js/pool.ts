@@ -1,145 +1,134 @@
 /**
- * Sandbox workers, kept warm. Starting a worker costs tens of milliseconds; a fresh context in
- * a warm worker about one. A worker serves one run at a time and goes back to the pool only
- * after it answered a liveness check at the end of its run; otherwise it is replaced.
+ * Warm sandbox processes of one heap size. Starting one costs tens of milliseconds, so `spare`
+ * ready processes are kept beyond those serving runs. A process that finished a run comes back
+ * only after it proves its event loop is free (the `idle` signal its session waits for);
+ * otherwise it is killed and replaced.
  */
-import { Worker } from 'node:worker_threads';
-import { parseWorkerMessage, type WorkerMessage } from './protocol.ts';
+import { SandboxProcess, type ProcessEnd, type SandboxProcessOptions } from './sandbox-process.ts';
 
-const WORKER_URL = new URL('./worker.mjs', import.meta.url);
+interface Waiter {
+  resolve(process: SandboxProcess): void;
+  reject(error: Error): void;
+}
 
-export class SandboxWorker {
-  readonly worker: Worker;
-  readonly ready: Promise<void>;
-  /** Receives each validated message of the current run. */
-  onMessage: ((message: WorkerMessage) => void) | undefined;
-  /** Told when the worker dies (error, exit) or sends something malformed. */
-  onFailure: ((reason: string, outOfMemory: boolean) => void) | undefined;
-  alive = true;
-
-  constructor(heapMb: number) {
-    this.worker = new Worker(WORKER_URL, {
-      // Not the host's execArgv (a TypeScript loader would make every worker load it too).
-      // --experimental-vm-modules makes `importModuleDynamically` effective, so a script's
-      // import() rejects with an error of its own context instead of one of this realm.
-      execArgv: ['--experimental-vm-modules', '--no-warnings'],
-      env: {},
-      resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, heapMb / 4)), stackSizeMb: 4 },
-    });
-    this.ready = new Promise((resolve, reject) => {
-      const onReady = (raw: unknown) => {
-        const message = parseWorkerMessage(raw);
-        if (message?.t === 'ready') {
-          this.worker.off('message', onReady);
-          this.worker.on('message', (m: unknown) => this.route(m));
-          resolve();
-        }
-      };
-      this.worker.on('message', onReady);
-      this.worker.once('error', (error) => reject(error));
-      this.worker.once('exit', (code) => reject(new Error(`sandbox worker exited during startup (code ${code})`)));
-    });
-    // A rejection nobody awaits yet must not become an unhandled rejection.
-    this.ready.catch(() => undefined);
-    this.worker.on('error', (error: Error & { code?: string }) => {
-      this.alive = false;
-      const oom = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
-      this.onFailure?.(oom ? 'the script ran out of memory' : `the sandbox worker failed: ${error.message}`, oom);
-    });
-    this.worker.on('exit', (code) => {
-      if (!this.alive) return;
-      this.alive = false;
-      this.onFailure?.(`the sandbox worker exited (code ${code})`, false);
-    });
-  }
-
-  private route(raw: unknown): void {
-    const message = parseWorkerMessage(raw);
-    if (!message) {
-      this.onFailure?.('the sandbox bridge sent a malformed message', false);
-      return;
-    }
-    this.onMessage?.(message);
-  }
-
-  post(message: unknown): void {
-    if (this.alive) this.worker.postMessage(message);
-  }
-
-  terminate(): void {
-    this.alive = false;
-    this.onMessage = undefined;
-    this.onFailure = undefined;
-    void this.worker.terminate();
+/** Error of an acquire that could not be served. */
+export class PoolClosedError extends Error {
+  constructor() {
+    super('the runtime is closed');
+    this.name = 'PoolClosedError';
   }
 }
 
-export class WorkerPool {
-  private spares: SandboxWorker[] = [];
-  private closed = false;
-  /** Workers finishing their liveness check; a take() waits for one instead of starting a cold worker. */
+export class SandboxPool {
+  private readonly idle: SandboxProcess[] = [];
+  private readonly waiters: Waiter[] = [];
+  private readonly live = new Set<SandboxProcess>();
+  private starting = 0;
   private returning = 0;
-  private waiters: (() => void)[] = [];
+  private closed = false;
 
   constructor(
-    private readonly size: number,
-    private readonly heapMb: number,
+    private readonly spare: number,
+    private readonly options: SandboxProcessOptions,
   ) {}
 
-  /** A ready worker for one run: a warm spare when there is one. */
-  async take(): Promise<SandboxWorker> {
-    if (this.closed) throw new Error('the runtime is closed');
-    let worker = this.spares.shift();
-    while (worker && !worker.alive) worker = this.spares.shift();
-    while (!worker && this.returning > 0 && !this.closed) {
-      await new Promise<void>((resolve) => this.waiters.push(resolve));
-      worker = this.spares.shift();
-      while (worker && !worker.alive) worker = this.spares.shift();
+  /** Starts spare processes ahead of demand. */
+  warm(): void {
+    this.topUp();
+  }
+
+  /** A ready process for one run; the caller must hand it back with {@link release}. */
+  acquire(): Promise<SandboxProcess> {
+    if (this.closed) return Promise.reject(new PoolClosedError());
+    const ready = this.idle.pop();
+    if (ready !== undefined) {
+      this.topUp();
+      return Promise.resolve(ready);
     }
-    if (!worker) worker = new SandboxWorker(this.heapMb);
-    await worker.ready;
-    return worker;
+    return new Promise<SandboxProcess>((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      this.topUp();
+    });
   }
 
-  /** A worker went into its end-of-run liveness check; {@link settleReturn} follows. */
-  beginReturn(): void {
-    this.returning += 1;
+  /** The process finished a run and is expected back shortly; counts as supply meanwhile. */
+  returningSoon(): void {
+    this.returning++;
   }
 
-  /** The liveness check ended: the worker was released (or retired). Wakes one waiting take(). */
-  settleReturn(): void {
-    this.returning -= 1;
-    this.waiters.shift()?.();
+  /**
+   * Hands a process back. `healthy` means it answered the liveness check; anything else is killed.
+   * `wasReturning` pairs with an earlier {@link returningSoon}.
+   */
+  release(process: SandboxProcess, healthy: boolean, wasReturning: boolean): void {
+    if (wasReturning) this.returning--;
+    if (healthy && process.alive) this.available(process);
+    else this.discard(process);
+    this.topUp();
   }
 
-  /** Starts spares in the background up to the pool size (at start, and after a worker is lost). */
-  topUp(): void {
-    while (!this.closed && this.spares.length < this.size) {
-      const spare = new SandboxWorker(this.heapMb);
-      spare.onFailure = () => {
-        this.spares = this.spares.filter((w) => w !== spare);
-      };
-      this.spares.push(spare);
-    }
-  }
-
-  /** Returns a worker that passed its liveness check. */
-  release(worker: SandboxWorker): void {
-    if (this.closed || !worker.alive || this.spares.length >= this.size) {
-      worker.terminate();
-      return;
-    }
-    worker.onMessage = undefined;
-    worker.onFailure = () => {
-      this.spares = this.spares.filter((w) => w !== worker);
-    };
-    this.spares.unshift(worker);
-  }
-
-  close(): void {
+  /** Rejects waiters and kills every process; resolves once they are gone. */
+  async close(): Promise<void> {
     this.closed = true;
-    for (const wake of this.waiters.splice(0)) wake();
-    for (const w of this.spares) w.terminate();
-    this.spares = [];
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new PoolClosedError());
+    const all = [...this.live];
+    this.idle.length = 0;
+    for (const p of all) {
+      p.ref(); // keep the host alive until their exit is seen, or close() would never settle
+      p.kill();
+    }
+    await Promise.all(all.map((p) => p.closed));
+  }
+
+  private topUp(): void {
+    if (this.closed) return;
+    const supply = this.idle.length + this.starting + this.returning;
+    for (let i = supply; i < this.waiters.length + this.spare; i++) this.spawnOne();
+  }
+
+  private spawnOne(): void {
+    const p = new SandboxProcess(this.options);
+    this.starting++;
+    this.live.add(p);
+    // Referenced until it is ready: a run may be waiting for it.
+    p.listen({ message: () => {}, end: () => {} });
+    p.ready.then(
+      () => {
+        this.starting--;
+        this.available(p);
+      },
+      (error: Error) => {
+        this.starting--;
+        this.live.delete(p);
+        // Fail one waiter instead of retrying forever: a process that cannot start now
+        // (missing node, exhausted memory) will not start on the next attempt either.
+        this.waiters.shift()?.reject(error);
+      },
+    );
+  }
+
+  private available(p: SandboxProcess): void {
+    if (this.closed || !p.alive) return this.discard(p);
+    const waiter = this.waiters.shift();
+    if (waiter !== undefined) return waiter.resolve(p);
+    if (this.idle.length > this.spare) return this.discard(p);
+    p.unref();
+    p.listen({ message: () => this.discard(p), end: (end: ProcessEnd) => this.lost(p, end) });
+    this.idle.push(p);
+  }
+
+  private lost(p: SandboxProcess, _end: ProcessEnd): void {
+    const at = this.idle.indexOf(p);
+    if (at >= 0) this.idle.splice(at, 1);
+    this.live.delete(p);
+    this.topUp();
+  }
+
+  private discard(p: SandboxProcess): void {
+    const at = this.idle.indexOf(p);
+    if (at >= 0) this.idle.splice(at, 1);
+    p.listen(null);
+    p.kill();
+    this.live.delete(p);
   }
 }

@@ -1,42 +1,115 @@
 /**
- * Messages between the host and a sandbox worker. Everything the worker sends is validated
- * here before the host acts on it: a worker whose bridge is broken must fail its run with a
- * clear `sandbox` error, never wedge the host.
+ * Messages between the host and a sandbox process (src/runtime/js/child). Everything the
+ * sandbox process sends is validated here before the host acts on it: a process that sends
+ * anything else has a broken bridge and is killed.
  */
+import type { LogEntry, LogLevel, RunError } from '../types.ts';
+import type { JsLimits } from './limits.ts';
 
-export type WorkerMessage =
+/** A call the script made: `args` is its JSON text (`''` for no argument). */
+export interface ChildCall {
+  id: number;
+  global: boolean;
+  name: string;
+  args: string;
+}
+
+export type ChildMessage =
   | { t: 'ready' }
-  | { t: 'call'; id: number; call: number; name: string; args: string }
-  | { t: 'log'; id: number; level: 'log' | 'info' | 'warn' | 'error' | 'debug'; message: string }
-  | { t: 'done'; id: number; ok: true; value: string }
-  | { t: 'done'; id: number; ok: false; kind: 'script' | 'sandbox'; name: string; message: string; stack: string }
-  | { t: 'pong'; id: number };
+  | { t: 'out'; run: number; calls: ChildCall[]; logs: LogEntry[] }
+  | { t: 'done'; run: number; ok: true; json: string }
+  | { t: 'done'; run: number; ok: false; error: RunError }
+  | { t: 'idle'; run: number }
+  | { t: 'fatal'; message: string };
 
-const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
-const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
-const isStr = (v: unknown): v is string => typeof v === 'string';
+/** Why a frame from a sandbox process was rejected. */
+export interface InvalidMessage {
+  t: 'invalid';
+  reason: string;
+}
 
-/** Returns the message if it is well formed, else undefined. */
-export function parseWorkerMessage(raw: unknown): WorkerMessage | undefined {
-  if (raw === null || typeof raw !== 'object') return undefined;
-  const m = raw as Record<string, unknown>;
-  switch (m.t) {
+const LEVELS: ReadonlySet<string> = new Set<LogLevel>(['log', 'info', 'warn', 'error', 'debug']);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isRunId(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) > 0;
+}
+
+const invalid = (reason: string): InvalidMessage => ({ t: 'invalid', reason });
+
+/** Validates one decoded frame from a sandbox process. */
+export function parseChildMessage(header: unknown, payloads: readonly string[]): ChildMessage | InvalidMessage {
+  if (!isRecord(header)) return invalid('frame header is not an object');
+  switch (header.t) {
     case 'ready':
-      return { t: 'ready' };
-    case 'call':
-      return isInt(m.id) && isInt(m.call) && isStr(m.name) && isStr(m.args) ? (m as WorkerMessage) : undefined;
-    case 'log':
-      return isInt(m.id) && isStr(m.level) && LEVELS.has(m.level) && isStr(m.message) ? (m as WorkerMessage) : undefined;
+      return payloads.length === 0 ? { t: 'ready' } : invalid('ready carries payloads');
+    case 'idle':
+      return isRunId(header.run) ? { t: 'idle', run: header.run } : invalid('idle without a run id');
+    case 'fatal':
+      return typeof header.message === 'string'
+        ? { t: 'fatal', message: header.message }
+        : invalid('fatal without a message');
+    case 'out':
+      return parseOut(header, payloads);
     case 'done':
-      if (!isInt(m.id)) return undefined;
-      if (m.ok === true) return isStr(m.value) ? (m as WorkerMessage) : undefined;
-      if (m.ok === false && (m.kind === 'script' || m.kind === 'sandbox') && isStr(m.name) && isStr(m.message) && isStr(m.stack)) {
-        return m as WorkerMessage;
-      }
-      return undefined;
-    case 'pong':
-      return isInt(m.id) ? (m as WorkerMessage) : undefined;
+      return parseDone(header, payloads);
     default:
-      return undefined;
+      return invalid(`unknown message type ${JSON.stringify(header.t)}`);
   }
+}
+
+function parseOut(header: Record<string, unknown>, payloads: readonly string[]): ChildMessage | InvalidMessage {
+  const { run, c, l } = header;
+  if (!isRunId(run)) return invalid('out without a run id');
+  if (!Array.isArray(c) || c.length % 3 !== 0) return invalid('out has a malformed call list');
+  if (!Array.isArray(l)) return invalid('out has a malformed log list');
+  const callCount = c.length / 3;
+  if (payloads.length !== callCount + l.length) return invalid('out has the wrong number of payloads');
+  const calls: ChildCall[] = new Array(callCount);
+  for (let i = 0; i < callCount; i++) {
+    const id = c[3 * i];
+    const global = c[3 * i + 1];
+    const name = c[3 * i + 2];
+    if (!isRunId(id) || (global !== 0 && global !== 1) || typeof name !== 'string') {
+      return invalid(`out has a malformed call at position ${i}`);
+    }
+    calls[i] = { id, global: global === 1, name, args: payloads[i]! };
+  }
+  const logs: LogEntry[] = new Array(l.length);
+  for (let i = 0; i < l.length; i++) {
+    const level = l[i];
+    if (typeof level !== 'string' || !LEVELS.has(level)) return invalid(`out has an unknown log level at position ${i}`);
+    logs[i] = { level: level as LogLevel, message: payloads[callCount + i]! };
+  }
+  return { t: 'out', run, calls, logs };
+}
+
+function parseDone(header: Record<string, unknown>, payloads: readonly string[]): ChildMessage | InvalidMessage {
+  const { run, ok, error } = header;
+  if (!isRunId(run)) return invalid('done without a run id');
+  if (ok === true) {
+    return payloads.length === 1 ? { t: 'done', run, ok: true, json: payloads[0]! } : invalid('done without a value');
+  }
+  if (ok !== false || !isRecord(error)) return invalid('done without an outcome');
+  const { kind, name, message, stack } = error;
+  if (kind !== 'script' && kind !== 'sandbox') return invalid('done with an unknown error kind');
+  if (typeof message !== 'string') return invalid('done error without a message');
+  if (name !== undefined && typeof name !== 'string') return invalid('done error with a malformed name');
+  if (stack !== undefined && typeof stack !== 'string') return invalid('done error with a malformed stack');
+  const out: RunError = { kind, message };
+  if (name !== undefined) out.name = name;
+  if (stack !== undefined) out.stack = stack;
+  return { t: 'done', run, ok: false, error: out };
+}
+
+/** Limits the sandbox process enforces itself. */
+export type ChildLimits = Pick<JsLimits, 'maxCalls' | 'maxInFlight' | 'maxArgsBytes' | 'maxLogBytes' | 'maxReturnBytes'>;
+
+/** Header of the frame that starts a run; payloads are `[code, bindingConfig]`. */
+export function runHeader(run: number, limits: JsLimits): { t: 'run'; run: number; limits: ChildLimits } {
+  const { maxCalls, maxInFlight, maxArgsBytes, maxLogBytes, maxReturnBytes } = limits;
+  return { t: 'run', run, limits: { maxCalls, maxInFlight, maxArgsBytes, maxLogBytes, maxReturnBytes } };
 }

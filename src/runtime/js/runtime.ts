@@ -1,115 +1,167 @@
 /**
  * The JavaScript sandbox: runs a model-written script whose only capability is calling the
- * tools it is given. A worker thread per runtime slot (kept warm), a fresh `vm` context per
- * run with code generation from strings and wasm disabled, and one bridge held by a prelude
- * that passes only strings and numbers across.
+ * tools it is given. Each run gets a fresh V8 context (code generation from strings and wasm
+ * off) inside a warm sandbox process; one bridge, held by a prelude inside the context, passes
+ * only strings and numbers across.
  *
  * @example
  * ```ts
  * const runtime = new JsRuntime();
  * const result = await runtime.execute('const r = await tools.add({ a: 1, b: 2 }); return r * 10;', {
- *   tools: [{ name: 'add', invoke: async ({ a, b }: any) => a + b }],
+ *   tools: [{ name: 'add', invoke: async (args) => (args as { a: number; b: number }).a + (args as { a: number; b: number }).b }],
  *   timeoutMs: 5_000,
  * });
- * // result: { ok: true, value: 30, logs: [], calls: [{ name: 'add', status: 'ok', durationMs: 0 }] }
+ * // result: { ok: true, value: 30, logs: [], calls: [{ name: 'add', status: 'ok', durationMs: 0.2 }] }
  * await runtime.close();
  * ```
  */
-import type { ToolBinding } from '../types.ts';
-import { resolveLimits, type JsLimits } from './limits.ts';
-import { WorkerPool, type SandboxWorker } from './pool.ts';
-import { JsRun, type ExecuteResult } from './run.ts';
+import type { RunError, ToolBinding } from '../types.ts';
+import { planBindings, type BindingPlan } from './bindings.ts';
+import { checkLimits, resolveLimits, type JsLimits } from './limits.ts';
+import { PoolClosedError, SandboxPool } from './pool.ts';
+import type { SandboxProcess } from './sandbox-process.ts';
+import { RunSession, type ExecuteResult } from './session.ts';
 
 export interface JsRuntimeOptions {
-  /** Warm spare workers kept ready (default 1). */
+  /** Warm spare sandbox processes kept ready beyond those serving runs (default 1). */
   poolSize?: number;
-  /** Default limits for every run. */
+  /** Default limits for every run of this runtime. */
   limits?: Partial<JsLimits>;
+  /**
+   * Entry file of the sandbox process. Only for tests and bundlers that relocate
+   * `child/main.mjs`; the process protocol is internal.
+   */
+  sandboxEntry?: string;
 }
 
 export interface ExecuteOptions {
+  /** Tools (`tools.<name>`) and globals (top-level helpers) the script may call. */
   tools: readonly ToolBinding[];
-  /** Shorthand for `limits.timeoutMs`. */
+  /** Shorthand for `limits.timeoutMs`; wins over it. */
   timeoutMs?: number;
-  /** Aborting ends the run as `aborted` (the worker is terminated). */
+  /** Aborting ends the run as `aborted`; its sandbox process is killed. */
   signal?: AbortSignal;
+  /** Limits for this run, over the runtime's. */
   limits?: Partial<JsLimits>;
 }
 
-/** How long a worker may take to answer the end-of-run liveness check before it is replaced. */
-const LIVENESS_MS = 250;
+const withoutRun = { logs: [], calls: [] };
+
+function failure(error: RunError): ExecuteResult {
+  return { ok: false, error, ...withoutRun };
+}
+
+function abortMessage(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return `the run was aborted${reason instanceof Error && reason.message ? `: ${reason.message}` : ''}`;
+}
 
 export class JsRuntime {
-  private readonly pool: WorkerPool;
   private readonly limits: JsLimits;
-  private readonly live = new Set<SandboxWorker>();
+  private readonly poolSize: number;
+  private readonly entry: string | undefined;
+  private readonly pools = new Map<number, SandboxPool>();
+  private readonly sessions = new Set<RunSession>();
+  private nextRun = 1;
   private closed = false;
 
+  /** Starts the warm pool right away. Throws a TypeError for invalid options. */
   constructor(options: JsRuntimeOptions = {}) {
-    this.limits = resolveLimits(options.limits);
-    this.pool = new WorkerPool(options.poolSize ?? 1, this.limits.heapMb);
-    this.pool.topUp();
+    const poolSize = options.poolSize ?? 1;
+    if (!Number.isSafeInteger(poolSize) || poolSize < 0) throw new TypeError('poolSize must be a whole number ≥ 0');
+    this.poolSize = poolSize;
+    this.limits = resolveLimits({ limits: options.limits, where: 'limits' });
+    this.entry = options.sandboxEntry;
+    this.poolFor(this.limits.heapMb).warm();
   }
 
-  /** Runs `code` as the body of an async function. Never rejects for a script failure. */
+  /**
+   * Runs `code` as the body of an async function (top-level `await` and `return` work).
+   * Resolves with the outcome, logs and calls; never rejects for a script failure. Rejects
+   * with a TypeError for invalid arguments (not a string, malformed bindings or limits).
+   */
   async execute(code: string, options: ExecuteOptions): Promise<ExecuteResult> {
     if (typeof code !== 'string') throw new TypeError('code must be a string');
-    const limits = resolveLimits(this.limits, options.limits, options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : undefined);
-    const empty = { logs: [], calls: [] };
-    if (this.closed) return { ok: false, error: { kind: 'aborted', message: 'the runtime is closed' }, ...empty };
-    if (options.signal?.aborted) return { ok: false, error: { kind: 'aborted', message: 'the run was aborted before it started' }, ...empty };
-    const heapMb = limits.heapMb;
-    let worker: SandboxWorker;
+    if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+    if (options.timeoutMs !== undefined) checkLimits({ timeoutMs: options.timeoutMs }, 'options');
+    const limits = resolveLimits(
+      { limits: this.limits, where: 'limits' },
+      { limits: options.limits, where: 'options.limits' },
+      { limits: options.timeoutMs === undefined ? undefined : { timeoutMs: options.timeoutMs }, where: 'options' },
+    );
+    const plan = planBindings(options.tools);
+    const { signal } = options;
+    if (this.closed) return failure({ kind: 'aborted', message: 'the runtime is closed' });
+    if (signal?.aborted) return failure({ kind: 'aborted', message: abortMessage(signal) });
+    const pool = this.poolFor(limits.heapMb);
+    let process: SandboxProcess;
     try {
-      worker = heapMb === this.limits.heapMb ? await this.pool.take() : await new WorkerPool(0, heapMb).take();
+      process = await this.acquire(pool, signal);
     } catch (error) {
-      return { ok: false, error: { kind: 'sandbox', message: `the sandbox could not start: ${(error as Error).message}` }, ...empty };
+      if (signal?.aborted) return failure({ kind: 'aborted', message: abortMessage(signal) });
+      if (error instanceof PoolClosedError) return failure({ kind: 'aborted', message: 'the runtime is closed' });
+      return failure({ kind: 'sandbox', message: `the sandbox could not start: ${(error as Error).message}` });
     }
-    this.live.add(worker);
-    const run = new JsRun(worker, code, options.tools, limits, options.signal, (w, healthy) => this.recycle(w, healthy, heapMb));
-    run.start();
-    return run.result;
+    return this.run(process, pool, code, plan, limits, signal);
   }
 
-  /** After a run: reuse the worker only if it answers a liveness check; a script can leave a spin behind. */
-  private recycle(worker: SandboxWorker, healthy: boolean, heapMb: number): void {
-    if (!healthy || this.closed || heapMb !== this.limits.heapMb) {
-      this.retire(worker);
-      return;
+  private async run(
+    process: SandboxProcess,
+    pool: SandboxPool,
+    code: string,
+    plan: BindingPlan,
+    limits: JsLimits,
+    signal: AbortSignal | undefined,
+  ): Promise<ExecuteResult> {
+    const session = new RunSession(process, this.nextRun++, code, plan, limits, signal, {
+      returning: () => pool.returningSoon(),
+      release: (p, healthy, wasReturning) => pool.release(p, healthy, wasReturning),
+    });
+    this.sessions.add(session);
+    session.start();
+    try {
+      return await session.result;
+    } finally {
+      this.sessions.delete(session);
     }
-    this.pool.beginReturn();
-    let settled = false;
-    const settle = (alive: boolean) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (alive) {
-        this.live.delete(worker);
-        this.pool.release(worker);
-      } else {
-        this.retire(worker);
-      }
-      this.pool.settleReturn();
-    };
-    const timer = setTimeout(() => settle(false), LIVENESS_MS);
-    worker.onFailure = () => settle(false);
-    worker.onMessage = (message) => {
-      if (message.t === 'pong') settle(true);
-    };
-    worker.post({ t: 'end', id: 0 });
   }
 
-  private retire(worker: SandboxWorker): void {
-    this.live.delete(worker);
-    worker.terminate();
-    if (!this.closed) this.pool.topUp();
+  /** Waits for a process, giving up when `signal` aborts (a process that arrives later goes back). */
+  private acquire(pool: SandboxPool, signal: AbortSignal | undefined): Promise<SandboxProcess> {
+    const acquired = pool.acquire();
+    if (signal === undefined) return acquired;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      acquired.then(
+        (p) => {
+          signal.removeEventListener('abort', onAbort);
+          if (signal.aborted) pool.release(p, true, false);
+          else resolve(p);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
   }
 
-  /** Terminates every worker; runs in progress end as `sandbox` failures. */
+  private poolFor(heapMb: number): SandboxPool {
+    let pool = this.pools.get(heapMb);
+    if (pool === undefined) {
+      // Only the runtime's own heap size keeps spares; other sizes keep one process for reuse.
+      const spare = heapMb === this.limits.heapMb ? this.poolSize : 0;
+      pool = new SandboxPool(spare, { heapMb, entry: this.entry });
+      this.pools.set(heapMb, pool);
+    }
+    return pool;
+  }
+
+  /** Ends runs in progress as `aborted` and kills every sandbox process. */
   async close(): Promise<void> {
     this.closed = true;
-    this.pool.close();
-    for (const worker of this.live) worker.terminate();
-    this.live.clear();
+    for (const session of [...this.sessions]) session.abort('the runtime was closed');
+    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
   }
 }

@@ -1,0 +1,66 @@
+// Fresh sandbox contexts: a new V8 context per run, code generation from strings and wasm off,
+// with the prelude installed before any script code exists.
+import fs from 'node:fs';
+import vm from 'node:vm';
+
+/** File name scripts are compiled under; stacks keep only frames from it. */
+export const SCRIPT_FILE = 'script.js';
+
+// Operations of the prelude's control function (keep in sync with prelude.js).
+export const C_BIND = 1;
+export const C_RUN = 2;
+export const C_THROWN = 3;
+export const C_DELIVER = 4;
+export const C_IMPORT_ERROR = 5;
+// Operations of the bridge (keep in sync with prelude.js).
+export const B_CALL = 1;
+export const B_LOG = 2;
+export const B_DONE = 3;
+export const B_FAIL = 4;
+export const B_UNKNOWN_TOOL = 5;
+
+const prelude = new vm.Script(fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8'), {
+  filename: 'toolcell-prelude',
+});
+const OPTIONS = { codeGeneration: { strings: false, wasm: false } };
+const DONT_CONTEXTIFY = vm.constants?.DONT_CONTEXTIFY;
+
+/**
+ * @param {boolean} forceContextify use the fallback global even where DONT_CONTEXTIFY exists
+ * @returns {{ ctx: object, control: Function, slot: { handler: Function | null } }}
+ */
+export function createSandboxContext(forceContextify) {
+  const vanilla = typeof DONT_CONTEXTIFY === 'symbol' && !forceContextify;
+  // The fallback global has no prototype, so nothing of this realm hangs off it.
+  const ctx = vm.createContext(vanilla ? DONT_CONTEXTIFY : Object.create(null), OPTIONS);
+  const slot = { handler: null };
+  const bridge = (op, a, b, c) => {
+    const handler = slot.handler;
+    return handler === null ? null : handler(op, a, b, c);
+  };
+  const setup = prelude.runInContext(ctx);
+  const control = setup(bridge, SCRIPT_FILE);
+  return { ctx, control, slot };
+}
+
+/**
+ * Compiles a script as the body of an async function; line numbers match the script's own.
+ * Throws the engine's SyntaxError (of this realm, never shown to the script).
+ */
+export function compileScript(code, control) {
+  return new vm.Script(`(async function () {\n${code}\n})`, {
+    filename: SCRIPT_FILE,
+    lineOffset: -1,
+    // Without a callback Node rejects import() with an error of this realm, whose constructor
+    // chain would reach a working Function. The error thrown here belongs to the context.
+    importModuleDynamically: () => {
+      throw control(C_IMPORT_ERROR);
+    },
+  });
+}
+
+/** `SyntaxError: message\n    at script.js:LINE` from an engine SyntaxError of compileScript. */
+export function syntaxErrorStack(error) {
+  const line = /^script\.js:(\d+)/.exec(String(error.stack ?? ''))?.[1];
+  return `SyntaxError: ${error.message}` + (line ? `\n    at ${SCRIPT_FILE}:${line}` : '');
+}

@@ -1,0 +1,80 @@
+// Synchronous frame I/O of the sandbox process. The process never waits in its event loop for
+// the host: it blocks in read(2), or spins briefly on the doorbell first, because waking a
+// sleeping thread costs more here than a tool call itself.
+import fs from 'node:fs';
+import { encodeFrame, FrameDecoder } from './frames.mjs';
+
+const TO_HOST = 3;
+const FROM_HOST = 4;
+const DOORBELL = 5;
+/** How long to spin on the doorbell before sleeping in read(2). */
+const SPIN_MS = 0.5;
+const MAX_FRAME_BYTES = 2 ** 31 - 1;
+
+const decoder = new FrameDecoder(MAX_FRAME_BYTES);
+const chunk = Buffer.allocUnsafe(1 << 18);
+const bell = Buffer.alloc(4);
+let bellSeen = 0;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** Writes one frame to the host. Exits quietly when the host is gone. */
+export function send(header, payloads = []) {
+  const buf = encodeFrame(header, payloads);
+  let offset = 0;
+  while (offset < buf.length) {
+    try {
+      offset += fs.writeSync(TO_HOST, buf, offset, buf.length - offset);
+    } catch (error) {
+      if (error.code === 'EPIPE' || error.code === 'ECONNRESET') process.exit(0);
+      if (error.code !== 'EAGAIN') throw error;
+      Atomics.wait(sleeper, 0, 0, 1);
+    }
+  }
+}
+
+/** A frame already buffered, without touching the pipe. */
+export function poll() {
+  return decoder.next();
+}
+
+/**
+ * Blocks until a frame arrives. With `spin`, first watches the doorbell the host rings after
+ * each write, so a quick answer is picked up without the thread going to sleep.
+ */
+export function receive(spin) {
+  for (;;) {
+    const frame = decoder.next();
+    if (frame !== null) return frame;
+    if (spin) {
+      spinOnDoorbell();
+      spin = false;
+    }
+    readOnce();
+  }
+}
+
+function spinOnDoorbell() {
+  const until = performance.now() + SPIN_MS;
+  for (let i = 1; ; i++) {
+    fs.readSync(DOORBELL, bell, 0, 4, 0);
+    const value = bell.readInt32LE(0);
+    if (value !== bellSeen) {
+      bellSeen = value;
+      return;
+    }
+    if ((i & 15) === 0 && performance.now() > until) return;
+  }
+}
+
+function readOnce() {
+  let n;
+  try {
+    n = fs.readSync(FROM_HOST, chunk, 0, chunk.length, null);
+  } catch (error) {
+    if (error.code !== 'EAGAIN') throw error;
+    Atomics.wait(sleeper, 0, 0, 1);
+    return;
+  }
+  if (n === 0) process.exit(0); // the host closed the pipe: nobody is left to serve
+  decoder.push(Buffer.from(chunk.subarray(0, n)));
+}

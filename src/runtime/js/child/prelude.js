@@ -1,0 +1,409 @@
+// Evaluated inside every fresh sandbox context before any script code, by the sandbox process
+// (child/context.mjs). Its completion value is the setup function below. It is plain JavaScript
+// and not a module: it runs as a classic script in the context's own realm.
+//
+// Security rules this file keeps:
+// - `bridge` (a function of the sandbox process's realm) lives only in this closure. It is called
+//   with primitives and returns primitives; anything it throws is replaced, never rethrown,
+//   because a thrown object from another realm would hand the script that realm's constructors.
+// - Every intrinsic used after the script starts is captured here first, and called through
+//   captured `Reflect.apply`, so patched prototypes cannot redirect this code.
+// - `Error.prepareStackTrace` is locked to a formatter that never exposes call sites (their
+//   getFunction/getThis reach frames of the sandbox process's realm).
+(function toolcellPrelude(bridge, scriptFile) {
+  'use strict';
+
+  // Operations the sandbox process asks of this prelude (keep in sync with context.mjs).
+  const C_BIND = 1;
+  const C_RUN = 2;
+  const C_THROWN = 3;
+  const C_DELIVER = 4;
+  const C_IMPORT_ERROR = 5;
+  // Operations this prelude asks of the sandbox process (keep in sync with context.mjs).
+  const B_CALL = 1;
+  const B_LOG = 2;
+  const B_DONE = 3;
+  const B_FAIL = 4;
+  const B_UNKNOWN_TOOL = 5;
+
+  const G = globalThis;
+  const apply = Reflect.apply;
+  const create = Object.create;
+  const defineProperty = Object.defineProperty;
+  const freeze = Object.freeze;
+  const ProxyCtor = Proxy;
+  const PromiseCtor = Promise;
+  const MapCtor = Map;
+  const mapGet = Map.prototype.get;
+  const mapSet = Map.prototype.set;
+  const jsonParse = JSON.parse;
+  const jsonStringify = JSON.stringify;
+  const SymbolCtor = Symbol;
+  const symbolToString = Symbol.prototype.toString;
+  const objectToString = Object.prototype.toString;
+  const errorToString = Error.prototype.toString;
+  const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const RangeErrorCtor = RangeError;
+  const errorCtors = create(null);
+  errorCtors.Error = Error;
+  errorCtors.TypeError = TypeError;
+  errorCtors.RangeError = RangeError;
+  errorCtors.SyntaxError = SyntaxError;
+  errorCtors.ReferenceError = ReferenceError;
+  errorCtors.EvalError = EvalError;
+  errorCtors.URIError = URIError;
+
+  // Capabilities a script must not have. Typed arrays and ArrayBuffer go too: their memory lives
+  // outside the V8 heap, so the heap limit could not bound it. Intl.Segmenter and
+  // v8BreakIterator keep copies of their input outside the heap for the same reason.
+  // FinalizationRegistry could run script code after the run ended.
+  const removed = [
+    'eval', 'WebAssembly', 'SharedArrayBuffer', 'Atomics', 'FinalizationRegistry', 'console',
+    'ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array',
+    'Uint16Array', 'Int32Array', 'Uint32Array', 'Float16Array', 'Float32Array', 'Float64Array',
+    'BigInt64Array', 'BigUint64Array',
+  ];
+  for (let i = 0; i < removed.length; i++) delete G[removed[i]];
+  if (typeof Intl === 'object' && Intl !== null) {
+    delete Intl.Segmenter;
+    delete Intl.v8BreakIterator;
+  }
+
+  // The symbol registry is shared by every context of an isolate; a private one per run keeps
+  // runs in the same sandbox process from talking to each other through Symbol.for.
+  const registry = create(null);
+  const registeredKeys = new MapCtor();
+  defineProperty(SymbolCtor, 'for', {
+    value: function symbolFor(key) {
+      const name = '' + key;
+      let symbol = registry[name];
+      if (symbol === undefined) {
+        symbol = SymbolCtor(name);
+        registry[name] = symbol;
+        apply(mapSet, registeredKeys, [symbol, name]);
+      }
+      return symbol;
+    },
+    writable: true, enumerable: false, configurable: true,
+  });
+  defineProperty(SymbolCtor, 'keyFor', {
+    value: function keyFor(symbol) {
+      if (typeof symbol !== 'symbol') throw new TypeErrorCtor(safeString(symbol) + ' is not a symbol');
+      return apply(mapGet, registeredKeys, [symbol]);
+    },
+    writable: true, enumerable: false, configurable: true,
+  });
+
+  function prepareStackTrace(error, frames) {
+    let out;
+    try {
+      out = apply(errorToString, error, []);
+    } catch {
+      out = 'Error';
+    }
+    for (let i = 0; i < frames.length; i++) {
+      try {
+        const frame = frames[i];
+        if (frame.getFileName() !== scriptFile) continue;
+        const fn = frame.getFunctionName();
+        const where = scriptFile + ':' + frame.getLineNumber() + ':' + frame.getColumnNumber();
+        const isAsync = typeof frame.isAsync === 'function' && frame.isAsync();
+        out += '\n    at ' + (isAsync ? 'async ' : '') + (fn ? fn + ' (' + where + ')' : where);
+      } catch {
+        // A frame that cannot be described is left out rather than failing the whole trace.
+      }
+    }
+    return out;
+  }
+  defineProperty(ErrorCtor, 'prepareStackTrace', {
+    value: prepareStackTrace, writable: false, enumerable: false, configurable: false,
+  });
+  // Node looks the formatter up as `globalThis.Error.prepareStackTrace`, so the binding is locked too.
+  defineProperty(G, 'Error', { value: ErrorCtor, writable: false, enumerable: false, configurable: false });
+
+  function callBridge(op, a, b, c) {
+    try {
+      return bridge(op, a, b, c);
+    } catch {
+      // Whatever was thrown came from the sandbox process's realm: drop it.
+      throw new RangeErrorCtor('the sandbox bridge failed (the call stack may be exhausted)');
+    }
+  }
+
+  function safeString(value) {
+    if (typeof value === 'symbol') return apply(symbolToString, value, []);
+    try {
+      return '' + value;
+    } catch {
+      return '[unprintable value]';
+    }
+  }
+
+  function describe(error) {
+    try {
+      const message = error !== null && typeof error === 'object' ? error.message : undefined;
+      return typeof message === 'string' ? message : safeString(error);
+    } catch {
+      return 'unknown error';
+    }
+  }
+
+  function isError(value) {
+    try {
+      return apply(objectToString, value, []) === '[object Error]';
+    } catch {
+      return false;
+    }
+  }
+
+  function format(value) {
+    const type = typeof value;
+    if (type === 'string') return value;
+    if (type === 'bigint') return '' + value + 'n';
+    if (type === 'symbol') return apply(symbolToString, value, []);
+    if (value === null || type !== 'object' && type !== 'function') return '' + value;
+    if (type === 'function') {
+      let name = '';
+      try {
+        name = typeof value.name === 'string' ? value.name : '';
+      } catch {
+        // A throwing `name` getter only costs the label.
+      }
+      return '[Function ' + (name || '(anonymous)') + ']';
+    }
+    if (isError(value)) {
+      try {
+        const stack = value.stack;
+        if (typeof stack === 'string') return stack;
+      } catch {
+        // Fall through to the generic description.
+      }
+    }
+    try {
+      const json = jsonStringify(value);
+      if (typeof json === 'string') return json;
+    } catch {
+      // Cyclic or BigInt-holding values fall back to their tag.
+    }
+    try {
+      return apply(objectToString, value, []);
+    } catch {
+      return '[object]';
+    }
+  }
+
+  function makeLogger(level) {
+    return function log(...args) {
+      let text = '';
+      for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + format(args[i]);
+      callBridge(B_LOG, level, text);
+    };
+  }
+  const consoleObject = {
+    log: makeLogger('log'),
+    info: makeLogger('info'),
+    warn: makeLogger('warn'),
+    error: makeLogger('error'),
+    debug: makeLogger('debug'),
+  };
+  defineProperty(G, 'console', { value: consoleObject, writable: true, enumerable: false, configurable: true });
+
+  // Pending calls: id → [resolve, reject].
+  const pending = create(null);
+
+  function rejected(error) {
+    return new PromiseCtor(function (_resolve, reject) {
+      reject(error);
+    });
+  }
+
+  function makeError(name, message) {
+    const Ctor = (typeof name === 'string' && errorCtors[name]) || ErrorCtor;
+    const error = new Ctor(message);
+    if (Ctor === ErrorCtor && typeof name === 'string' && name !== 'Error') {
+      defineProperty(error, 'name', { value: name, writable: true, enumerable: false, configurable: true });
+    }
+    return error;
+  }
+
+  function invoke(isGlobal, name, label, args) {
+    let json = '';
+    if (args !== undefined) {
+      try {
+        json = jsonStringify(args);
+      } catch (error) {
+        return rejected(new TypeErrorCtor('the arguments of ' + label + ' are not JSON-serializable: ' + describe(error)));
+      }
+      if (typeof json !== 'string') json = '';
+    }
+    const id = callBridge(B_CALL, isGlobal, name, json);
+    if (typeof id === 'number') {
+      return new PromiseCtor(function (resolve, reject) {
+        pending[id] = [resolve, reject];
+      });
+    }
+    if (typeof id === 'string') return rejected(new RangeErrorCtor(id));
+    return rejected(new ErrorCtor(label + ' was called after the run ended'));
+  }
+
+  function makeCallable(isGlobal, name, label) {
+    const fn = (args) => invoke(isGlobal, name, label, args);
+    defineProperty(fn, 'name', { value: name });
+    return fn;
+  }
+
+  function deliver(id, ok, payload, errorName) {
+    const entry = pending[id];
+    if (entry === undefined) return false;
+    delete pending[id];
+    if (!ok) {
+      entry[1](makeError(errorName, payload));
+      return true;
+    }
+    let value;
+    if (payload !== '') {
+      try {
+        value = jsonParse(payload);
+      } catch {
+        entry[1](new ErrorCtor('the tool result could not be decoded'));
+        return true;
+      }
+    }
+    entry[0](value);
+    return true;
+  }
+
+  function bind(configJson) {
+    const config = jsonParse(configJson);
+    const target = create(null);
+    for (let i = 0; i < config.tools.length; i++) {
+      const [name, label] = config.tools[i];
+      defineProperty(target, name, { value: makeCallable(false, name, label), enumerable: true });
+    }
+    for (let i = 0; i < config.aliases.length; i++) {
+      const [alias, name] = config.aliases[i];
+      defineProperty(target, alias, { value: target[name], enumerable: false });
+    }
+    freeze(target);
+    const handler = create(null);
+    handler.get = function (tools, key) {
+      if (typeof key !== 'string') return undefined;
+      const fn = tools[key];
+      if (fn !== undefined) return fn;
+      // Probed by `await`, JSON.stringify and console formatting; absence is the right answer.
+      if (key === 'then' || key === 'toJSON') return undefined;
+      const message = callBridge(B_UNKNOWN_TOOL, key);
+      throw new TypeErrorCtor(typeof message === 'string' ? message : 'tools.' + key + ' is not a tool');
+    };
+    defineProperty(G, 'tools', {
+      value: new ProxyCtor(target, handler), writable: false, enumerable: false, configurable: false,
+    });
+    for (let i = 0; i < config.globals.length; i++) {
+      const name = config.globals[i];
+      if (name in G) return 'global ' + name + ' would shadow a built-in';
+      defineProperty(G, name, {
+        value: makeCallable(true, name, name + '()'), writable: false, enumerable: false, configurable: false,
+      });
+    }
+    return '';
+  }
+
+  let finished = false;
+
+  function report(op, a, b, c) {
+    finished = true;
+    try {
+      bridge(op, a, b, c);
+    } catch {
+      // The sandbox process notices a run that never reports and fails it.
+    }
+  }
+
+  function failWith(name, message) {
+    if (!finished) report(B_FAIL, name, message, undefined);
+  }
+
+  function fail(error) {
+    if (finished) return;
+    let name;
+    let message;
+    let stack;
+    if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
+      name = readString(error, 'name');
+      message = readString(error, 'message');
+      stack = readString(error, 'stack');
+    }
+    if (message === undefined) message = format(error);
+    report(B_FAIL, name, message, stack);
+  }
+
+  function readString(object, key) {
+    try {
+      const value = object[key];
+      return typeof value === 'string' ? value : undefined;
+    } catch {
+      // A throwing getter only costs this field.
+      return undefined;
+    }
+  }
+
+  function succeed(value) {
+    if (finished) return;
+    const type = typeof value;
+    if (type === 'function' || type === 'symbol') {
+      failWith('TypeError', 'the script returned a ' + type + ', which cannot be serialized as JSON');
+      return;
+    }
+    let json = '';
+    if (value !== undefined) {
+      try {
+        json = jsonStringify(value);
+      } catch (error) {
+        failWith('TypeError', 'the return value cannot be serialized as JSON: ' + describe(error));
+        return;
+      }
+      if (typeof json !== 'string') json = '';
+    }
+    report(B_DONE, json);
+  }
+
+  // `await` adopts a native promise without looking up `then` or a species constructor, so a
+  // script that patched Promise.prototype cannot intercept its own completion this way.
+  async function settle(promise) {
+    let value;
+    try {
+      value = await promise;
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    succeed(value);
+  }
+
+  function run(fn) {
+    if (typeof fn !== 'function') {
+      failWith('SyntaxError', 'the script is not a function body');
+      return;
+    }
+    let result;
+    try {
+      result = apply(fn, undefined, []);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    settle(result);
+  }
+
+  return function control(op, a, b, c, d) {
+    switch (op) {
+      case C_BIND: return bind(a);
+      case C_RUN: run(a); return undefined;
+      case C_THROWN: fail(a); return undefined;
+      case C_DELIVER: return deliver(a, b, c, d);
+      case C_IMPORT_ERROR: return new TypeErrorCtor('import() is not available in the sandbox');
+      default: return undefined;
+    }
+  };
+})

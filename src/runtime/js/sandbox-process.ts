@@ -1,0 +1,244 @@
+/**
+ * The host's handle on one sandbox process (src/runtime/js/child/main.mjs).
+ *
+ * Scripts run in a child process rather than a worker thread because V8 aborts the whole
+ * process when an isolate cannot satisfy an allocation: `new Array(1e9).fill(0)` or a growing
+ * object in a worker with `resourceLimits` takes the host down with it. A child process dies
+ * alone. It starts with an empty environment, Node's permission model (read access to its own
+ * files only, no writes, no child processes or workers), code generation from strings disabled
+ * and wasm unexposed, so even a script that escaped its context would hold very little.
+ *
+ * Frames travel over two pipes. After each write the host rings a doorbell (a shared file the
+ * child polls for a moment before sleeping in read(2)) and keeps its own event loop from
+ * sleeping for a moment: thread wake-ups cost more than a tool call itself on small machines.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { encodeFrame, FrameDecoder } from './child/frames.mjs';
+import { parseChildMessage, type ChildMessage } from './protocol.ts';
+
+const DEFAULT_ENTRY = fileURLToPath(new URL('./child/main.mjs', import.meta.url));
+/** How long the host keeps its event loop awake after writing, expecting a quick answer. */
+const HOT_MS = 0.2;
+/** Largest frame a sandbox process may send; its own limits keep real frames far below. */
+const MAX_FRAME_BYTES = 1 << 30;
+const STDERR_KEEP = 8 * 1024;
+const READY_TIMEOUT_MS = 20_000;
+const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
+
+/** How a sandbox process ended, from the host's point of view. */
+export interface ProcessEnd {
+  /** True when the host killed it; otherwise it crashed or broke the protocol. */
+  killed: boolean;
+  message: string;
+}
+
+export interface SandboxProcessOptions {
+  heapMb: number;
+  /** Entry file of the sandbox process; tests substitute misbehaving ones. */
+  entry?: string;
+  /** Use the contextified fallback global even where DONT_CONTEXTIFY exists (tests). */
+  contextify?: boolean;
+}
+
+/** Receives what a sandbox process says; exactly one listener at a time. */
+export interface ProcessListener {
+  message(message: ChildMessage): void;
+  end(end: ProcessEnd): void;
+}
+
+const live = new Set<SandboxProcess>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // Sandbox processes must not outlive the host, even when it exits without closing runtimes.
+  process.once('exit', () => {
+    for (const p of live) p.kill();
+  });
+}
+
+function doorbellFile(): number {
+  const dir = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
+  const file = path.join(dir, `toolcell-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const fd = fs.openSync(file, 'w+', 0o600);
+  fs.unlinkSync(file); // the open descriptors keep it alive; nothing else can find it
+  fs.writeSync(fd, Buffer.alloc(4), 0, 4, 0);
+  return fd;
+}
+
+export class SandboxProcess {
+  /** Resolves once the process can take a run; rejects if it never gets there. */
+  readonly ready: Promise<void>;
+  /** Resolves when the process is gone and its pipes are closed. */
+  readonly closed: Promise<void>;
+  private readonly child: ChildProcess;
+  private readonly toChild: Writable;
+  private readonly fromChild: Readable;
+  private readonly decoder = new FrameDecoder(MAX_FRAME_BYTES);
+  private readonly bellFd: number;
+  private readonly bell = Buffer.alloc(4);
+  private bellValue = 0;
+  private listener: ProcessListener | null = null;
+  private isReady = false;
+  private ended = false;
+  private killedByHost = false;
+  private stderrTail = '';
+  private hotUntil = 0;
+  private hotScheduled = false;
+  private readyTimer: NodeJS.Timeout | undefined;
+  private settleReady!: (error?: Error) => void;
+
+  constructor(private readonly options: SandboxProcessOptions) {
+    installExitHook();
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.settleReady = (error) => (error ? reject(error) : resolve());
+    });
+    // Callers that never await readiness must not see an unhandled rejection.
+    this.ready.catch(() => {});
+    const entry = options.entry ?? DEFAULT_ENTRY;
+    const dirs = new Set([path.dirname(DEFAULT_ENTRY), path.dirname(entry)]);
+    const args = [
+      `--max-old-space-size=${options.heapMb}`,
+      '--experimental-vm-modules',
+      '--disallow-code-generation-from-strings',
+      '--no-expose-wasm',
+      '--no-warnings',
+      PERMISSION_FLAG,
+      ...[...dirs].map((dir) => `--allow-fs-read=${path.join(dir, '*')}`),
+      entry,
+      ...(options.contextify ? ['--toolcell-contextify'] : []),
+    ];
+    this.bellFd = doorbellFile();
+    this.child = spawn(process.execPath, args, {
+      env: {},
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe', this.bellFd],
+      windowsHide: true,
+    });
+    live.add(this);
+    this.fromChild = this.child.stdio[3] as Readable;
+    this.toChild = this.child.stdio[4] as Writable;
+    this.closed = new Promise<void>((resolve) => this.child.once('close', () => resolve()));
+    this.fromChild.on('data', (chunk: Buffer) => this.onData(chunk));
+    // Write errors surface as the process ending; they need a listener so they are not thrown.
+    this.toChild.on('error', () => {});
+    this.fromChild.on('error', () => {});
+    this.child.stderr!.setEncoding('utf8');
+    this.child.stderr!.on('data', (text: string) => {
+      this.stderrTail = (this.stderrTail + text).slice(-STDERR_KEEP);
+    });
+    this.child.once('error', (error) => this.end(`the sandbox process could not start: ${error.message}`));
+    this.child.once('close', (code, signal) => this.onClose(code, signal));
+    this.readyTimer = setTimeout(() => {
+      this.kill();
+      this.end(`the sandbox process did not start within ${READY_TIMEOUT_MS} ms`);
+    }, READY_TIMEOUT_MS);
+    this.readyTimer.unref();
+  }
+
+  get alive(): boolean {
+    return !this.ended;
+  }
+
+  /** Routes messages and the end of the process to `listener` (replacing the previous one). */
+  listen(listener: ProcessListener | null): void {
+    this.listener = listener;
+  }
+
+  /** Sends one frame and rings the doorbell. */
+  send(header: unknown, payloads: readonly string[]): void {
+    if (this.ended) return;
+    this.toChild.write(encodeFrame(header, payloads));
+    this.bell.writeInt32LE((this.bellValue = (this.bellValue + 1) | 0), 0);
+    fs.writeSync(this.bellFd, this.bell, 0, 4, 0);
+    this.keepHot();
+  }
+
+  kill(): void {
+    if (this.ended || this.killedByHost) return;
+    this.killedByHost = true;
+    this.child.kill('SIGKILL');
+  }
+
+  /** Keeps the host alive while the process serves a run. */
+  ref(): void {
+    this.child.ref();
+    (this.fromChild as unknown as { ref(): void }).ref();
+  }
+
+  /** Lets the host exit while the process sits idle in a pool. */
+  unref(): void {
+    this.child.unref();
+    for (const stream of [this.fromChild, this.toChild, this.child.stderr]) {
+      (stream as unknown as { unref?(): void } | null)?.unref?.();
+    }
+  }
+
+  private keepHot(): void {
+    this.hotUntil = performance.now() + HOT_MS;
+    if (this.hotScheduled) return;
+    this.hotScheduled = true;
+    setImmediate(this.hotTick);
+  }
+
+  private readonly hotTick = (): void => {
+    if (!this.ended && performance.now() < this.hotUntil) setImmediate(this.hotTick);
+    else this.hotScheduled = false;
+  };
+
+  private onData(chunk: Buffer): void {
+    try {
+      this.decoder.push(chunk);
+      for (let frame = this.decoder.next(); frame !== null; frame = this.decoder.next()) {
+        const message = parseChildMessage(frame.header, frame.payloads);
+        if (message.t === 'invalid') return this.broken(message.reason);
+        if (message.t === 'ready') {
+          if (this.isReady) return this.broken('the sandbox process announced itself twice');
+          this.isReady = true;
+          clearTimeout(this.readyTimer);
+          this.settleReady();
+          continue;
+        }
+        if (!this.isReady) return this.broken(`${message.t} before ready`);
+        if (message.t === 'fatal') return this.broken(`the sandbox process failed: ${message.message}`);
+        if (this.listener === null) return this.broken(`unexpected ${message.t} while idle`);
+        this.listener.message(message);
+        if (this.ended) return;
+      }
+    } catch (error) {
+      this.broken((error as Error).message);
+    }
+  }
+
+  /** A protocol violation: the process is untrustworthy from here on. */
+  private broken(reason: string): void {
+    this.end(`broken sandbox bridge: ${reason}`);
+    this.kill();
+  }
+
+  private onClose(code: number | null, signal: NodeJS.Signals | null): void {
+    live.delete(this);
+    fs.close(this.bellFd, () => {});
+    if (/out of memory|heap limit/i.test(this.stderrTail)) {
+      this.end(`the script ran out of memory (heap limit ${this.options.heapMb} MiB)`);
+    } else {
+      this.end(`the sandbox process exited unexpectedly (${signal ?? `exit code ${code}`})`);
+    }
+  }
+
+  private end(message: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.readyTimer);
+    const end = { killed: this.killedByHost, message };
+    this.settleReady(new Error(message));
+    const listener = this.listener;
+    this.listener = null;
+    listener?.end(end);
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * One run, host side: forwards the script's calls to their bindings, records them, keeps the
+ * pausable clock, and turns every way a run can end into exactly one result.
+ */
+import type { CallSummary, LogEntry, RunError, ToolBinding, ToolCallContext } from '../types.ts';
+import type { BindingPlan } from './bindings.ts';
+import { PausableDeadline } from './clock.ts';
+import type { JsLimits } from './limits.ts';
+import { runHeader, type ChildCall, type ChildMessage } from './protocol.ts';
+import type { ProcessEnd, SandboxProcess } from './sandbox-process.ts';
+
+/** What `execute` resolves with; it never rejects for a script failure. */
+export type ExecuteResult = ({ ok: true; value: unknown } | { ok: false; error: RunError }) & {
+  logs: LogEntry[];
+  calls: CallSummary[];
+};
+
+/** How long a sandbox process may take to report idle after a run before it is replaced. */
+const LIVENESS_MS = 300;
+
+interface PendingCall {
+  binding: ToolBinding;
+  /** Null for globals, which are not recorded. */
+  summary: CallSummary | null;
+  started: number;
+}
+
+/** What happens to the process once the run is over. */
+export interface SessionRelease {
+  /** The process finished cleanly and will report idle (or be killed) soon. */
+  returning(): void;
+  /** `healthy`: it reported idle in time and may serve another run. */
+  release(process: SandboxProcess, healthy: boolean, wasReturning: boolean): void;
+}
+
+export class RunSession {
+  readonly result: Promise<ExecuteResult>;
+  private resolve!: (result: ExecuteResult) => void;
+  private readonly logs: LogEntry[] = [];
+  private readonly calls: CallSummary[] = [];
+  private readonly pending = new Map<number, PendingCall>();
+  private readonly controller = new AbortController();
+  private readonly deadline: PausableDeadline;
+  private readonly context: ToolCallContext;
+  private replyHeader: Array<number | string | null> = [];
+  private replyPayloads: string[] = [];
+  private replyScheduled = false;
+  private finished = false;
+
+  constructor(
+    private readonly process: SandboxProcess,
+    private readonly runId: number,
+    private readonly code: string,
+    private readonly plan: BindingPlan,
+    private readonly limits: JsLimits,
+    private readonly signal: AbortSignal | undefined,
+    private readonly owner: SessionRelease,
+  ) {
+    this.result = new Promise((resolve) => {
+      this.resolve = resolve;
+    });
+    this.deadline = new PausableDeadline(limits.timeoutMs, () =>
+      this.fail({ kind: 'timeout', message: `the script did not finish within its time limit of ${limits.timeoutMs} ms` }),
+    );
+    this.context = { signal: this.controller.signal, pauseClock: () => this.deadline.pause() };
+  }
+
+  start(): void {
+    this.process.ref();
+    this.process.listen({ message: (m) => this.onMessage(m), end: (e) => this.onEnd(e) });
+    if (this.signal) this.signal.addEventListener('abort', this.onAbort, { once: true });
+    this.deadline.start();
+    this.process.send(runHeader(this.runId, this.limits), [this.code, this.plan.config]);
+  }
+
+  /** Ends the run from outside (the runtime is closing). */
+  abort(message: string): void {
+    this.fail({ kind: 'aborted', message });
+  }
+
+  private readonly onAbort = (): void => {
+    const reason: unknown = this.signal?.reason;
+    const detail = reason instanceof Error && reason.message ? `: ${reason.message}` : '';
+    this.fail({ kind: 'aborted', message: `the run was aborted${detail}` });
+  };
+
+  private onMessage(message: ChildMessage): void {
+    if (this.finished) return;
+    if (!('run' in message) || message.run !== this.runId) {
+      return this.fail({ kind: 'sandbox', message: `broken sandbox bridge: unexpected ${message.t} message` });
+    }
+    switch (message.t) {
+      case 'out':
+        for (const call of message.calls) {
+          this.startCall(call);
+          if (this.finished) return;
+        }
+        for (const log of message.logs) this.logs.push(log);
+        return;
+      case 'done': {
+        if (!message.ok) return this.finish({ ok: false, error: message.error }, true);
+        let value: unknown;
+        try {
+          value = message.json === '' ? undefined : JSON.parse(message.json);
+        } catch {
+          return this.fail({ kind: 'sandbox', message: 'broken sandbox bridge: the return value is not JSON' });
+        }
+        return this.finish({ ok: true, value }, true);
+      }
+      default:
+        return this.fail({ kind: 'sandbox', message: `broken sandbox bridge: unexpected ${message.t} message` });
+    }
+  }
+
+  private onEnd(end: ProcessEnd): void {
+    if (!this.finished) this.fail({ kind: 'sandbox', message: end.message });
+  }
+
+  private startCall(call: ChildCall): void {
+    const binding = call.global ? this.plan.globals.get(call.name) : this.plan.tools.get(call.name);
+    if (binding === undefined || this.pending.has(call.id)) {
+      return this.fail({ kind: 'sandbox', message: `broken sandbox bridge: call to unknown ${call.global ? 'global' : 'tool'} ${call.name}` });
+    }
+    let args: unknown;
+    try {
+      args = call.args === '' ? undefined : JSON.parse(call.args);
+    } catch {
+      return this.fail({ kind: 'sandbox', message: 'broken sandbox bridge: call arguments are not JSON' });
+    }
+    const summary: CallSummary | null = call.global ? null : { name: call.name, status: 'cancelled', durationMs: 0 };
+    if (summary) this.calls.push(summary);
+    const entry: PendingCall = { binding, summary, started: performance.now() };
+    this.pending.set(call.id, entry);
+    let outcome: Promise<unknown>;
+    try {
+      outcome = Promise.resolve(binding.invoke(args, this.context));
+    } catch (error) {
+      outcome = Promise.reject(error);
+    }
+    outcome.then(
+      (value) => this.settle(call.id, entry, value),
+      (error: unknown) => this.settleError(call.id, entry, error),
+    );
+  }
+
+  private settle(id: number, entry: PendingCall, value: unknown): void {
+    if (this.finished || this.pending.get(id) !== entry) return;
+    let json: string | undefined;
+    try {
+      json = value === undefined ? '' : JSON.stringify(value);
+    } catch (error) {
+      return this.answerError(id, entry, 'TypeError', `${this.label(entry)} returned a value that is not JSON-serializable: ${(error as Error).message}`);
+    }
+    if (json === undefined) json = ''; // functions and symbols serialize to nothing, as in JSON
+    const max = this.limits.maxResultBytes;
+    if (json.length * 3 > max) {
+      const bytes = Buffer.byteLength(json, 'utf8');
+      if (bytes > max) {
+        return this.answerError(id, entry, 'RangeError', `the result of ${this.label(entry)} is ${bytes} bytes, over the ${max}-byte limit (maxResultBytes)`);
+      }
+    }
+    this.close(id, entry, 'ok');
+    this.queueReply(id, 1, json, null);
+  }
+
+  private settleError(id: number, entry: PendingCall, error: unknown): void {
+    if (this.finished || this.pending.get(id) !== entry) return;
+    const e = error as { name?: unknown; message?: unknown } | null;
+    const isErrorLike = typeof e === 'object' && e !== null && typeof e.message === 'string';
+    const name = isErrorLike && typeof e.name === 'string' && e.name !== '' ? e.name : 'Error';
+    const message = isErrorLike ? (e.message as string) : String(error);
+    this.answerError(id, entry, name, message);
+  }
+
+  private answerError(id: number, entry: PendingCall, name: string, message: string): void {
+    this.close(id, entry, 'error');
+    this.queueReply(id, 0, message, name);
+  }
+
+  private close(id: number, entry: PendingCall, status: 'ok' | 'error'): void {
+    this.pending.delete(id);
+    if (entry.summary) {
+      entry.summary.status = status;
+      entry.summary.durationMs = performance.now() - entry.started;
+    }
+  }
+
+  private label(entry: PendingCall): string {
+    return entry.summary ? `tool ${entry.binding.name}` : `global ${entry.binding.name}()`;
+  }
+
+  /** Answers are batched per microtask: many calls settling together cross in one frame. */
+  private queueReply(id: number, ok: 0 | 1, payload: string, errorName: string | null): void {
+    this.replyHeader.push(id, ok, errorName);
+    this.replyPayloads.push(payload);
+    if (this.replyScheduled) return;
+    this.replyScheduled = true;
+    queueMicrotask(this.flushReplies);
+  }
+
+  private readonly flushReplies = (): void => {
+    this.replyScheduled = false;
+    const r = this.replyHeader;
+    const payloads = this.replyPayloads;
+    this.replyHeader = [];
+    this.replyPayloads = [];
+    if (!this.finished) this.process.send({ t: 'res', run: this.runId, r }, payloads);
+  };
+
+  private fail(error: RunError): void {
+    this.finish({ ok: false, error }, false);
+  }
+
+  /** Ends the run once. `clean`: the process reported the outcome itself and may be reused. */
+  private finish(outcome: { ok: true; value: unknown } | { ok: false; error: RunError }, clean: boolean): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.deadline.stop();
+    this.signal?.removeEventListener('abort', this.onAbort);
+    if (this.pending.size > 0) {
+      const now = performance.now();
+      for (const entry of this.pending.values()) {
+        // Still running when the script ended: recorded as cancelled, told through its signal.
+        if (entry.summary) entry.summary.durationMs = now - entry.started;
+      }
+      this.pending.clear();
+      this.controller.abort(new DOMException('the script ended before this call finished', 'AbortError'));
+    }
+    this.resolve({ ...outcome, logs: this.logs, calls: this.calls });
+    if (clean) this.awaitIdle();
+    else {
+      this.process.kill();
+      this.owner.release(this.process, false, false);
+    }
+  }
+
+  /** Reuse the process only if its event loop turns after the run (no spin left behind). */
+  private awaitIdle(): void {
+    this.owner.returning();
+    let settled = false;
+    const settle = (healthy: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      this.process.listen(null);
+      if (!healthy) this.process.kill();
+      this.owner.release(this.process, healthy, true);
+    };
+    const timer = setTimeout(() => settle(false), LIVENESS_MS);
+    timer.unref();
+    this.process.listen({
+      message: (m) => settle(m.t === 'idle' && m.run === this.runId),
+      end: () => settle(false),
+    });
+  }
+}
