@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 
 const BOOTSTRAP = fileURLToPath(new URL('../../../src/runtime/python/bootstrap.py', import.meta.url));
@@ -82,4 +84,10 @@ test('end of protocol input ends an idle interpreter', { timeout: 10_000 }, asyn
   py.stdin.end();
   const [code] = await once(py.child, 'exit');
   assert.equal(code, 0);
+});
+
+test('loading the runner writes no bytecode cache beside its sources', { timeout: 10_000 }, async () => {
+  const py = launch();
+  assert.equal((await py.next()).t, 'ready');
+  assert.equal(existsSync(join(dirname(BOOTSTRAP), '__pycache__')), false);
 });
