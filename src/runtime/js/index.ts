@@ -1,7 +1,7 @@
 /**
  * The sandboxed JavaScript runtime for model-written scripts. See {@link JsRuntime}.
  */
-export { JsRuntime, type JsRuntimeOptions, type ExecuteOptions } from './runtime.ts';
+export { JsRuntime, type JsRuntimeOptions, type JsRuntimeStats, type ExecuteOptions } from './runtime.ts';
 export type { ExecuteResult } from './session.ts';
 export { DEFAULT_LIMITS, type JsLimits } from './limits.ts';
 

@@ -26,6 +26,8 @@ export class SandboxPool {
   private starting = 0;
   private returning = 0;
   private closed = false;
+  /** Processes started and killed over the pool's life (monitoring, tests). */
+  readonly counts = { started: 0, killed: 0 };
 
   constructor(
     private readonly spare: number,
@@ -88,6 +90,7 @@ export class SandboxPool {
 
   private spawnOne(): void {
     const p = new SandboxProcess(this.options);
+    this.counts.started++;
     this.starting++;
     this.live.add(p);
     // Referenced until it is ready: a run may be waiting for it.
@@ -128,6 +131,7 @@ export class SandboxPool {
     const at = this.idle.indexOf(p);
     if (at >= 0) this.idle.splice(at, 1);
     p.listen(null);
+    if (p.alive) this.counts.killed++;
     p.kill();
     this.live.delete(p);
   }

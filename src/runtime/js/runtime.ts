@@ -32,6 +32,17 @@ export interface JsRuntimeOptions {
    * `child/main.mjs`; the process protocol is internal.
    */
   sandboxEntry?: string;
+  /**
+   * Testing only: give scripts the fallback global (a contextified null-prototype object), as
+   * on Node versions without `vm.constants.DONT_CONTEXTIFY`.
+   */
+  fallbackContext?: boolean;
+}
+
+/** Sandbox processes this runtime started and killed (after a timeout, abort, crash or failed liveness check). */
+export interface JsRuntimeStats {
+  processesStarted: number;
+  processesKilled: number;
 }
 
 export interface ExecuteOptions {
@@ -60,6 +71,7 @@ export class JsRuntime {
   private readonly limits: JsLimits;
   private readonly poolSize: number;
   private readonly entry: string | undefined;
+  private readonly fallbackContext: boolean;
   private readonly pools = new Map<number, SandboxPool>();
   private readonly sessions = new Set<RunSession>();
   private nextRun = 1;
@@ -72,6 +84,7 @@ export class JsRuntime {
     this.poolSize = poolSize;
     this.limits = resolveLimits({ limits: options.limits, where: 'limits' });
     this.entry = options.sandboxEntry;
+    this.fallbackContext = options.fallbackContext === true;
     this.poolFor(this.limits.heapMb).warm();
   }
 
@@ -152,10 +165,21 @@ export class JsRuntime {
     if (pool === undefined) {
       // Only the runtime's own heap size keeps spares; other sizes keep one process for reuse.
       const spare = heapMb === this.limits.heapMb ? this.poolSize : 0;
-      pool = new SandboxPool(spare, { heapMb, entry: this.entry });
+      pool = new SandboxPool(spare, { heapMb, entry: this.entry, contextify: this.fallbackContext });
       this.pools.set(heapMb, pool);
     }
     return pool;
+  }
+
+  /** Counts of sandbox processes over the runtime's life. */
+  stats(): JsRuntimeStats {
+    let processesStarted = 0;
+    let processesKilled = 0;
+    for (const pool of this.pools.values()) {
+      processesStarted += pool.counts.started;
+      processesKilled += pool.counts.killed;
+    }
+    return { processesStarted, processesKilled };
   }
 
   /** Ends runs in progress as `aborted` and kills every sandbox process. */

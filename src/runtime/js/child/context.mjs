@@ -59,8 +59,18 @@ export function compileScript(code, control) {
   });
 }
 
-/** `SyntaxError: message\n    at script.js:LINE` from an engine SyntaxError of compileScript. */
-export function syntaxErrorStack(error) {
-  const line = /^script\.js:(\d+)/.exec(String(error.stack ?? ''))?.[1];
-  return `SyntaxError: ${error.message}` + (line ? `\n    at ${SCRIPT_FILE}:${line}` : '');
+/**
+ * Message and stack for an engine SyntaxError from compileScript. An error found in the
+ * wrapper's closing line (say, an unclosed bracket) is placed at the script's last line.
+ */
+export function describeSyntaxError(error, code) {
+  const lines = code.split('\n').length;
+  let line = Number(/^script\.js:(\d+)/.exec(String(error.stack ?? ''))?.[1]);
+  let message = String(error.message);
+  if (line > lines) {
+    line = lines;
+    message += ' (at the end of the script)';
+  }
+  const stack = `SyntaxError: ${message}` + (line > 0 ? `\n    at ${SCRIPT_FILE}:${line}` : '');
+  return { message, stack };
 }

@@ -3,7 +3,7 @@
 // It serves one run at a time, each in a fresh context, and sends `idle` only once the event
 // loop turns after a run: a script that left a spinning microtask behind never gets there.
 import { send, receive, poll } from './io.mjs';
-import { C_BIND, C_RUN, C_THROWN, compileScript, createSandboxContext, syntaxErrorStack } from './context.mjs';
+import { C_BIND, C_RUN, C_THROWN, compileScript, createSandboxContext, describeSyntaxError } from './context.mjs';
 import { DEADLOCK_MESSAGE, Run } from './run.mjs';
 
 // Rejections nobody handled belong to script promises; the run reports its own outcome.
@@ -32,7 +32,8 @@ function start(header, payloads) {
   try {
     script = compileScript(code, sandbox.control);
   } catch (error) {
-    return run.fail('script', 'SyntaxError', error.message, syntaxErrorStack(error));
+    const { message, stack } = describeSyntaxError(error, code);
+    return run.fail('script', 'SyntaxError', message, stack);
   }
   let fn;
   let thrown;
