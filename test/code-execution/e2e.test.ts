@@ -98,7 +98,7 @@ for (const language of ['javascript', 'python'] as const) {
       }
       assert.deepEqual(inner[0]![0].class, ['shell']);
       assert.deepEqual(inner[1]![0].class, ['web']);
-      assert.deepEqual(inner[0]![0].input, { step: 1 }, 'inputs are decided by the inner tool (shell is in the default policy)');
+      assert.deepEqual(inner[0]![0].input, { step: 1 }, 'inputs are decided by the inner tool, not by code_execution');
       assert.ok(inner[1]![1].durationMs >= 250, `the delayed call's duration covers the delay (${inner[1]![1].durationMs})`);
       assert.equal(inner[2]![1].isError, true, 'an error result is completed with isError');
       const ids = new Set([parent.toolCallId, model.toolCallId, ...inner.map((g) => g[0].toolCallId)]);

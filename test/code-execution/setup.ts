@@ -31,10 +31,11 @@ export async function makeRig(): Promise<Rig> {
     ],
   });
   const observers = {
+    // Inputs narrowed by name to every tool: only the class exclusions can withhold arguments.
     all: makePeer(dir, 'all', {
       observer: true,
       filter: { rules: [{ match: {}, input: true }] },
-      policy: { enabledCapabilities: FULL, toolLifecycle: { inputs: { classes: 'default' } } },
+      policy: { enabledCapabilities: FULL, toolLifecycle: { inputs: { tools: ['*'] } } },
     }),
     comms: makePeer(dir, 'comms', { observer: true, filter: { rules: [{ match: { class: 'comms' } }] }, policy: { enabledCapabilities: FULL, toolLifecycle: { inputs: { classes: 'default' } } } }),
     named: makePeer(dir, 'named', { observer: true, filter: { rules: [{ match: { serverTool: 'fetch' } }] }, policy: { enabledCapabilities: ['toolLifecycle.observe'] } }),
