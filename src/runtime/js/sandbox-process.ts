@@ -87,6 +87,7 @@ export class SandboxProcess {
   private listener: ProcessListener | null = null;
   private isReady = false;
   private ended = false;
+  private exited = false;
   private killedByHost = false;
   private stderrTail = '';
   private hotUntil = 0;
@@ -159,8 +160,9 @@ export class SandboxProcess {
     this.keepHot();
   }
 
+  /** Kills the process (idempotent); also after a protocol violation already ended it. */
   kill(): void {
-    if (this.ended || this.killedByHost) return;
+    if (this.exited || this.killedByHost) return;
     this.killedByHost = true;
     this.child.kill('SIGKILL');
   }
@@ -217,11 +219,12 @@ export class SandboxProcess {
 
   /** A protocol violation: the process is untrustworthy from here on. */
   private broken(reason: string): void {
-    this.end(`broken sandbox bridge: ${reason}`);
     this.kill();
+    this.end(`broken sandbox bridge: ${reason}`);
   }
 
   private onClose(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exited = true;
     live.delete(this);
     fs.close(this.bellFd, () => {});
     if (/out of memory|heap limit/i.test(this.stderrTail)) {

@@ -1,0 +1,227 @@
+/**
+ * Tool calls: JSON in and out, errors with their names, call records in start order,
+ * cancellation through the tool's signal, per-call limits, and the pausable clock.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { JsRuntime } from '../../../src/runtime/js/index.ts';
+import type { ToolCallContext } from '../../../src/runtime/types.ts';
+import { deferred, errorOf, global, tool, valueOf } from './helpers.ts';
+
+const runtime = new JsRuntime();
+after(() => runtime.close());
+
+describe('arguments and results', () => {
+  test('cross as JSON: dates become strings, undefined fields vanish, extra arguments are ignored', async () => {
+    const seen: unknown[] = [];
+    const spy = tool('spy', async (args) => {
+      seen.push(args);
+      return { when: new Date(0), gone: undefined, list: [1, undefined] };
+    });
+    const value = valueOf(await runtime.execute('return await tools.spy({ d: new Date(0), u: undefined, n: null }, "ignored");', { tools: [spy] }));
+    assert.deepEqual(seen, [{ d: '1970-01-01T00:00:00.000Z', n: null }]);
+    assert.deepEqual(value, { when: '1970-01-01T00:00:00.000Z', list: [1, null] });
+  });
+
+  test('no argument arrives as undefined; an undefined result arrives as undefined', async () => {
+    const seen: unknown[] = [];
+    const value = valueOf(await runtime.execute('const r = await tools.spy(); return r === undefined;', {
+      tools: [tool('spy', async (args) => void seen.push(args))],
+    }));
+    assert.equal(value, true);
+    assert.deepEqual(seen, [undefined]);
+  });
+
+  test('arguments that are not JSON reject inside the script and make no call', async () => {
+    const result = await runtime.execute(
+      'const a = {}; a.self = a; const out = []; for (const args of [{ n: 1n }, a]) { try { await tools.echo(args); } catch (e) { out.push(e.name + ": " + e.message); } } return out;',
+      { tools: [tool('echo')] },
+    );
+    const value = valueOf(result) as string[];
+    assert.equal(value.length, 2);
+    assert.match(value[0]!, /^TypeError: the arguments of tools\.echo are not JSON-serializable: .*BigInt/);
+    assert.match(value[1]!, /^TypeError: the arguments of tools\.echo are not JSON-serializable: .*circular/);
+    assert.deepEqual(result.calls, []);
+  });
+
+  test('a result that is not JSON rejects the call as a TypeError', async () => {
+    const result = await runtime.execute('try { await tools.bad({}); } catch (e) { return e.name + ": " + e.message; }', {
+      tools: [tool('bad', async () => ({ n: 1n }))],
+    });
+    assert.match(valueOf(result) as string, /^TypeError: tool bad returned a value that is not JSON-serializable/);
+    assert.equal(result.calls[0]!.status, 'error');
+  });
+});
+
+describe('errors', () => {
+  test('a rejected invoke surfaces with the same name and message, as an Error of the script', async () => {
+    const failing = (name: string) =>
+      tool(name, async () => {
+        const error = name === 'type' ? new TypeError('wrong type') : new Error('tool said no');
+        if (name === 'toolError') error.name = 'ToolError';
+        throw error;
+      });
+    const value = valueOf(await runtime.execute(
+      `const out = [];
+       for (const name of ['toolError', 'type']) {
+         try { await tools[name]({}); } catch (e) { out.push([e.name, e.message, e instanceof Error, e instanceof TypeError]); }
+       }
+       return out;`,
+      { tools: [failing('toolError'), failing('type')] },
+    ));
+    assert.deepEqual(value, [
+      ['ToolError', 'tool said no', true, false],
+      ['TypeError', 'wrong type', true, true],
+    ]);
+  });
+
+  test('a non-Error rejection and a synchronous throw are reported too', async () => {
+    const value = valueOf(await runtime.execute(
+      'const out = []; for (const t of [tools.str, tools.sync]) { try { await t({}); } catch (e) { out.push([e.name, e.message]); } } return out;',
+      {
+        tools: [
+          tool('str', () => Promise.reject('plain string')),
+          tool('sync', () => {
+            throw new RangeError('thrown synchronously');
+          }),
+        ],
+      },
+    ));
+    assert.deepEqual(value, [['Error', 'plain string'], ['RangeError', 'thrown synchronously']]);
+  });
+
+  test('an uncaught tool error fails the run with that error', async () => {
+    const error = errorOf(await runtime.execute('const x = 1;\nawait tools.fail({});', {
+      tools: [
+        tool('fail', async () => {
+          throw Object.assign(new Error('bad input'), { name: 'ToolError' });
+        }),
+      ],
+    }));
+    assert.deepEqual([error.kind, error.name, error.message], ['script', 'ToolError', 'bad input']);
+    assert.match(error.stack ?? '', /^ToolError: bad input/);
+  });
+});
+
+describe('call records', () => {
+  test('are in start order with status and duration; globals are not recorded', async () => {
+    const result = await runtime.execute(
+      `const a = tools.slow({});
+       const b = tools.fast({});
+       await helper({});
+       await b;
+       try { await tools.fail({}); } catch {}
+       return await a;`,
+      {
+        tools: [
+          tool('slow', async () => new Promise((resolve) => setTimeout(() => resolve('slow'), 20))),
+          tool('fast', async () => 'fast'),
+          tool('fail', async () => {
+            throw new Error('no');
+          }),
+          global('helper', async () => 'helped'),
+        ],
+      },
+    );
+    assert.equal(valueOf(result), 'slow');
+    assert.deepEqual(result.calls.map((c) => [c.name, c.status]), [['slow', 'ok'], ['fast', 'ok'], ['fail', 'error']]);
+    assert.ok(result.calls[0]!.durationMs >= 15, `slow took ${result.calls[0]!.durationMs} ms`);
+    assert.ok(result.calls.every((c) => typeof c.durationMs === 'number' && c.durationMs >= 0));
+  });
+
+  test('a call still running when the script returns is aborted through its signal and recorded as cancelled', async () => {
+    const started = deferred<ToolCallContext>();
+    const aborted = deferred<unknown>();
+    const hang = tool('hang', (_args, ctx) => {
+      ctx.signal.addEventListener('abort', () => aborted.resolve(ctx.signal.reason));
+      started.resolve(ctx);
+      return new Promise(() => {});
+    });
+    const result = await runtime.execute('tools.hang({}); await tools.echo({}); return "left it running";', { tools: [hang, tool('echo')] });
+    assert.equal(valueOf(result), 'left it running');
+    assert.deepEqual(result.calls.map((c) => [c.name, c.status]), [['hang', 'cancelled'], ['echo', 'ok']]);
+    const reason = (await aborted.promise) as Error;
+    assert.equal(reason.name, 'AbortError');
+    assert.equal((await started.promise).signal.aborted, true);
+  });
+
+  test('a call that finishes after the run ended is ignored', async () => {
+    const release = deferred();
+    const late = tool('late', () => release.promise);
+    const result = await runtime.execute('tools.late({}); return 1;', { tools: [late] });
+    release.resolve('too late');
+    assert.equal(result.calls[0]!.status, 'cancelled');
+    assert.equal(valueOf(await runtime.execute('return 2', { tools: [] })), 2);
+  });
+});
+
+describe('per-call limits', () => {
+  test('maxArgsBytes rejects the call inside the script', async () => {
+    const result = await runtime.execute('try { await tools.echo({ s: "x".repeat(100) }); } catch (e) { return [e.name, e.message]; }', {
+      tools: [tool('echo')],
+      limits: { maxArgsBytes: 50 },
+    });
+    assert.deepEqual(valueOf(result), ['RangeError', 'the arguments of tools.echo are 108 bytes, over the 50-byte limit (maxArgsBytes)']);
+    assert.deepEqual(result.calls, []);
+  });
+
+  test('maxResultBytes rejects the call inside the script', async () => {
+    const result = await runtime.execute('try { await tools.big({}); } catch (e) { return [e.name, e.message]; }', {
+      tools: [tool('big', async () => 'ü'.repeat(40))],
+      limits: { maxResultBytes: 50 },
+    });
+    assert.deepEqual(valueOf(result), ['RangeError', 'the result of tool big is 82 bytes, over the 50-byte limit (maxResultBytes)']);
+    assert.equal(result.calls[0]!.status, 'error');
+  });
+
+  test('maxInFlight rejects calls beyond it; awaiting frees the slots', async () => {
+    const value = valueOf(await runtime.execute(
+      `const first = [tools.echo(1), tools.echo(2)];
+       let third;
+       try { await tools.echo(3); } catch (e) { third = e.message; }
+       await Promise.all(first);
+       return [third, await tools.echo(4)];`,
+      { tools: [tool('echo')], limits: { maxInFlight: 2 } },
+    ));
+    assert.deepEqual(value, ['tools.echo: 2 calls are already in flight (limit maxInFlight); await some before starting more', 4]);
+  });
+
+  test('maxCalls fails the run', async () => {
+    const result = await runtime.execute('for (let i = 0; i < 10; i++) { try { await tools.echo(i); } catch {} } return "finished";', {
+      tools: [tool('echo')],
+      limits: { maxCalls: 3 },
+    });
+    const error = errorOf(result);
+    assert.equal(error.name, 'RangeError');
+    assert.equal(error.message, 'the script made more than 3 tool calls (limit maxCalls)');
+    assert.equal(result.calls.length, 3);
+  });
+});
+
+describe('pauseClock', () => {
+  test('time while a pause is held does not count against the timeout', async () => {
+    const approval = tool('approve', async (_args, ctx) => {
+      const resume = ctx.pauseClock();
+      // Longer than the whole time limit, while paused.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      resume();
+      resume(); // a second call does nothing
+      return 'approved';
+    });
+    const result = await runtime.execute('return await tools.approve({});', { tools: [approval], timeoutMs: 200 });
+    assert.equal(valueOf(result), 'approved');
+  });
+
+  test('the clock runs again once every pause is released', async () => {
+    const approval = tool('approve', async (_args, ctx) => {
+      const a = ctx.pauseClock();
+      const b = ctx.pauseClock();
+      a();
+      await new Promise((resolve) => setTimeout(resolve, 300)); // still paused by b
+      b();
+      return 'approved';
+    });
+    const result = await runtime.execute('await tools.approve({}); while (true) {}', { tools: [approval], timeoutMs: 200 });
+    assert.equal(errorOf(result).kind, 'timeout');
+  });
+});

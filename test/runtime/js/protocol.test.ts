@@ -1,0 +1,174 @@
+/**
+ * The pure pieces under the runtime: frames, message validation, binding plans, limits, the
+ * pausable deadline, and the suggestion ranking the sandbox process repeats from names.ts.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { closestTools } from '../../../src/runtime/js/child/closest.mjs';
+import { encodeFrame, FrameDecoder, FrameError } from '../../../src/runtime/js/child/frames.mjs';
+import { planBindings } from '../../../src/runtime/js/bindings.ts';
+import { PausableDeadline } from '../../../src/runtime/js/clock.ts';
+import { DEFAULT_LIMITS, resolveLimits } from '../../../src/runtime/js/limits.ts';
+import { parseChildMessage } from '../../../src/runtime/js/protocol.ts';
+import { closestNames, sanitizeToolName } from '../../../src/runtime/names.ts';
+import { tool } from './helpers.ts';
+
+describe('frames', () => {
+  test('round-trip a header and raw payloads, whatever the chunking', () => {
+    const payloads = ['{"a":"é 😀"}', '', 'x'.repeat(70_000), '"quoted" \\ back\nslash'];
+    const bytes = Buffer.concat([encodeFrame({ t: 'out', n: [1, 2] }, payloads), encodeFrame({ t: 'idle', run: 3 }, [])]);
+    for (const size of [1, 7, 4096, bytes.length]) {
+      const decoder = new FrameDecoder(1 << 20);
+      const frames = [];
+      for (let at = 0; at < bytes.length; at += size) {
+        decoder.push(Buffer.from(bytes.subarray(at, at + size)));
+        for (let f = decoder.next(); f !== null; f = decoder.next()) frames.push(f);
+      }
+      assert.deepEqual(frames, [
+        { header: { t: 'out', n: [1, 2] }, payloads },
+        { header: { t: 'idle', run: 3 }, payloads: [] },
+      ]);
+    }
+  });
+
+  test('reject oversize and inconsistent frames', () => {
+    const big = new FrameDecoder(100);
+    big.push(encodeFrame({ t: 'x' }, ['y'.repeat(200)]));
+    assert.throws(() => big.next(), FrameError);
+    const lying = encodeFrame({ t: 'x' }, ['abc']);
+    lying.writeUInt32LE(99, 12); // payload length beyond the frame
+    const decoder = new FrameDecoder(1 << 20);
+    decoder.push(lying);
+    assert.throws(() => decoder.next(), /overruns/);
+    const notJson = encodeFrame({ t: 'x' }, []);
+    notJson.write('!', 12);
+    const d2 = new FrameDecoder(1 << 20);
+    d2.push(notJson);
+    assert.throws(() => d2.next(), /not JSON/);
+  });
+});
+
+describe('messages from a sandbox process', () => {
+  test('well-formed messages are typed', () => {
+    assert.deepEqual(parseChildMessage({ t: 'out', run: 1, c: [1, 0, 'echo', 2, 1, 'img'], l: ['warn'] }, ['{}', '', 'careful']), {
+      t: 'out',
+      run: 1,
+      calls: [
+        { id: 1, global: false, name: 'echo', args: '{}' },
+        { id: 2, global: true, name: 'img', args: '' },
+      ],
+      logs: [{ level: 'warn', message: 'careful' }],
+    });
+    assert.deepEqual(parseChildMessage({ t: 'done', run: 2, ok: true }, ['[1]']), { t: 'done', run: 2, ok: true, json: '[1]' });
+    assert.deepEqual(parseChildMessage({ t: 'done', run: 2, ok: false, error: { kind: 'script', name: 'E', message: 'm' } }, []), {
+      t: 'done',
+      run: 2,
+      ok: false,
+      error: { kind: 'script', name: 'E', message: 'm' },
+    });
+  });
+
+  test('anything else is invalid, with a reason', () => {
+    const bad: Array<[unknown, string[]]> = [
+      [null, []],
+      [[], []],
+      [{ t: 'nope' }, []],
+      [{ t: 'out', run: 0, c: [], l: [] }, []],
+      [{ t: 'out', run: 1, c: [1, 0], l: [] }, []],
+      [{ t: 'out', run: 1, c: [1, 0, 'a'], l: [] }, []],
+      [{ t: 'out', run: 1, c: [1.5, 0, 'a'], l: [] }, ['{}']],
+      [{ t: 'out', run: 1, c: [], l: ['trace'] }, ['x']],
+      [{ t: 'done', run: 1, ok: true }, []],
+      [{ t: 'done', run: 1, ok: false, error: { kind: 'timeout', message: 'm' } }, []],
+      [{ t: 'done', run: 1, ok: false, error: { kind: 'script', message: 1 } }, []],
+      [{ t: 'done', run: 1, ok: false, error: { kind: 'script', message: 'm', stack: 3 } }, []],
+      [{ t: 'idle' }, []],
+      [{ t: 'fatal' }, []],
+      [{ t: 'ready' }, ['x']],
+    ];
+    for (const [header, payloads] of bad) {
+      const message = parseChildMessage(header, payloads);
+      assert.equal(message.t, 'invalid', JSON.stringify(header));
+      assert.ok('reason' in message && message.reason.length > 0);
+    }
+  });
+});
+
+describe('binding plans', () => {
+  test('carry labels, identifiers, aliases, collisions and globals', () => {
+    const plan = planBindings([tool('x--run'), tool('plain'), tool('a.b'), tool('a-b'), { name: 'image', kind: 'global', invoke: async () => 1 }]);
+    assert.deepEqual(JSON.parse(plan.config), {
+      tools: [
+        ['x--run', 'tools["x--run"]', 'x__run'],
+        ['plain', 'tools.plain', 'plain'],
+        ['a.b', 'tools["a.b"]', 'a_b'],
+        ['a-b', 'tools["a-b"]', 'a_b'],
+      ],
+      aliases: [['x__run', 'x--run']],
+      collisions: [['a_b', ['a.b', 'a-b']]],
+      globals: ['image'],
+    });
+    assert.deepEqual([...plan.tools.keys()], ['x--run', 'plain', 'a.b', 'a-b']);
+    assert.deepEqual([...plan.globals.keys()], ['image']);
+  });
+
+  test('a tool and a global may share a name: they live in different places', () => {
+    const plan = planBindings([tool('image'), { name: 'image', kind: 'global', invoke: async () => 1 }]);
+    assert.equal(plan.tools.size + plan.globals.size, 2);
+  });
+});
+
+describe('limits', () => {
+  test('later layers win; Infinity disables the timeout', () => {
+    const limits = resolveLimits({ limits: { maxCalls: 5 }, where: 'a' }, { limits: { maxCalls: 7, timeoutMs: Infinity }, where: 'b' });
+    assert.deepEqual(limits, { ...DEFAULT_LIMITS, maxCalls: 7, timeoutMs: Infinity });
+  });
+});
+
+describe('the pausable deadline', () => {
+  test('expires after its time when never paused', async () => {
+    const started = performance.now();
+    await new Promise<void>((resolve) => new PausableDeadline(30, resolve).start());
+    assert.ok(performance.now() - started >= 29);
+  });
+
+  test('does not run while paused, and keeps the time used before the pause', async () => {
+    let expired = false;
+    const deadline = new PausableDeadline(60, () => (expired = true));
+    deadline.start();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const resume = deadline.pause();
+    assert.equal(deadline.paused, true);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(expired, false, 'expired while paused');
+    const resumedAt = performance.now();
+    resume();
+    await new Promise<void>((resolve) => {
+      const check = () => (expired ? resolve() : setImmediate(check));
+      check();
+    });
+    const rest = performance.now() - resumedAt;
+    assert.ok(rest >= 20 && rest < 60, `expired ${rest.toFixed(1)} ms after resuming; about 30 ms were left`);
+  });
+
+  test('stop() prevents expiry; an infinite deadline never arms', async () => {
+    let expired = false;
+    const stopped = new PausableDeadline(10, () => (expired = true));
+    stopped.start();
+    stopped.stop();
+    const never = new PausableDeadline(Infinity, () => (expired = true));
+    never.start();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.equal(expired, false);
+  });
+});
+
+describe('suggestions in the sandbox process', () => {
+  test('rank tools as closestNames in names.ts does', () => {
+    const names = ['search_issues', 'search_code', 'get_issue', 'create_issue', 'x--run', 'list', 'List', 'a.b', 'ab'];
+    const tools = names.map((n) => [n, n, sanitizeToolName(n)] as [string, string, string]);
+    for (const wanted of ['searchIssues', 'get_isue', 'x_run', 'lst', 'AB', '', 'zzzzzzzz', 'create-issue']) {
+      assert.deepEqual(closestTools(wanted, tools).map((t) => t.name), closestNames(wanted, names), wanted);
+    }
+  });
+});
