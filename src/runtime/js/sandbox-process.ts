@@ -5,7 +5,7 @@
  * process when an isolate cannot satisfy an allocation: `new Array(1e9).fill(0)` or a growing
  * object in a worker with `resourceLimits` takes the host down with it. A child process dies
  * alone. It starts with an empty environment, Node's permission model (read access to its own
- * files only, no writes, no child processes or workers), code generation from strings disabled
+ * files only, no writes, no child processes), code generation from strings disabled
  * and wasm unexposed, so even a script that escaped its context would hold very little.
  *
  * Frames travel over two pipes. After each write the host rings a doorbell (a shared file the
@@ -111,6 +111,7 @@ export class SandboxProcess {
       '--no-expose-wasm',
       '--no-warnings',
       PERMISSION_FLAG,
+      '--allow-worker', // for the orphan watchdog thread only (see child/main.mjs)
       ...[...dirs].map((dir) => `--allow-fs-read=${path.join(dir, '*')}`),
       entry,
       ...(options.contextify ? ['--toolcell-contextify'] : []),
@@ -140,6 +141,11 @@ export class SandboxProcess {
       this.end(`the sandbox process did not start within ${READY_TIMEOUT_MS} ms`);
     }, READY_TIMEOUT_MS);
     this.readyTimer.unref();
+  }
+
+  /** Process id, for diagnostics. */
+  get pid(): number | undefined {
+    return this.child.pid;
   }
 
   get alive(): boolean {

@@ -3,6 +3,8 @@
  * behind, a timeout or a crash.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
 import { errorOf, tool, valueOf } from './helpers.ts';
@@ -72,5 +74,32 @@ describe('sizes', () => {
     } finally {
       await runtime.close();
     }
+  });
+});
+
+describe('orphans', () => {
+  test('a sandbox process spinning when its host dies ends itself', async () => {
+    const host = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./fixtures/orphaning-host.ts', import.meta.url))], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    host.stdout.setEncoding('utf8');
+    host.stdout.on('data', (text: string) => (out += text));
+    await new Promise((resolve) => host.once('close', resolve));
+    const pid = Number(out.trim());
+    assert.ok(pid > 0, `sandbox pid from the host: ${JSON.stringify(out)}`);
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await new Promise<void>((resolve) => {
+      const check = () => (alive() ? setTimeout(check, 50) : resolve());
+      check();
+    });
+    assert.equal(alive(), false);
   });
 });
