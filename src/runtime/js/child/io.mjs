@@ -14,7 +14,8 @@ const MAX_FRAME_BYTES = 2 ** 31 - 1;
 const decoder = new FrameDecoder(MAX_FRAME_BYTES);
 const chunk = Buffer.allocUnsafe(1 << 18);
 const bell = Buffer.alloc(4);
-let bellSeen = 0;
+/** Frames decoded so far; the doorbell holds the number of frames the host has sent. */
+let framesDecoded = 0;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /** Writes one frame to the host. Exits quietly when the host is gone. */
@@ -34,7 +35,12 @@ export function send(header, payloads = []) {
 
 /** A frame already buffered, without touching the pipe. */
 export function poll() {
-  return decoder.next();
+  return counted(decoder.next());
+}
+
+function counted(frame) {
+  if (frame !== null) framesDecoded = (framesDecoded + 1) | 0;
+  return frame;
 }
 
 /**
@@ -43,7 +49,7 @@ export function poll() {
  */
 export function receive(spin) {
   for (;;) {
-    const frame = decoder.next();
+    const frame = counted(decoder.next());
     if (frame !== null) return frame;
     if (spin) {
       spinOnDoorbell();
@@ -57,11 +63,8 @@ function spinOnDoorbell() {
   const until = performance.now() + SPIN_MS;
   for (let i = 1; ; i++) {
     fs.readSync(DOORBELL, bell, 0, 4, 0);
-    const value = bell.readInt32LE(0);
-    if (value !== bellSeen) {
-      bellSeen = value;
-      return;
-    }
+    // More frames announced than decoded: their bytes are in the pipe, read(2) will not sleep.
+    if (bell.readInt32LE(0) !== framesDecoded) return;
     if ((i & 15) === 0 && performance.now() > until) return;
   }
 }
