@@ -25,7 +25,7 @@ export interface JsLimits {
 export const DEFAULT_LIMITS: Readonly<JsLimits> = Object.freeze({
   timeoutMs: 30_000,
   heapMb: 128,
-  maxCalls: 10_000,
+  maxCalls: 100_000,
   maxInFlight: 1_000,
   maxArgsBytes: 1 << 20,
   maxResultBytes: 16 << 20,

@@ -89,7 +89,14 @@ export class SandboxPool {
   }
 
   private spawnOne(): void {
-    const p = new SandboxProcess(this.options);
+    let p: SandboxProcess;
+    try {
+      p = new SandboxProcess(this.options);
+    } catch (error) {
+      // No doorbell file could be made: nothing was started.
+      this.waiters.shift()?.reject(error as Error);
+      return;
+    }
     this.counts.started++;
     this.starting++;
     this.live.add(p);

@@ -63,13 +63,20 @@ function installExitHook(): void {
   });
 }
 
+/** A 4-byte file shared with the child; memory-backed where /dev/shm is usable. */
 function doorbellFile(): number {
-  const dir = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
-  const file = path.join(dir, `toolcell-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  const fd = fs.openSync(file, 'w+', 0o600);
-  fs.unlinkSync(file); // the open descriptors keep it alive; nothing else can find it
-  fs.writeSync(fd, Buffer.alloc(4), 0, 4, 0);
-  return fd;
+  const dirs = fs.existsSync('/dev/shm') ? ['/dev/shm', os.tmpdir()] : [os.tmpdir()];
+  for (let i = 0; ; i++) {
+    const file = path.join(dirs[i]!, `toolcell-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    try {
+      const fd = fs.openSync(file, 'w+', 0o600);
+      fs.unlinkSync(file); // the open descriptors keep it alive; nothing else can find it
+      fs.writeSync(fd, Buffer.alloc(4), 0, 4, 0);
+      return fd;
+    } catch (error) {
+      if (i === dirs.length - 1) throw error;
+    }
+  }
 }
 
 export class SandboxProcess {

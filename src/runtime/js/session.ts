@@ -23,6 +23,34 @@ interface PendingCall {
   /** Null for globals, which are not recorded. */
   summary: CallSummary | null;
   started: number;
+  context: CallContext;
+}
+
+/**
+ * What a binding gets with each call. The AbortController is made on first use of `signal`:
+ * most tools never look, and one costs about as much as the rest of a call.
+ */
+class CallContext implements ToolCallContext {
+  private controller: AbortController | undefined;
+  private cancelled = false;
+
+  constructor(readonly pauseClock: () => () => void) {}
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.cancelled && !this.controller.signal.aborted) this.controller.abort(cancellation());
+    return this.controller.signal;
+  }
+
+  /** The script ended while this call was still running. */
+  cancel(): void {
+    this.cancelled = true;
+    this.controller?.abort(cancellation());
+  }
+}
+
+function cancellation(): DOMException {
+  return new DOMException('the script ended before this call finished', 'AbortError');
 }
 
 /** What happens to the process once the run is over. */
@@ -39,9 +67,8 @@ export class RunSession {
   private readonly logs: LogEntry[] = [];
   private readonly calls: CallSummary[] = [];
   private readonly pending = new Map<number, PendingCall>();
-  private readonly controller = new AbortController();
   private readonly deadline: PausableDeadline;
-  private readonly context: ToolCallContext;
+  private readonly pauseClock = (): (() => void) => this.deadline.pause();
   private replyHeader: Array<number | string | null> = [];
   private replyPayloads: string[] = [];
   private replyScheduled = false;
@@ -62,7 +89,6 @@ export class RunSession {
     this.deadline = new PausableDeadline(limits.timeoutMs, () =>
       this.fail({ kind: 'timeout', message: `the script did not finish within its time limit of ${limits.timeoutMs} ms` }),
     );
-    this.context = { signal: this.controller.signal, pauseClock: () => this.deadline.pause() };
   }
 
   start(): void {
@@ -129,11 +155,11 @@ export class RunSession {
     }
     const summary: CallSummary | null = call.global ? null : { name: call.name, status: 'cancelled', durationMs: 0 };
     if (summary) this.calls.push(summary);
-    const entry: PendingCall = { binding, summary, started: performance.now() };
+    const entry: PendingCall = { binding, summary, started: performance.now(), context: new CallContext(this.pauseClock) };
     this.pending.set(call.id, entry);
     let outcome: Promise<unknown>;
     try {
-      outcome = Promise.resolve(binding.invoke(args, this.context));
+      outcome = Promise.resolve(binding.invoke(args, entry.context));
     } catch (error) {
       outcome = Promise.reject(error);
     }
@@ -217,15 +243,13 @@ export class RunSession {
     this.finished = true;
     this.deadline.stop();
     this.signal?.removeEventListener('abort', this.onAbort);
-    if (this.pending.size > 0) {
-      const now = performance.now();
-      for (const entry of this.pending.values()) {
-        // Still running when the script ended: recorded as cancelled, told through its signal.
-        if (entry.summary) entry.summary.durationMs = now - entry.started;
-      }
-      this.pending.clear();
-      this.controller.abort(new DOMException('the script ended before this call finished', 'AbortError'));
+    const now = performance.now();
+    for (const entry of this.pending.values()) {
+      // Still running when the script ended: recorded as cancelled, told through its signal.
+      if (entry.summary) entry.summary.durationMs = now - entry.started;
+      entry.context.cancel();
     }
+    this.pending.clear();
     this.resolve({ ...outcome, logs: this.logs, calls: this.calls });
     if (clean) this.awaitIdle();
     else {

@@ -145,6 +145,20 @@ describe('call records', () => {
     assert.equal((await started.promise).signal.aborted, true);
   });
 
+  test('each call has its own signal: only calls still running are aborted', async () => {
+    const contexts: ToolCallContext[] = [];
+    const keep = tool('keep', (_args, ctx) => {
+      contexts.push(ctx);
+      return contexts.length === 1 ? Promise.resolve('done') : new Promise(() => {});
+    });
+    const result = await runtime.execute('await tools.keep({}); tools.keep({}); return 1;', { tools: [keep] });
+    assert.deepEqual(result.calls.map((c) => c.status), ['ok', 'cancelled']);
+    // Read only now, after the run: the signal reflects what happened to that call.
+    assert.deepEqual(contexts.map((c) => c.signal.aborted), [false, true]);
+    const { pauseClock } = contexts[0]!; // usable detached
+    pauseClock()();
+  });
+
   test('a call that finishes after the run ended is ignored', async () => {
     const release = deferred();
     const late = tool('late', () => release.promise);

@@ -1,5 +1,6 @@
 /** Shared pieces of the JavaScript sandbox tests. */
 import assert from 'node:assert/strict';
+import { after } from 'node:test';
 import type { ExecuteResult } from '../../../src/runtime/js/index.ts';
 import type { ToolBinding } from '../../../src/runtime/types.ts';
 
@@ -36,6 +37,12 @@ export function errorOf(result: ExecuteResult): Exclude<ExecuteResult, { ok: tru
   return result.error;
 }
 
+/** Unhandled rejections seen in the host while these tests ran; there must be none. */
+const hostRejections: unknown[] = [];
+process.on('unhandledRejection', (reason) => hostRejections.push(reason));
+// Every test file imports this module, so every file ends with this check.
+after(() => assert.deepEqual(hostRejections, [], 'unhandled rejections in the host'));
+
 const watched: Array<[string, object]> = [
   ['Object.prototype', Object.prototype],
   ['Array.prototype', Array.prototype],
@@ -47,8 +54,9 @@ const watched: Array<[string, object]> = [
 ];
 const before = new Map(watched.map(([name, object]) => [name, Reflect.ownKeys(object).map(String).sort()]));
 
-/** Fails if any watched host object gained or lost a property since this module loaded. */
+/** Fails on unhandled host rejections, or if a watched host object gained or lost a property since this module loaded. */
 export function assertHostUnpolluted(): void {
+  assert.deepEqual(hostRejections, [], 'unhandled rejections in the host');
   for (const [name, object] of watched) {
     assert.deepEqual(Reflect.ownKeys(object).map(String).sort(), before.get(name), `${name} changed`);
   }
