@@ -79,5 +79,21 @@ function readOnce() {
     return;
   }
   if (n === 0) process.exit(0); // the host closed the pipe: nobody is left to serve
+  if (decoder.buffered === 0 && n >= 4) {
+    // A frame larger than what arrived: read the rest straight into one buffer of its size,
+    // instead of copying chunk after chunk and joining them.
+    const total = chunk.readUInt32LE(0) + 4;
+    if (total > n && total <= MAX_FRAME_BYTES) {
+      const frame = Buffer.allocUnsafe(total);
+      chunk.copy(frame, 0, 0, n);
+      for (let at = n; at < total; ) {
+        const more = fs.readSync(FROM_HOST, frame, at, total - at, null);
+        if (more === 0) process.exit(0);
+        at += more;
+      }
+      decoder.push(frame);
+      return;
+    }
+  }
   decoder.push(Buffer.from(chunk.subarray(0, n)));
 }
