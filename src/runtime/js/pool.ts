@@ -39,8 +39,11 @@ export class SandboxPool {
     this.topUp();
   }
 
-  /** A ready process for one run; the caller must hand it back with {@link release}. */
-  acquire(): Promise<SandboxProcess> {
+  /**
+   * A ready process for one run; the caller must hand it back with {@link release}. Aborting
+   * `signal` withdraws the request (rejecting with its reason) without wasting a process.
+   */
+  acquire(signal?: AbortSignal): Promise<SandboxProcess> {
     if (this.closed) return Promise.reject(new PoolClosedError());
     const ready = this.idle.pop();
     if (ready !== undefined) {
@@ -48,7 +51,23 @@ export class SandboxPool {
       return Promise.resolve(ready);
     }
     return new Promise<SandboxProcess>((resolve, reject) => {
-      this.waiters.push({ resolve, reject });
+      const onAbort = () => {
+        const at = this.waiters.indexOf(waiter);
+        if (at >= 0) this.waiters.splice(at, 1);
+        reject(signal!.reason);
+      };
+      const waiter: Waiter = {
+        resolve: (p) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(p);
+        },
+        reject: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
       this.topUp();
     });
   }

@@ -20,7 +20,7 @@ import { planBindings, type BindingPlan } from './bindings.ts';
 import { checkLimits, resolveLimits, type JsLimits } from './limits.ts';
 import { PoolClosedError, SandboxPool } from './pool.ts';
 import type { SandboxProcess } from './sandbox-process.ts';
-import { RunSession, type ExecuteResult } from './session.ts';
+import { abortMessage, RunSession, type ExecuteResult } from './session.ts';
 
 export interface JsRuntimeOptions {
   /** Warm spare sandbox processes kept ready beyond those serving runs (default 1). */
@@ -60,11 +60,6 @@ const withoutRun = { logs: [], calls: [] };
 
 function failure(error: RunError): ExecuteResult {
   return { ok: false, error, ...withoutRun };
-}
-
-function abortMessage(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  return `the run was aborted${reason instanceof Error && reason.message ? `: ${reason.message}` : ''}`;
 }
 
 export class JsRuntime {
@@ -109,7 +104,7 @@ export class JsRuntime {
     const pool = this.poolFor(limits.heapMb);
     let process: SandboxProcess;
     try {
-      process = await this.acquire(pool, signal);
+      process = await pool.acquire(signal);
     } catch (error) {
       if (signal?.aborted) return failure({ kind: 'aborted', message: abortMessage(signal) });
       if (error instanceof PoolClosedError) return failure({ kind: 'aborted', message: 'the runtime is closed' });
@@ -137,27 +132,6 @@ export class JsRuntime {
     } finally {
       this.sessions.delete(session);
     }
-  }
-
-  /** Waits for a process, giving up when `signal` aborts (a process that arrives later goes back). */
-  private acquire(pool: SandboxPool, signal: AbortSignal | undefined): Promise<SandboxProcess> {
-    const acquired = pool.acquire();
-    if (signal === undefined) return acquired;
-    return new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      acquired.then(
-        (p) => {
-          signal.removeEventListener('abort', onAbort);
-          if (signal.aborted) pool.release(p, true, false);
-          else resolve(p);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      );
-    });
   }
 
   private poolFor(heapMb: number): SandboxPool {

@@ -15,6 +15,12 @@ export type ExecuteResult = ({ ok: true; value: unknown } | { ok: false; error: 
   calls: CallSummary[];
 };
 
+/** The message of an `aborted` error, with the abort reason when it is an Error. */
+export function abortMessage(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return `the run was aborted${reason instanceof Error && reason.message ? `: ${reason.message}` : ''}`;
+}
+
 /** How long a sandbox process may take to report idle after a run before it is replaced. */
 const LIVENESS_MS = 300;
 
@@ -92,9 +98,16 @@ export class RunSession {
   }
 
   start(): void {
+    if (this.signal?.aborted) {
+      // Aborted while a process was being found: nothing was sent, so it goes straight back.
+      this.finished = true;
+      this.resolve({ ok: false, error: { kind: 'aborted', message: abortMessage(this.signal) }, logs: [], calls: [] });
+      this.owner.release(this.process, true, false);
+      return;
+    }
     this.process.ref();
     this.process.listen({ message: (m) => this.onMessage(m), end: (e) => this.onEnd(e) });
-    if (this.signal) this.signal.addEventListener('abort', this.onAbort, { once: true });
+    this.signal?.addEventListener('abort', this.onAbort, { once: true });
     this.deadline.start();
     this.process.send(runHeader(this.runId, this.limits), [this.code, this.plan.config]);
   }
@@ -105,9 +118,7 @@ export class RunSession {
   }
 
   private readonly onAbort = (): void => {
-    const reason: unknown = this.signal?.reason;
-    const detail = reason instanceof Error && reason.message ? `: ${reason.message}` : '';
-    this.fail({ kind: 'aborted', message: `the run was aborted${detail}` });
+    this.fail({ kind: 'aborted', message: abortMessage(this.signal!) });
   };
 
   private onMessage(message: ChildMessage): void {

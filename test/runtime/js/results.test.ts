@@ -100,6 +100,20 @@ describe('aborted', () => {
     assert.deepEqual(result.calls.map((c) => c.status), ['cancelled']);
   });
 
+  test('a signal aborted while the run waits for a process; that process serves the next run', async () => {
+    const cold = new JsRuntime({ poolSize: 0 });
+    try {
+      const controller = new AbortController();
+      const waiting = cold.execute('return 1', { tools: [], signal: controller.signal });
+      controller.abort();
+      assert.equal(errorOf(await waiting).kind, 'aborted');
+      assert.equal(valueOf(await cold.execute('return 2', { tools: [] })), 2);
+      assert.deepEqual(cold.stats(), { processesStarted: 1, processesKilled: 0 });
+    } finally {
+      await cold.close();
+    }
+  });
+
   test('close() aborts runs in progress; later runs are refused as aborted', async () => {
     const closing = new JsRuntime({ poolSize: 0 });
     const started = deferred();
