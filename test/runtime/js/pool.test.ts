@@ -37,10 +37,10 @@ describe('reuse', () => {
 
   test('a spin left behind after return: the result comes at once, the process is replaced', async () => {
     const before = runtime.stats();
-    const started = performance.now();
     const result = await runtime.execute('(async () => { for (;;) await null; })(); return "returned";', { tools: [] });
     assert.equal(valueOf(result), 'returned');
-    assert.ok(performance.now() - started < 250, 'the result did not wait for the liveness check');
+    // The result arrived while the spinning process was still alive: it did not wait for the check.
+    assert.equal(runtime.stats().processesKilled, before.processesKilled);
     await until(() => runtime.stats().processesKilled === before.processesKilled + 1);
     const next = await Promise.all([1, 2].map((n) => runtime.execute(`return ${n};`, { tools: [] })));
     assert.deepEqual(next.map(valueOf), [1, 2]);
