@@ -14,7 +14,8 @@ export interface InferenceRecord {
 }
 
 export class OpenCall {
-  readonly controller = new AbortController();
+  /** Made on first use: most tools never read their signal, and a controller is not free. */
+  private abortController: AbortController | undefined;
   readonly outcome: Promise<DispatchOutcome>;
   /** `performance.now()` at `started`. */
   readonly startedAt: number;
@@ -40,6 +41,17 @@ export class OpenCall {
 
   get isOpen(): boolean {
     return !this.ended;
+  }
+
+  /** The call's abort signal, created when a tool first asks for it. */
+  get signal(): AbortSignal {
+    this.abortController ??= new AbortController();
+    return this.abortController.signal;
+  }
+
+  /** Aborts the signal, if anyone holds it. */
+  abort(reason: Error): void {
+    this.abortController?.abort(reason);
   }
 
   /**

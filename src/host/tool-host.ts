@@ -211,7 +211,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     for (const call of [...this.openCalls.values()]) {
       if (!match(call)) continue;
       if (this.finish(call, 'aborted', errorResult(`Tool call aborted: ${reason}`), reason)) {
-        call.controller.abort(new Error(reason));
+        call.abort(new Error(reason));
         count += 1;
       }
     }
@@ -298,13 +298,16 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     let pending: Promise<ToolResult>;
     try {
       if (tool.kind === 'host') {
-        pending = tool.handler!(call.args, {
-          signal: call.controller.signal,
+        const ctx = {
           toolCallId: call.toolCallId,
           inferenceId: call.inference.inferenceId,
           conversationId: call.inference.conversationId,
           ...(call.parentToolCallId ? { parentToolCallId: call.parentToolCallId } : {}),
-        });
+          get signal() {
+            return call.signal;
+          },
+        };
+        pending = tool.handler!(call.args, ctx);
       } else {
         const connection = this.connections.get(tool.serverId!);
         if (!connection) throw new Error(`server ${tool.serverId} is gone`);

@@ -31,6 +31,12 @@ export interface DeliveryQueueOptions {
   maxCallsPerSecond?: number;
   /** Largest single batched write, in characters. */
   maxBatchChars?: number;
+  /**
+   * Writes to one observer are at least this far apart (default 1 ms); what is queued in
+   * between goes out in one write. One write per message would cost a system call per phase
+   * per observer — most of the host's time under load.
+   */
+  minWriteIntervalMs?: number;
 }
 
 export class DeliveryQueue {
@@ -41,6 +47,8 @@ export class DeliveryQueue {
   private readonly maxQueued: number;
   private readonly maxBatchChars: number;
   private readonly rate: number;
+  private readonly minWriteIntervalMs: number;
+  private lastWriteAt = -Infinity;
   private tokens: number;
   private refilledAt = performance.now();
   private idleWaiters: (() => void)[] = [];
@@ -59,6 +67,7 @@ export class DeliveryQueue {
     this.maxQueued = options.maxQueued ?? 10_000;
     this.maxBatchChars = options.maxBatchChars ?? 64 * 1024;
     this.rate = options.maxCallsPerSecond ?? Infinity;
+    this.minWriteIntervalMs = options.minWriteIntervalMs ?? 1;
     this.tokens = this.rate;
   }
 
@@ -102,9 +111,11 @@ export class DeliveryQueue {
     this.stats.queued = queued;
     if (queued > this.stats.highWater) this.stats.highWater = queued;
     if (!this.draining) {
+      // Never a synchronous write: dispatch returns before any I/O happens.
       this.draining = true;
-      // A microtask, not a synchronous write: dispatch returns before any I/O happens.
-      queueMicrotask(() => void this.drain());
+      const wait = this.lastWriteAt + this.minWriteIntervalMs - performance.now();
+      if (wait <= 0) setImmediate(() => void this.drain());
+      else setTimeout(() => void this.drain(), wait);
     }
   }
 
@@ -123,6 +134,7 @@ export class DeliveryQueue {
       }
       this.stats.queued = this.items.length - this.head;
       try {
+        this.lastWriteAt = performance.now();
         await this.write(batch);
         this.stats.sent += count;
       } catch (error) {

@@ -7,8 +7,13 @@ import { encodeFrame, FrameDecoder } from './frames.mjs';
 const TO_HOST = 3;
 const FROM_HOST = 4;
 const DOORBELL = 5;
-/** How long to spin on the doorbell before sleeping in read(2). */
-const SPIN_MS = 0.5;
+/**
+ * How long to spin on the doorbell before sleeping in read(2). Measured on the 2-core target:
+ * 0.5 ms of spinning lowered sequential calls (41.7k/s against 46.7k/s with none) and, with
+ * four observer processes attached, took the CPU the host needed (whole-path inner calls fell
+ * from 21k/s to 15k/s). Only the first few doorbell reads remain before read(2).
+ */
+const SPIN_MS = 0;
 const MAX_FRAME_BYTES = 2 ** 31 - 1;
 
 const decoder = new FrameDecoder(MAX_FRAME_BYTES);
