@@ -25,7 +25,7 @@ export interface ServerConfig {
   maxQueuedNotifications?: number;
   /**
    * Calls per second this observer hears about before whole calls are dropped for it and
-   * counted (RFC-007 §7.4). Default 2,000; `Infinity` for no limit.
+   * counted (RFC-007 §7.4). Default 1,000; `Infinity` for no limit.
    */
   maxObservedCallsPerSecond?: number;
 }
