@@ -39,6 +39,9 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const scriptTools = (): RegisteredTool[] =>
     host.registry.all().filter((t) => t.name !== CODE_EXECUTION && t.scriptCallable !== false && allow(t));
   const describe = () => describeCodeExecution(scriptTools(), languages, { defaultMs, maxMs });
+  // Tools a script may not call (code_execution itself) are still bound, undeclared, so that a
+  // script trying one meets the host's own refusal site: a clear error, and nothing is sent.
+  const boundTools = (): RegisteredTool[] => [...scriptTools(), ...host.registry.all().filter((t) => t.scriptCallable === false)];
 
   async function handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult> {
     // Claim first, synchronously: a second execution started in the same tick must not get in.
@@ -55,7 +58,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
       const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
       const ledger: ExecutionLedger = { endTurn: false, live: true };
-      const bindings = buildBindings(host, scriptTools(), { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs);
+      const bindings = buildBindings(host, boundTools(), { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs);
       let summary: ExecutionSummary;
       if (language === 'javascript') {
         const run = await (await runners.javascript()).execute(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal: ctx.signal });

@@ -25,6 +25,12 @@ return 'done';`,
     throwing: `try { await tools.notify({ to: 'bob' }); return 'no error'; } catch (e) { return e.name + ':' + e.message; }`,
     hold: (latch: string) => `await tools.x__run({ hold_file: ${JSON.stringify(latch)} }); return 'released';`,
     quick: `return (await tools.x__run({ q: 1 })).tool;`,
+    refusals: `const out = [];
+for (const attempt of [() => tools.code_execution({ code: 'return 1' }), () => tools.x__run({ forbidden: true })]) {
+  try { await attempt(); out.push('ran'); } catch (e) { out.push(e.name + ':' + e.message); }
+}
+return out;`,
+    endTurn: `await tools.finish_turn({}); return 'asked';`,
   } as any,
   python: {
     fanout: `a = await tools.x__run({"step": 1})
@@ -47,6 +53,16 @@ result`,
     hold: (latch: string) => `await tools.x__run({"hold_file": ${JSON.stringify(latch)}})
 "released"`,
     quick: `(await tools.x__run({"q": 1}))["tool"]`,
+    refusals: `out = []
+for attempt in (lambda: tools.code_execution({"code": "1"}), lambda: tools.x__run({"forbidden": True})):
+    try:
+        await attempt()
+        out.append("ran")
+    except Exception as e:
+        out.append(type(e).__name__ + ":" + str(e))
+out`,
+    endTurn: `await tools.finish_turn({})
+"asked"`,
   } as any,
 };
 
@@ -159,6 +175,27 @@ for (const language of ['javascript', 'python'] as const) {
       const done = innerCalls(rig.observers.all, parent.toolCallId!)[0]!;
       assert.deepEqual(done.map((p) => p.phase), ['started', 'completed']);
       assert.equal(done[1].isError, false);
+    });
+
+    test('refusal sites apply to script calls: code_execution itself and a policy denial; nothing is sent', async () => {
+      const { outcomes } = await turn(rig, `refuse-${language}`, [ce(language, script('refusals'))]);
+      const parent = outcomes[0]!;
+      assert.equal(summary(parent).ok, true, JSON.stringify(summary(parent)));
+      const [recursion, policy] = summary(parent).value as string[];
+      assert.match(recursion!, /^ToolError:.*code_execution.*cannot be called from a script/);
+      assert.match(policy!, /^ToolError:.*forbidden by the test policy/);
+      await rig.barrier();
+      for (const observer of Object.values(rig.observers)) {
+        assert.deepEqual(innerCalls(observer, parent.toolCallId!), [], 'refused calls produce no lifecycle event');
+      }
+    });
+
+    test("an inner call's request to end the turn marks its own code_execution result, never a later one", async () => {
+      const first = await turn(rig, `end-${language}`, [ce(language, script('endTurn'))]);
+      assert.equal(first.outcomes[0]!.result._meta?.['agent-framework/endTurn'], true);
+      const later = await turn(rig, `end-${language}`, [ce(language, script('quick'))]);
+      assert.equal(summary(later.outcomes[0]!).ok, true);
+      assert.equal(later.outcomes[0]!.result._meta, undefined, 'the next turn is not ended by an old request');
     });
 
     test('two same-tick executions on one runner, cold then warm: the second is refused, the first completes', async () => {

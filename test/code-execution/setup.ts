@@ -41,8 +41,20 @@ export async function makeRig(): Promise<Rig> {
     named: makePeer(dir, 'named', { observer: true, filter: { rules: [{ match: { serverTool: 'fetch' } }] }, policy: { enabledCapabilities: ['toolLifecycle.observe'] } }),
     none: makePeer(dir, 'none', { observer: true, filter: { rules: [{ match: { tool: 'nothing--*' } }] }, policy: { enabledCapabilities: ['toolLifecycle.observe'] } }),
   };
-  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
+  // Host tool policy, a refusal site: any call whose arguments say `forbidden` is refused.
+  const host = new ToolHost({
+    logger: pino({ level: 'silent' }),
+    policy: ({ input }) => (input.forbidden === true ? 'forbidden by the test policy' : undefined),
+  });
   const thrown = { count: 0 };
+  let finishes = 0;
+  host.registerTool({
+    name: 'finish_turn',
+    description: 'Asks for the turn to end.',
+    inputSchema: { type: 'object' },
+    classes: ['control'],
+    handler: async () => ({ content: [{ type: 'text', text: `finishing ${++finishes}` }], _meta: { 'agent-framework/endTurn': true } }),
+  });
   host.registerTool({
     name: 'notify',
     description: 'Notifies a person; this fixture throws synchronously after doing its work.',
