@@ -16,6 +16,9 @@ export type {
   RefusalCode,
   ToolListing,
   RegisteredTool,
+  ApprovalGate,
+  ApprovalRequest,
+  ApprovalDecision,
 } from './host/types.ts';
 export { TOOL_CLASSES, isToolClass, type ToolClass } from './host/classes.ts';
 export type { RefusalPolicy } from './host/refusals.ts';

@@ -11,7 +11,7 @@
 import type { ToolHost } from '../host/tool-host.ts';
 import type { DispatchOutcome, RegisteredTool, ToolResult } from '../host/types.ts';
 import { resultText } from '../host/results.ts';
-import type { ToolBinding } from '../runtime/types.ts';
+import type { ToolBinding, ToolCallContext } from '../runtime/types.ts';
 import { END_TURN_META_KEY } from './options.ts';
 
 /** What the script sees when a call does not produce a successful result. */
@@ -68,13 +68,15 @@ export function buildBindings(
   return tools.map((tool) => ({
     name: tool.name,
     description: tool.description,
-    invoke: async (args: unknown) => {
+    invoke: async (args: unknown, ctx: ToolCallContext) => {
       const outcome = await host.dispatch({
         inferenceId: parent.inferenceId,
         name: tool.name,
         input: args,
         parentToolCallId: parent.toolCallId,
         timeoutMs: callTimeoutMs,
+        // A human approving the call never counts against the script's time limit.
+        onPending: ctx.pauseClock,
       });
       if (ledger.live && outcome.result._meta?.[END_TURN_META_KEY] === true) ledger.endTurn = true;
       if (outcome.status !== 'completed' || outcome.result.isError) throw failure(tool.name, outcome);

@@ -17,8 +17,10 @@ export class OpenCall {
   /** Made on first use: most tools never read their signal, and a controller is not free. */
   private abortController: AbortController | undefined;
   readonly outcome: Promise<DispatchOutcome>;
-  /** `performance.now()` at `started`. */
-  readonly startedAt: number;
+  /** `performance.now()` at `started` (at `pending` until approved; reset by {@link markStarted}). */
+  startedAt: number;
+  /** True while the call waits for approval. */
+  pending = false;
   private resolveOutcome!: (outcome: DispatchOutcome) => void;
   private ended = false;
   timer: NodeJS.Timeout | undefined;
@@ -43,6 +45,12 @@ export class OpenCall {
     return !this.ended;
   }
 
+  /** The gate cleared: the duration counts from now, so it excludes the approval wait. */
+  markStarted(): void {
+    this.pending = false;
+    this.startedAt = performance.now();
+  }
+
   /** The call's abort signal, created when a tool first asks for it. */
   get signal(): AbortSignal {
     this.abortController ??= new AbortController();
@@ -58,12 +66,12 @@ export class OpenCall {
    * Ends the call. Returns the duration when this was the terminal, or undefined when the
    * call had already ended (the caller then treats the outcome as late).
    */
-  end(phase: TerminalPhase, result: ToolResult): number | undefined {
+  end(phase: TerminalPhase, result: ToolResult, refusal?: DispatchOutcome['refusal']): number | undefined {
     if (this.ended) return undefined;
     this.ended = true;
     if (this.timer) clearTimeout(this.timer);
     const durationMs = Math.max(0, Math.round(performance.now() - this.startedAt));
-    this.resolveOutcome({ status: phase, result, toolCallId: this.toolCallId, durationMs });
+    this.resolveOutcome({ status: phase, result, toolCallId: this.toolCallId, durationMs, ...(refusal ? { refusal } : {}) });
     return durationMs;
   }
 }

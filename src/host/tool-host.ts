@@ -26,7 +26,7 @@ import { OpenCall, type InferenceRecord } from './open-call.ts';
 import { ToolRegistry } from './registry.ts';
 import { checkRefusal, type RefusalPolicy } from './refusals.ts';
 import { errorResult } from './results.ts';
-import type { DispatchOutcome, DispatchRequest, HostToolDefinition, RegisteredTool, ToolListing, ToolResult } from './types.ts';
+import type { ApprovalGate, DispatchOutcome, DispatchRequest, HostToolDefinition, RegisteredTool, ToolListing, ToolResult } from './types.ts';
 import { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleIdentity, type TerminalPhase } from '../lifecycle/events.ts';
 import { McplConnection } from '../mcpl/connection.ts';
@@ -42,6 +42,8 @@ export interface ToolHostOptions {
   classOverrides?: Record<string, readonly ToolClass[]>;
   /** Host tool policy: return a message to refuse a call before it opens. */
   policy?: RefusalPolicy;
+  /** Approvals: calls the gate requires are reported `pending` until it decides. */
+  approvalGate?: ApprovalGate;
   /** Validate arguments against each tool's input schema before it runs (default true). */
   validateArguments?: boolean;
   logger?: Logger;
@@ -249,12 +251,63 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     }
     const tool = this.registry.get(request.name)!;
     const args = (request.input ?? {}) as Record<string, unknown>;
-    const call = this.open(request, tool, inference!, args);
-    this.execute(call, request.timeoutMs ?? this.callTimeoutMs);
+    const origin = request.parentToolCallId ? 'script' : 'model';
+    const gate = this.options.approvalGate;
+    const gated = gate !== undefined && gate.required(this.approvalFacts(request, tool, inference!, args, origin));
+    const call = this.open(request, tool, inference!, args, gated);
+    if (gated) void this.awaitApproval(call, request, gate);
+    else this.execute(call, request.timeoutMs ?? this.callTimeoutMs);
     return call.outcome;
   }
 
-  private open(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>): OpenCall {
+  private approvalFacts(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>, origin: 'model' | 'script') {
+    return {
+      tool: tool.name,
+      classes: tool.classes,
+      ...(tool.serverId !== undefined ? { serverId: tool.serverId } : {}),
+      input: args,
+      inferenceId: inference.inferenceId,
+      conversationId: inference.conversationId,
+      origin,
+      ...(request.modelCallId !== undefined ? { modelCallId: request.modelCallId } : {}),
+      ...(request.parentToolCallId !== undefined ? { parentToolCallId: request.parentToolCallId } : {}),
+    };
+  }
+
+  /**
+   * A gated call waits, `pending`, for the gate's decision; the wait is not part of its
+   * duration nor of its safety timeout. Approved: `started`, then it runs. Refused (or the gate
+   * failed): `aborted`, and it never runs.
+   */
+  private async awaitApproval(call: OpenCall, request: DispatchRequest, gate: NonNullable<ToolHostOptions['approvalGate']>): Promise<void> {
+    const resume = request.onPending?.();
+    let approved = false;
+    let reason = 'refused';
+    try {
+      const decision = await gate.decide(
+        { toolCallId: call.toolCallId, ...this.approvalFacts(request, call.tool, call.inference, call.args, call.origin) },
+        call.signal,
+      );
+      approved = typeof decision === 'boolean' ? decision : decision.approved === true;
+      if (typeof decision === 'object' && decision.reason) reason = decision.reason;
+    } catch (error) {
+      reason = `the approval gate failed: ${(error as Error)?.message ?? String(error)}`;
+    } finally {
+      resume?.();
+    }
+    if (!call.isOpen) return; // aborted while pending (stream end, interrupt, shutdown)
+    if (!approved) {
+      const message = `Tool call to ${call.tool.name} was not approved: ${reason}`;
+      this.finish(call, 'aborted', errorResult(message), 'not approved', { code: 'approval_refused', message });
+      return;
+    }
+    call.markStarted();
+    this.emitter.start(call.emitted);
+    if (this.listenerCount('lifecycle') > 0) this.emit('lifecycle', { ...this.eventBase(call), phase: 'started', input: call.args, at: call.startedAt });
+    this.execute(call, request.timeoutMs ?? this.callTimeoutMs);
+  }
+
+  private open(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>, pending: boolean): OpenCall {
     const toolCallId = this.ids.next(request.modelCallId);
     const identity: LifecycleIdentity = {
       toolCallId,
@@ -271,11 +324,14 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       ...(tool.kind === 'server' ? { serverId: tool.serverId!, serverTool: tool.serverTool! } : {}),
       conversationId: inference.conversationId,
       input: args,
-    });
+    }, pending);
     const origin = request.parentToolCallId ? 'script' : 'model';
     const call = new OpenCall(toolCallId, tool, inference, origin, args, emitted, request.modelCallId, request.parentToolCallId);
+    call.pending = pending;
     this.openCalls.set(toolCallId, call);
-    if (this.listenerCount('lifecycle') > 0) this.emit('lifecycle', { ...this.eventBase(call), phase: 'started', input: args, at: call.startedAt });
+    if (this.listenerCount('lifecycle') > 0) {
+      this.emit('lifecycle', pending ? { ...this.eventBase(call), phase: 'pending', at: call.startedAt } : { ...this.eventBase(call), phase: 'started', input: args, at: call.startedAt });
+    }
     return call;
   }
 
@@ -343,18 +399,21 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   }
 
   /** Ends a call once: terminal to observers, event in-process. False when it had already ended. */
-  private finish(call: OpenCall, phase: TerminalPhase, result: ToolResult, reason?: string): boolean {
-    const durationMs = call.end(phase, result);
+  private finish(call: OpenCall, phase: TerminalPhase, result: ToolResult, reason?: string, refusal?: DispatchOutcome['refusal']): boolean {
+    const wasPending = call.pending;
+    const durationMs = call.end(phase, result, refusal);
     if (durationMs === undefined) return false;
     this.openCalls.delete(call.toolCallId);
     const isError = phase === 'completed' ? result.isError === true : undefined;
-    this.emitter.terminal(call.emitted, phase, { ...(isError !== undefined ? { isError } : {}), durationMs });
+    // A call that never started has no execution to time: its terminal carries no duration.
+    const timed = wasPending ? undefined : durationMs;
+    this.emitter.terminal(call.emitted, phase, { ...(isError !== undefined ? { isError } : {}), ...(timed !== undefined ? { durationMs: timed } : {}) });
     if (this.listenerCount('lifecycle') > 0) {
       this.emit('lifecycle', {
         ...this.eventBase(call),
         phase,
         ...(isError !== undefined ? { isError } : {}),
-        durationMs,
+        ...(timed !== undefined ? { durationMs: timed } : {}),
         ...(reason ? { reason } : {}),
         at: performance.now(),
       });

@@ -92,13 +92,56 @@ export interface DispatchRequest {
    * host's `callTimeoutMs`.
    */
   timeoutMs?: number;
+  /**
+   * Told when the call starts waiting for approval; the function it returns is called when
+   * the wait ends. `code_execution` passes the script's `pauseClock`, so that a human's wait
+   * never counts against the script's time limit.
+   */
+  onPending?: () => () => void;
+}
+
+/** What an approval gate is asked about. */
+export interface ApprovalRequest {
+  toolCallId: string;
+  tool: string;
+  classes: readonly string[];
+  serverId?: string;
+  input: Record<string, unknown>;
+  inferenceId: string;
+  conversationId: string;
+  origin: CallOrigin;
+  modelCallId?: string;
+  parentToolCallId?: string;
+}
+
+export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+
+/**
+ * A gate the host controls (RFC-007 `pending`): calls it requires wait, reported `pending`
+ * (metadata only), until `decide` resolves. Approved calls then report `started` and run;
+ * refused ones end `aborted` and never run.
+ */
+export interface ApprovalGate {
+  /** Synchronously: must this call wait for a decision? */
+  required(call: Omit<ApprovalRequest, 'toolCallId'>): boolean;
+  /** The decision. `signal` aborts when the call is aborted while it waits (stream end, shutdown). */
+  decide(call: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
 }
 
 /** How a dispatch ended. `refused` calls never opened and produced no lifecycle events. */
 export type DispatchStatus = 'completed' | 'failed' | 'aborted' | 'refused';
 
 /** Why a call was refused before it opened. */
-export type RefusalCode = 'unknown_tool' | 'server_unavailable' | 'policy' | 'invalid_arguments' | 'recursion' | 'shutting_down' | 'unknown_inference';
+export type RefusalCode =
+  | 'unknown_tool'
+  | 'server_unavailable'
+  | 'policy'
+  | 'invalid_arguments'
+  | 'recursion'
+  | 'shutting_down'
+  | 'unknown_inference'
+  /** Refused by the approval gate after `pending`: the call opened, and ended `aborted`. */
+  | 'approval_refused';
 
 export interface DispatchOutcome {
   status: DispatchStatus;

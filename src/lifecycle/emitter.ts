@@ -31,6 +31,8 @@ export interface ObserverEndpoint {
 interface Delivery {
   endpoint: ObserverEndpoint;
   epoch: number;
+  /** For a call opened `pending`: its `started`, decided at the opening and sent on approval. */
+  started?: string;
 }
 
 /** One call as the emitter tracks it between opening and terminal. */
@@ -53,14 +55,19 @@ export class LifecycleEmitter {
     this.endpoints.delete(endpoint);
   }
 
-  /** Emits `started` to every connection whose grant and filter admit the call. */
-  open(identity: LifecycleIdentity, facts: CallFacts): EmittedCall {
+  /**
+   * Emits the call's opening to every connection whose grant and filter admit it: `started`,
+   * or with `pending` true a metadata-only `pending`, its `started` kept for {@link start}.
+   * The decision is taken once, at the opening (a filter applies to calls opened after it).
+   */
+  open(identity: LifecycleIdentity, facts: CallFacts, pending = false): EmittedCall {
     const call: EmittedCall = { identity, facts, deliveries: [] };
     if (this.endpoints.size === 0) return call;
     // Decisions per distinct grant+filter; most hosts have one or two distinct policies.
     let lastKey: string | undefined;
     let lastLine: string | null = null;
     let others: Map<string, string | null> | undefined;
+    let pendingLine: string | undefined;
     for (const endpoint of this.endpoints) {
       if (identity.serverId !== undefined && endpoint.id === identity.serverId) continue;
       const state = endpoint.lifecycleState();
@@ -79,9 +86,29 @@ export class LifecycleEmitter {
         lastKey = state.key;
         lastLine = line;
       }
-      if (line !== null && endpoint.queue.offerOpening(line)) call.deliveries.push({ endpoint, epoch: endpoint.epoch });
+      if (line === null) continue;
+      if (!pending) {
+        if (endpoint.queue.offerOpening(line)) call.deliveries.push({ endpoint, epoch: endpoint.epoch });
+        continue;
+      }
+      pendingLine ??= lifecycleLine({ ...identity, phase: 'pending' });
+      if (endpoint.queue.offerOpening(pendingLine)) call.deliveries.push({ endpoint, epoch: endpoint.epoch, started: line });
     }
     return call;
+  }
+
+  /** The gate cleared: sends the kept `started` where the opening went and the grant still covers it. */
+  start(call: EmittedCall): void {
+    for (const delivery of call.deliveries) {
+      const line = delivery.started;
+      if (line === undefined) continue;
+      delivery.started = undefined;
+      const { endpoint, epoch } = delivery;
+      if (endpoint.epoch !== epoch || !this.endpoints.has(endpoint)) continue;
+      const state = endpoint.lifecycleState();
+      if (!state || !mayDeliverTerminal(call.facts, state.grant)) continue;
+      endpoint.queue.push(line);
+    }
   }
 
   private openingLine(identity: LifecycleIdentity, facts: CallFacts, grant: Grant, filter: Filter): string | null {
