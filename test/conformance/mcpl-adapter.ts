@@ -27,6 +27,7 @@ interface VectorCall {
   resultText?: string;
   modelId?: string;
   approval?: boolean;
+  expectExecution?: boolean;
 }
 
 interface VectorAction {
@@ -37,6 +38,8 @@ interface VectorAction {
   conversation?: string;
   background?: boolean;
   keys?: string[];
+  key?: string;
+  waitMs?: number;
   server?: string;
   mayBeIdle?: boolean;
   policy?: OperatorPolicy;
@@ -72,14 +75,14 @@ export async function loadHost(_root?: string) {
   return {
     info: {
       ...hostEvidence(),
-      capabilities: { approvalGate: false, providerIdReuse: true },
+      capabilities: { approvalGate: true, providerIdReuse: true },
       limits: { ...OBSERVE_LIMITS },
       inputBound: 16 * 1024,
       boundaries: [
         'Real ToolHost dispatch, registry, class ingestion, grants, filters and delivery; real stdio peers built on the MCP SDK.',
         'Model responses are scripted: each call action is one model response dispatched through ToolHost.dispatch in its own stream.',
         'Operator grant changes use McplConnection.setPolicy, which re-runs the featureSets/update exchange.',
-        'Approval-gate cases are not applicable: toolcell does not have an approval gate yet.',
+        'Approvals use ToolHost\'s approval gate: the adapter decides (approve after waitMs, or refuse) as the vector says; timings come from the host\'s own lifecycle events on performance.now().',
       ],
     },
     parse: (params: unknown) => ({ ok: parseObserveParams(params, OBSERVE_LIMITS).ok }),
@@ -98,7 +101,26 @@ async function observe(vector: LifecycleVector) {
   const connections = new Map<string, McplConnection>();
   const allCalls = vector.actions.filter((a) => a.op === 'call').flatMap((a) => a.calls!);
   const callsByKey = new Map(allCalls.map((c) => [c.key, c]));
-  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
+  // Approvals: the vector says which calls wait; the scenario's approve/refuse actions decide.
+  const modelIdOf = (call: VectorCall) => call.modelId ?? `call_${call.key}`;
+  const keyByModelId = new Map(allCalls.map((c) => [modelIdOf(c), c.key]));
+  const decisions = new Map<string, (approved: boolean) => void>();
+  const timings: Record<string, Record<string, number>> = {};
+  const host = new ToolHost({
+    logger: pino({ level: 'silent' }),
+    approvalGate: {
+      required: (call) => callsByKey.get(keyByModelId.get(call.modelCallId ?? '') ?? '')?.approval === true,
+      decide: (call) => new Promise<boolean>((resolve) => decisions.set(keyByModelId.get(call.modelCallId!)!, resolve)),
+    },
+  });
+  host.on('lifecycle', (event) => {
+    const key = keyByModelId.get(event.modelCallId ?? '');
+    if (!key || !callsByKey.get(key)?.approval) return;
+    const t = (timings[key] ??= { resolutionMs: 1 });
+    if (event.phase === 'pending') t.pendingAtMs = event.at;
+    else if (event.phase === 'started') t.startedAtMs = event.at;
+    else t.terminalAtMs = event.at;
+  });
   let lateResults = 0;
   host.on('diagnostic', (d) => {
     diagnostics.push(d.message);
@@ -190,14 +212,15 @@ async function observe(vector: LifecycleVector) {
           const inferenceId = stream.beginInference();
           const turn = Promise.all(
             action.calls!.map((call) =>
-              host.dispatch({ inferenceId, modelCallId: call.modelId ?? `call_${call.key}`, name: call.tool, input: expandInput(call.input) }),
+              host.dispatch({ inferenceId, modelCallId: modelIdOf(call), name: call.tool, input: expandInput(call.input) }),
             ),
           ).then((outcomes) => {
             // The scripted final text response: the turn ends and so does its stream.
             stream.end('turn complete');
             return outcomes;
           });
-          await until(() => action.calls!.every((c) => witnessed(c.key)), 'provider execution witness');
+          // A call waiting for approval has no execution witness yet; it has a question to the gate.
+          await until(() => action.calls!.every((c) => (c.approval ? decisions.has(c.key) : witnessed(c.key))), 'provider execution witness');
           if (action.background) {
             background = turn;
             await barrier();
@@ -234,6 +257,15 @@ async function observe(vector: LifecycleVector) {
           await until(() => lateResults > 0, 'late result consumed by the host');
           await barrier();
           break;
+        case 'approve': {
+          // The vector's human takes waitMs to approve; the host's clock must exclude that wait.
+          await new Promise((r) => setTimeout(r, action.waitMs ?? 0));
+          decisions.get(action.key!)!(true);
+          break;
+        }
+        case 'refuse':
+          decisions.get(action.key!)!(false);
+          break;
         case 'grant': {
           const connection = connections.get(observerId)!;
           await connection.setPolicy(action.policy!);
@@ -248,7 +280,7 @@ async function observe(vector: LifecycleVector) {
     for (const [server, connection] of connections) grants.push({ server, stage: 'final', paths: connection.grantedPaths });
     const peers: Record<string, any[]> = {};
     for (const [id, path] of logs) peers[id] = readLog(path);
-    return { peers, hostCalls, responses, grants, diagnostics, diagnosticCodes: codes(diagnostics), disabledFeatures };
+    return { peers, hostCalls, responses, grants, diagnostics, diagnosticCodes: codes(diagnostics), disabledFeatures, timings };
   } catch (error) {
     (error as Error).message += `\nhost diagnostics:\n${diagnostics.slice(-8).join('\n')}`;
     throw error;

@@ -21,6 +21,7 @@ interface Expectation {
   isError?: boolean;
   bounded?: boolean;
   host?: boolean;
+  durationExcludesApproval?: boolean;
 }
 
 export function verifyLifecycle(vector: LifecycleVector, seen: any, inputBound: number): { notes: string[] } {
@@ -28,9 +29,12 @@ export function verifyLifecycle(vector: LifecycleVector, seen: any, inputBound: 
   const witnesses = [...seen.hostCalls, ...Object.values(seen.peers as Record<string, any[]>).flat()];
   for (const action of vector.actions.filter((a) => a.op === 'call')) {
     for (const call of action.calls!) {
+      const expected = call.expectExecution === false ? 0 : 1;
       const runs = witnesses.filter((w) => w.event === 'call' && w.key === call.key).length;
-      assert.equal(runs, 1, `call ${call.key} executed exactly once`);
-      if (!call.hold) assert.equal(witnesses.filter((w) => w.event === 'result' && w.key === call.key).length, 1, `call ${call.key} returned`);
+      assert.equal(runs, expected, `call ${call.key} executed ${expected} time(s)`);
+      if (!call.hold || expected === 0) {
+        assert.equal(witnesses.filter((w) => w.event === 'result' && w.key === call.key).length, expected, `call ${call.key} returned`);
+      }
     }
   }
   const ids: Record<string, Record<string, string>> = {};
@@ -94,6 +98,17 @@ export function verifyLifecycle(vector: LifecycleVector, seen: any, inputBound: 
           if (want[k]) assert.equal(started[k], true, `${k} on ${want.key}`);
           else assert.ok(!own(started, k), `${k} absent on ${want.key}`);
         }
+      }
+      if (want.durationExcludesApproval) {
+        const approval = vector.actions.find((a) => a.op === 'approve' && a.key === want.key)!;
+        const terminal = group.at(-1);
+        assert.ok(Number.isInteger(terminal.durationMs), 'the terminal carries a duration');
+        assert.ok(terminal.durationMs < approval.waitMs!, `duration ${terminal.durationMs} ms excludes the ${approval.waitMs} ms approval wait`);
+        const t = seen.timings?.[want.key];
+        assert.ok(t, 'host timings of the approval');
+        assert.ok(t.pendingAtMs <= t.startedAtMs && t.startedAtMs <= t.terminalAtMs, 'pending ≤ started ≤ terminal');
+        assert.ok(t.startedAtMs - t.pendingAtMs >= approval.waitMs! - t.resolutionMs, 'the approval wait happened');
+        assert.ok(Math.abs(terminal.durationMs - (t.terminalAtMs - t.startedAtMs)) <= t.resolutionMs, 'duration measures execution only');
       }
     }
     if (typeof vector.forbiddenText === 'string') assert.ok(!JSON.stringify(events).includes(vector.forbiddenText), 'no outcome text');
