@@ -9,47 +9,23 @@
  *
  * The last line is one JSON object.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pino from 'pino';
-import { ToolHost } from '../src/host/tool-host.ts';
-import { textResult } from '../src/host/results.ts';
+import { join } from 'node:path';
 import { registerCodeExecution } from '../src/code-execution/index.ts';
 import { JsRuntime } from '../src/runtime/js/index.ts';
-
-const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const PEER = join(ROOT, 'fixtures', 'peer.mjs');
+import { attachObservers, median, noopHost } from './rig.ts';
 const JS_CALLS = 10_000;
 const PY_CALLS = 5_000;
 const ROUNDS = 3;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const jsScript = (n: number) => `for (let i = 0; i < ${n}; i++) await tools.noop({ i }); return ${n};`;
 const pyScript = (n: number) => `for i in range(${n}):\n    await tools.noop({"i": i})\n${n}`;
 
 const dir = mkdtempSync(join(tmpdir(), 'toolcell-bench-ce-'));
-const host = new ToolHost({ logger: pino({ level: 'silent' }) });
-host.registerTool({
-  name: 'noop',
-  description: 'Does nothing',
-  inputSchema: { type: 'object', properties: { i: { type: 'integer' } } },
-  classes: ['shell'],
-  handler: async () => textResult('ok'),
-});
+const host = noopHost();
 try {
-  for (let i = 0; i < 4; i++) {
-    const config = join(dir, `obs${i}.json`);
-    writeFileSync(config, JSON.stringify({ observer: true, filter: { rules: [{ match: {}, input: true }] } }));
-    await host.connectServer({
-      id: `obs${i}`,
-      command: process.execPath,
-      args: [PEER],
-      env: { TOOLCELL_PEER_CONFIG: config },
-      policy: { enabledCapabilities: ['toolLifecycle.observe', 'toolLifecycle.inputs'], toolLifecycle: { inputs: { classes: ['shell'] } } },
-    });
-  }
+  await attachObservers(host, dir, 4);
   const codeExecution = registerCodeExecution(host, { maxTimeLimitMs: 120_000 });
   const stream = host.openStream('bench');
   const inferenceId = stream.beginInference();

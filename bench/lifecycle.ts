@@ -9,70 +9,17 @@
  *
  * The last line is one JSON object with the figures.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pino from 'pino';
-import { ToolHost } from '../src/host/tool-host.ts';
-import { textResult } from '../src/host/results.ts';
+import { join } from 'node:path';
+import type { ToolHost } from '../src/host/tool-host.ts';
 import type { McplConnection } from '../src/mcpl/connection.ts';
-
-const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const PEER = join(ROOT, 'fixtures', 'peer.mjs');
+import { attachObservers, median, noopHost, percentile } from './rig.ts';
 const OBSERVERS = 4;
 const RATE = 1000;
 const RATE_SECONDS = 3;
 const THROUGHPUT_MS = 1500;
 const ROUNDS = 3;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const percentile = (xs: number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
-const epochNow = () => performance.timeOrigin + performance.now();
-
-function makeHost(): ToolHost {
-  const host = new ToolHost({ logger: pino({ level: 'silent' }), validateArguments: true });
-  host.registerTool({
-    name: 'noop',
-    description: 'Does nothing',
-    inputSchema: { type: 'object', properties: { i: { type: 'integer' } } },
-    classes: ['shell'],
-    handler: async () => textResult('ok'),
-  });
-  return host;
-}
-
-async function attachObservers(host: ToolHost, dir: string): Promise<McplConnection[]> {
-  const connections: McplConnection[] = [];
-  for (let i = 0; i < OBSERVERS; i++) {
-    const config = join(dir, `obs${i}.json`);
-    writeFileSync(config, JSON.stringify({ observer: true, filter: { rules: [{ match: {}, input: true }] } }));
-    connections.push(
-      await host.connectServer({
-        id: `obs${i}`,
-        command: process.execPath,
-        args: [PEER],
-        env: { TOOLCELL_PEER_CONFIG: config },
-        policy: {
-          enabledCapabilities: ['toolLifecycle.observe', 'toolLifecycle.inputs'],
-          toolLifecycle: { inputs: { classes: ['shell'] } },
-        },
-        
-      }),
-    );
-  }
-  // The filter is in force once each observer got its answer.
-  for (const c of connections) {
-    for (let tries = 0; c.filter === null; tries++) {
-      if (tries > 500) throw new Error('observer filter never arrived');
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-  return connections;
-}
 
 async function throughput(host: ToolHost): Promise<number> {
   const inferenceId = host.beginInference({ conversationId: 'bench' });
@@ -146,14 +93,14 @@ async function fixedRate(host: ToolHost, connections: McplConnection[]) {
 
 const dir = mkdtempSync(join(tmpdir(), 'toolcell-bench-'));
 try {
-  const bare = makeHost();
+  const bare = noopHost();
   const callsPerSecNoObservers = await throughput(bare);
   await bare.close();
 
   // The fixed-rate phase runs first, on fresh connections: it measures the steady state an
   // observer sees at 1,000 calls/s, not the recovery from the overload that follows.
-  const observed = makeHost();
-  const connections = await attachObservers(observed, dir);
+  const observed = noopHost();
+  const connections = await attachObservers(observed, dir, OBSERVERS);
   const rate = await fixedRate(observed, connections);
   const deliveredBefore = await counts(connections);
   const droppedBefore = connections.reduce((n, c) => n + c.queue.stats.droppedCalls, 0);

@@ -149,6 +149,10 @@ export class DeliveryQueue {
       this.head = 0;
       this.stats.queued = 0;
     }
+    this.wakeIdleWaiters();
+  }
+
+  private wakeIdleWaiters(): void {
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
@@ -166,8 +170,6 @@ export class DeliveryQueue {
     this.items = [];
     this.head = 0;
     this.stats.queued = 0;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const resolve of waiters) resolve();
+    this.wakeIdleWaiters();
   }
 }

@@ -33,15 +33,8 @@ export interface LifecycleParams extends LifecycleIdentity {
 }
 
 /** The in-process event: every call, every phase, nothing filtered. */
-export interface HostLifecycleEvent {
+export interface HostLifecycleEvent extends Omit<LifecycleIdentity, '_meta'> {
   phase: ToolPhase;
-  toolCallId: string;
-  inferenceId: string;
-  conversationId: string;
-  tool: string;
-  class: readonly ToolClass[];
-  serverId?: string;
-  serverTool?: string;
   origin: 'model' | 'script';
   modelCallId?: string;
   parentToolCallId?: string;
