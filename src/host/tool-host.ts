@@ -21,17 +21,16 @@ import { EventEmitter } from 'eventemitter3';
 import { randomBytes } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { ToolClass } from './classes.ts';
-import { CallIdMinter } from './ids.ts';
-import { OpenCall, type InferenceRecord } from './open-call.ts';
+import { CallLifecycle } from './call-lifecycle.ts';
+import type { InferenceRecord } from './open-call.ts';
 import { ToolRegistry } from './registry.ts';
 import { checkRefusal, type RefusalPolicy } from './refusals.ts';
 import { errorResult } from './results.ts';
-import type { ApprovalGate, DispatchOutcome, DispatchRequest, HostToolDefinition, RegisteredTool, ToolListing, ToolResult } from './types.ts';
+import type { ApprovalGate, DispatchOutcome, DispatchRequest, HostToolDefinition, ToolListing } from './types.ts';
 import { LifecycleEmitter } from '../lifecycle/emitter.ts';
-import { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleIdentity, type TerminalPhase } from '../lifecycle/events.ts';
+import type { HostLifecycleEvent } from '../lifecycle/events.ts';
 import { McplConnection } from '../mcpl/connection.ts';
 import type { ServerConfig } from '../mcpl/config.ts';
-import { normalizeToolResult } from './normalize-result.ts';
 
 export interface ToolHostOptions {
   /** RFC-007 §5.2 input bound in bytes (default 16 KiB). */
@@ -77,12 +76,10 @@ const MAX_INFERENCES = 100_000;
 export class ToolHost extends EventEmitter<ToolHostEvents> {
   readonly registry: ToolRegistry;
   readonly logger: Logger;
-  private readonly ids = new CallIdMinter();
   private readonly emitter: LifecycleEmitter;
   private readonly connections = new Map<string, McplConnection>();
   private readonly inferences = new Map<string, InferenceRecord>();
-  private readonly openCalls = new Map<string, OpenCall>();
-  private readonly callTimeoutMs: number;
+  private readonly calls: CallLifecycle;
   private readonly options: ToolHostOptions;
   private readonly nonce = randomBytes(3).toString('hex');
   private streamCounter = 0;
@@ -94,7 +91,16 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     this.options = options;
     this.registry = new ToolRegistry(options.classOverrides);
     this.emitter = new LifecycleEmitter(options.inputBoundBytes ?? 16 * 1024);
-    this.callTimeoutMs = options.callTimeoutMs ?? 300_000;
+    this.calls = new CallLifecycle(
+      this.emitter,
+      (id) => this.connections.get(id),
+      {
+        wantsLifecycle: () => this.listenerCount('lifecycle') > 0,
+        lifecycle: (event) => this.emit('lifecycle', event),
+        late: (info) => this.emit('late-result', info),
+      },
+      { callTimeoutMs: options.callTimeoutMs ?? 300_000, ...(options.approvalGate ? { approvalGate: options.approvalGate } : {}) },
+    );
     this.logger = options.logger ?? pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'warn' }, pino.destination(2));
   }
 
@@ -200,29 +206,17 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
    * here; they end with their own result, or `failed` when their safety timeout gives up.
    */
   abortOpen(streamId: string, reason = 'stream ended'): number {
-    return this.abortWhere((call) => call.origin === 'model' && call.inference.streamId === streamId, reason);
+    return this.calls.abortWhere((call) => call.origin === 'model' && call.inference.streamId === streamId, reason);
   }
 
   /** Interrupts a conversation: its open model calls end `aborted`. Returns how many. */
   interrupt(conversationId: string, reason = 'interrupted'): number {
-    return this.abortWhere((call) => call.origin === 'model' && call.inference.conversationId === conversationId, reason);
-  }
-
-  private abortWhere(match: (call: OpenCall) => boolean, reason: string): number {
-    let count = 0;
-    for (const call of [...this.openCalls.values()]) {
-      if (!match(call)) continue;
-      if (this.finish(call, 'aborted', errorResult(`Tool call aborted: ${reason}`), reason)) {
-        call.abort(new Error(reason));
-        count += 1;
-      }
-    }
-    return count;
+    return this.calls.abortWhere((call) => call.origin === 'model' && call.inference.conversationId === conversationId, reason);
   }
 
   /** Open calls now, for diagnostics and tests. */
   openCallIds(): string[] {
-    return [...this.openCalls.keys()];
+    return [...this.calls.open.keys()];
   }
 
   // ── dispatch ─────────────────────────────────────────────────────────────
@@ -249,176 +243,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       });
       return Promise.resolve({ status: 'refused', result: errorResult(refusal.message), refusal });
     }
-    const tool = this.registry.get(request.name)!;
-    const args = (request.input ?? {}) as Record<string, unknown>;
-    const origin = request.parentToolCallId ? 'script' : 'model';
-    const gate = this.options.approvalGate;
-    const gated = gate !== undefined && gate.required(this.approvalFacts(request, tool, inference!, args, origin));
-    const call = this.open(request, tool, inference!, args, gated);
-    if (gated) void this.awaitApproval(call, request, gate);
-    else this.execute(call, request.timeoutMs ?? this.callTimeoutMs);
-    return call.outcome;
-  }
-
-  private approvalFacts(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>, origin: 'model' | 'script') {
-    return {
-      tool: tool.name,
-      classes: tool.classes,
-      ...(tool.serverId !== undefined ? { serverId: tool.serverId } : {}),
-      input: args,
-      inferenceId: inference.inferenceId,
-      conversationId: inference.conversationId,
-      origin,
-      ...(request.modelCallId !== undefined ? { modelCallId: request.modelCallId } : {}),
-      ...(request.parentToolCallId !== undefined ? { parentToolCallId: request.parentToolCallId } : {}),
-    };
-  }
-
-  /**
-   * A gated call waits, `pending`, for the gate's decision; the wait is not part of its
-   * duration nor of its safety timeout. Approved: `started`, then it runs. Refused (or the gate
-   * failed): `aborted`, and it never runs.
-   */
-  private async awaitApproval(call: OpenCall, request: DispatchRequest, gate: NonNullable<ToolHostOptions['approvalGate']>): Promise<void> {
-    const resume = request.onPending?.();
-    let approved = false;
-    let reason = 'refused';
-    try {
-      const decision = await gate.decide(
-        { toolCallId: call.toolCallId, ...this.approvalFacts(request, call.tool, call.inference, call.args, call.origin) },
-        call.signal,
-      );
-      approved = typeof decision === 'boolean' ? decision : decision.approved === true;
-      if (typeof decision === 'object' && decision.reason) reason = decision.reason;
-    } catch (error) {
-      reason = `the approval gate failed: ${(error as Error)?.message ?? String(error)}`;
-    } finally {
-      resume?.();
-    }
-    if (!call.isOpen) return; // aborted while pending (stream end, interrupt, shutdown)
-    if (!approved) {
-      const message = `Tool call to ${call.tool.name} was not approved: ${reason}`;
-      this.finish(call, 'aborted', errorResult(message), 'not approved', { code: 'approval_refused', message });
-      return;
-    }
-    call.markStarted();
-    this.emitter.start(call.emitted);
-    if (this.listenerCount('lifecycle') > 0) this.emit('lifecycle', { ...this.eventBase(call), phase: 'started', input: call.args, at: call.startedAt });
-    this.execute(call, request.timeoutMs ?? this.callTimeoutMs);
-  }
-
-  private open(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>, pending: boolean): OpenCall {
-    const toolCallId = this.ids.next(request.modelCallId);
-    const identity: LifecycleIdentity = {
-      toolCallId,
-      inferenceId: inference.inferenceId,
-      conversationId: inference.conversationId,
-      tool: tool.name,
-      class: tool.classes,
-      ...(tool.kind === 'server' ? { serverId: tool.serverId!, serverTool: tool.serverTool! } : {}),
-      ...(request.parentToolCallId ? { _meta: { [PARENT_META_KEY]: request.parentToolCallId } } : {}),
-    };
-    const emitted = this.emitter.open(identity, {
-      tool: tool.name,
-      classes: tool.classes,
-      ...(tool.kind === 'server' ? { serverId: tool.serverId!, serverTool: tool.serverTool! } : {}),
-      conversationId: inference.conversationId,
-      input: args,
-    }, pending);
-    const origin = request.parentToolCallId ? 'script' : 'model';
-    const call = new OpenCall(toolCallId, tool, inference, origin, args, emitted, request.modelCallId, request.parentToolCallId);
-    call.pending = pending;
-    this.openCalls.set(toolCallId, call);
-    if (this.listenerCount('lifecycle') > 0) {
-      this.emit('lifecycle', pending ? { ...this.eventBase(call), phase: 'pending', at: call.startedAt } : { ...this.eventBase(call), phase: 'started', input: args, at: call.startedAt });
-    }
-    return call;
-  }
-
-  private eventBase(call: OpenCall): Omit<HostLifecycleEvent, 'phase' | 'at'> {
-    return {
-      toolCallId: call.toolCallId,
-      inferenceId: call.inference.inferenceId,
-      conversationId: call.inference.conversationId,
-      tool: call.tool.name,
-      class: call.tool.classes,
-      ...(call.tool.kind === 'server' ? { serverId: call.tool.serverId!, serverTool: call.tool.serverTool! } : {}),
-      origin: call.origin,
-      ...(call.modelCallId !== undefined ? { modelCallId: call.modelCallId } : {}),
-      ...(call.parentToolCallId !== undefined ? { parentToolCallId: call.parentToolCallId } : {}),
-    };
-  }
-
-  private execute(call: OpenCall, timeoutMs: number): void {
-    const tool = call.tool;
-    let pending: Promise<ToolResult>;
-    try {
-      if (tool.kind === 'host') {
-        const ctx = {
-          toolCallId: call.toolCallId,
-          inferenceId: call.inference.inferenceId,
-          conversationId: call.inference.conversationId,
-          ...(call.parentToolCallId ? { parentToolCallId: call.parentToolCallId } : {}),
-          get signal() {
-            return call.signal;
-          },
-        };
-        pending = tool.handler!(call.args, ctx);
-      } else {
-        const connection = this.connections.get(tool.serverId!);
-        if (!connection) throw new Error(`server ${tool.serverId} is gone`);
-        // The SDK's own timeout sits past ours so the host's timer decides, and the SDK still cleans up.
-        pending = connection.callTool(tool.serverTool!, call.args, timeoutMs + 1000);
-      }
-    } catch (error) {
-      // Dispatch threw after the call opened: it may have done work, so this is `failed`, not a refusal.
-      const message = (error as Error)?.message ?? String(error);
-      this.finish(call, 'failed', errorResult(`Tool ${tool.name} failed: ${message}`), message);
-      return;
-    }
-    call.timer = setTimeout(() => {
-      this.finish(call, 'failed', errorResult(`Tool ${tool.name} timed out after ${timeoutMs} ms`), 'timeout');
-    }, timeoutMs);
-    Promise.resolve(pending).then(
-      (raw) => {
-        const normalized = normalizeToolResult(raw);
-        const ended = normalized.ok
-          ? this.finish(call, 'completed', normalized.result)
-          : this.finish(call, 'failed', errorResult(`Tool ${tool.name} returned an invalid result: ${normalized.message}`), normalized.message);
-        if (!ended) this.late(call, 'result');
-      },
-      (error: unknown) => {
-        const message = (error as Error)?.message ?? String(error);
-        if (!this.finish(call, 'failed', errorResult(`Tool ${tool.name} failed: ${message}`), message)) this.late(call, 'error');
-      },
-    );
-  }
-
-  private late(call: OpenCall, kind: 'result' | 'error'): void {
-    this.emit('late-result', { toolCallId: call.toolCallId, tool: call.tool.name, kind });
-  }
-
-  /** Ends a call once: terminal to observers, event in-process. False when it had already ended. */
-  private finish(call: OpenCall, phase: TerminalPhase, result: ToolResult, reason?: string, refusal?: DispatchOutcome['refusal']): boolean {
-    const wasPending = call.pending;
-    const durationMs = call.end(phase, result, refusal);
-    if (durationMs === undefined) return false;
-    this.openCalls.delete(call.toolCallId);
-    const isError = phase === 'completed' ? result.isError === true : undefined;
-    // A call that never started has no execution to time: its terminal carries no duration.
-    const timed = wasPending ? undefined : durationMs;
-    this.emitter.terminal(call.emitted, phase, { ...(isError !== undefined ? { isError } : {}), ...(timed !== undefined ? { durationMs: timed } : {}) });
-    if (this.listenerCount('lifecycle') > 0) {
-      this.emit('lifecycle', {
-        ...this.eventBase(call),
-        phase,
-        ...(isError !== undefined ? { isError } : {}),
-        ...(timed !== undefined ? { durationMs: timed } : {}),
-        ...(reason ? { reason } : {}),
-        at: performance.now(),
-      });
-    }
-    return true;
+    return this.calls.run(request, this.registry.get(request.name)!, inference!, (request.input ?? {}) as Record<string, unknown>);
   }
 
   // ── shutdown ─────────────────────────────────────────────────────────────
@@ -432,7 +257,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    this.abortWhere(() => true, 'host shutting down');
+    this.calls.abortWhere(() => true, 'host shutting down');
     await Promise.all([...this.connections.values()].map((c) => c.close()));
     this.connections.clear();
   }

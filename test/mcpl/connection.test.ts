@@ -1,12 +1,10 @@
 /** MCPL connection behaviour against a real peer process: handshake, unknown methods, reconnect epochs. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
 import pino from 'pino';
 import { ToolHost } from '../../src/host/tool-host.ts';
 import { textResult } from '../../src/host/results.ts';
-import { makePeer, observePolicy, scratchDir, waitUntil } from '../helpers/peers.ts';
+import { makePeer, observePolicy, scratchDir } from '../helpers/peers.ts';
 
 const silent = () => pino({ level: 'silent' });
 

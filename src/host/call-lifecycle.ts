@@ -1,0 +1,226 @@
+/**
+ * The calls of the dispatch path between opening and terminal: open (`pending` or
+ * `started`), the approval wait, execution with its safety timeout, and exactly one terminal
+ * — to observers through the lifecycle emitter and, unfiltered, to in-process listeners.
+ * Outcomes that arrive after a call ended are consumed here and reported as late.
+ */
+import { CallIdMinter } from './ids.ts';
+import { OpenCall, type InferenceRecord } from './open-call.ts';
+import { errorResult } from './results.ts';
+import { normalizeToolResult } from './normalize-result.ts';
+import type { ApprovalGate, DispatchOutcome, DispatchRequest, RegisteredTool, ToolResult } from './types.ts';
+import type { LifecycleEmitter } from '../lifecycle/emitter.ts';
+import { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleIdentity, type TerminalPhase } from '../lifecycle/events.ts';
+import type { McplConnection } from '../mcpl/connection.ts';
+
+/** Where the call lifecycle reports to (the ToolHost's events). */
+export interface CallEventSink {
+  /** False when nobody listens, so events are not even built. */
+  wantsLifecycle(): boolean;
+  lifecycle(event: HostLifecycleEvent): void;
+  late(info: { toolCallId: string; tool: string; kind: 'result' | 'error' }): void;
+}
+
+export interface CallLifecycleOptions {
+  callTimeoutMs: number;
+  approvalGate?: ApprovalGate;
+}
+
+export class CallLifecycle {
+  private readonly ids = new CallIdMinter();
+  /** Calls between opening and terminal, by toolCallId. */
+  readonly open = new Map<string, OpenCall>();
+
+  constructor(
+    private readonly emitter: LifecycleEmitter,
+    private readonly connection: (serverId: string) => McplConnection | undefined,
+    private readonly sink: CallEventSink,
+    private readonly options: CallLifecycleOptions,
+  ) {}
+
+  /** Opens a call that passed every refusal site and runs it (after approval, when gated). */
+  run(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>): Promise<DispatchOutcome> {
+    const origin = request.parentToolCallId ? 'script' : 'model';
+    const gate = this.options.approvalGate;
+    const gated = gate !== undefined && gate.required(this.approvalFacts(request, tool, inference, args, origin));
+    const call = this.openCall(request, tool, inference, args, gated);
+    if (gated) void this.awaitApproval(call, request, gate);
+    else this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs);
+    return call.outcome;
+  }
+
+  /** Ends matching open calls as `aborted`. Returns how many. */
+  abortWhere(match: (call: OpenCall) => boolean, reason: string): number {
+    let count = 0;
+    for (const call of [...this.open.values()]) {
+      if (!match(call)) continue;
+      if (this.finish(call, 'aborted', errorResult(`Tool call aborted: ${reason}`), reason)) {
+        call.abort(new Error(reason));
+        count += 1;
+      }
+    }
+    return count;
+  }
+
+  private approvalFacts(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>, origin: 'model' | 'script') {
+    return {
+      tool: tool.name,
+      classes: tool.classes,
+      ...(tool.serverId !== undefined ? { serverId: tool.serverId } : {}),
+      input: args,
+      inferenceId: inference.inferenceId,
+      conversationId: inference.conversationId,
+      origin,
+      ...(request.modelCallId !== undefined ? { modelCallId: request.modelCallId } : {}),
+      ...(request.parentToolCallId !== undefined ? { parentToolCallId: request.parentToolCallId } : {}),
+    };
+  }
+
+  /**
+   * A gated call waits, `pending`, for the gate's decision; the wait is not part of its
+   * duration nor of its safety timeout. Approved: `started`, then it runs. Refused (or the gate
+   * failed): `aborted`, and it never runs.
+   */
+  private async awaitApproval(call: OpenCall, request: DispatchRequest, gate: ApprovalGate): Promise<void> {
+    const resume = request.onPending?.();
+    let approved = false;
+    let reason = 'refused';
+    try {
+      const decision = await gate.decide(
+        { toolCallId: call.toolCallId, ...this.approvalFacts(request, call.tool, call.inference, call.args, call.origin) },
+        call.signal,
+      );
+      approved = typeof decision === 'boolean' ? decision : decision.approved === true;
+      if (typeof decision === 'object' && decision.reason) reason = decision.reason;
+    } catch (error) {
+      reason = `the approval gate failed: ${(error as Error)?.message ?? String(error)}`;
+    } finally {
+      resume?.();
+    }
+    if (!call.isOpen) return; // aborted while pending (stream end, interrupt, shutdown)
+    if (!approved) {
+      const message = `Tool call to ${call.tool.name} was not approved: ${reason}`;
+      this.finish(call, 'aborted', errorResult(message), 'not approved', { code: 'approval_refused', message });
+      return;
+    }
+    call.markStarted();
+    this.emitter.start(call.emitted);
+    if (this.sink.wantsLifecycle()) this.sink.lifecycle({ ...this.eventBase(call), phase: 'started', input: call.args, at: call.startedAt });
+    this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs);
+  }
+
+  private openCall(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>, pending: boolean): OpenCall {
+    const toolCallId = this.ids.next(request.modelCallId);
+    const identity: LifecycleIdentity = {
+      toolCallId,
+      inferenceId: inference.inferenceId,
+      conversationId: inference.conversationId,
+      tool: tool.name,
+      class: tool.classes,
+      ...(tool.kind === 'server' ? { serverId: tool.serverId!, serverTool: tool.serverTool! } : {}),
+      ...(request.parentToolCallId ? { _meta: { [PARENT_META_KEY]: request.parentToolCallId } } : {}),
+    };
+    const emitted = this.emitter.open(identity, {
+      tool: tool.name,
+      classes: tool.classes,
+      ...(tool.kind === 'server' ? { serverId: tool.serverId!, serverTool: tool.serverTool! } : {}),
+      conversationId: inference.conversationId,
+      input: args,
+    }, pending);
+    const origin = request.parentToolCallId ? 'script' : 'model';
+    const call = new OpenCall(toolCallId, tool, inference, origin, args, emitted, request.modelCallId, request.parentToolCallId);
+    call.pending = pending;
+    this.open.set(toolCallId, call);
+    if (this.sink.wantsLifecycle()) {
+      this.sink.lifecycle(pending ? { ...this.eventBase(call), phase: 'pending', at: call.startedAt } : { ...this.eventBase(call), phase: 'started', input: args, at: call.startedAt });
+    }
+    return call;
+  }
+
+  private eventBase(call: OpenCall): Omit<HostLifecycleEvent, 'phase' | 'at'> {
+    return {
+      toolCallId: call.toolCallId,
+      inferenceId: call.inference.inferenceId,
+      conversationId: call.inference.conversationId,
+      tool: call.tool.name,
+      class: call.tool.classes,
+      ...(call.tool.kind === 'server' ? { serverId: call.tool.serverId!, serverTool: call.tool.serverTool! } : {}),
+      origin: call.origin,
+      ...(call.modelCallId !== undefined ? { modelCallId: call.modelCallId } : {}),
+      ...(call.parentToolCallId !== undefined ? { parentToolCallId: call.parentToolCallId } : {}),
+    };
+  }
+
+  private execute(call: OpenCall, timeoutMs: number): void {
+    const tool = call.tool;
+    let pending: Promise<ToolResult>;
+    try {
+      if (tool.kind === 'host') {
+        const ctx = {
+          toolCallId: call.toolCallId,
+          inferenceId: call.inference.inferenceId,
+          conversationId: call.inference.conversationId,
+          ...(call.parentToolCallId ? { parentToolCallId: call.parentToolCallId } : {}),
+          get signal() {
+            return call.signal;
+          },
+        };
+        pending = tool.handler!(call.args, ctx);
+      } else {
+        const connection = this.connection(tool.serverId!);
+        if (!connection) throw new Error(`server ${tool.serverId} is gone`);
+        // The SDK's own timeout sits past ours so the host's timer decides, and the SDK still cleans up.
+        pending = connection.callTool(tool.serverTool!, call.args, timeoutMs + 1000);
+      }
+    } catch (error) {
+      // Dispatch threw after the call opened: it may have done work, so this is `failed`, not a refusal.
+      const message = (error as Error)?.message ?? String(error);
+      this.finish(call, 'failed', errorResult(`Tool ${tool.name} failed: ${message}`), message);
+      return;
+    }
+    call.timer = setTimeout(() => {
+      this.finish(call, 'failed', errorResult(`Tool ${tool.name} timed out after ${timeoutMs} ms`), 'timeout');
+    }, timeoutMs);
+    Promise.resolve(pending).then(
+      (raw) => {
+        const normalized = normalizeToolResult(raw);
+        const ended = normalized.ok
+          ? this.finish(call, 'completed', normalized.result)
+          : this.finish(call, 'failed', errorResult(`Tool ${tool.name} returned an invalid result: ${normalized.message}`), normalized.message);
+        if (!ended) this.late(call, 'result');
+      },
+      (error: unknown) => {
+        const message = (error as Error)?.message ?? String(error);
+        if (!this.finish(call, 'failed', errorResult(`Tool ${tool.name} failed: ${message}`), message)) this.late(call, 'error');
+      },
+    );
+  }
+
+  private late(call: OpenCall, kind: 'result' | 'error'): void {
+    this.sink.late({ toolCallId: call.toolCallId, tool: call.tool.name, kind });
+  }
+
+  /** Ends a call once: terminal to observers, event in-process. False when it had already ended. */
+  private finish(call: OpenCall, phase: TerminalPhase, result: ToolResult, reason?: string, refusal?: DispatchOutcome['refusal']): boolean {
+    const wasPending = call.pending;
+    const durationMs = call.end(phase, result, refusal);
+    if (durationMs === undefined) return false;
+    this.open.delete(call.toolCallId);
+    const isError = phase === 'completed' ? result.isError === true : undefined;
+    // A call that never started has no execution to time: its terminal carries no duration.
+    const timed = wasPending ? undefined : durationMs;
+    this.emitter.terminal(call.emitted, phase, { ...(isError !== undefined ? { isError } : {}), ...(timed !== undefined ? { durationMs: timed } : {}) });
+    if (this.sink.wantsLifecycle()) {
+      this.sink.lifecycle({
+        ...this.eventBase(call),
+        phase,
+        ...(isError !== undefined ? { isError } : {}),
+        ...(timed !== undefined ? { durationMs: timed } : {}),
+        ...(reason ? { reason } : {}),
+        at: performance.now(),
+      });
+    }
+    return true;
+  }
+
+}
