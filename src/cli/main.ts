@@ -3,9 +3,11 @@
  * toolcell command line.
  *
  *   toolcell demo [--python] [--plain]   a scripted turn on embedded defaults (no model, no API key)
+ *   toolcell serve [--config FILE]       the tool host as an MCP server on stdio
  *   toolcell help
  */
 import { runDemo } from './demo.ts';
+import { runServe } from './serve.ts';
 
 const USAGE = `Usage: toolcell <command> [options]
 
@@ -13,6 +15,8 @@ Commands:
   demo        Run a scripted turn against fixture servers and print what each observer saw.
               --plain   the model calls tools directly (no code_execution script)
               --python  the code_execution script is Python instead of JavaScript
+  serve       Serve every configured tool, plus code_execution, as an MCP server on stdio.
+              --config FILE  JSON: { conversationId?, servers?: [ServerConfig], codeExecution?: {…} | false }
   help        Show this text.
 `;
 
@@ -26,6 +30,15 @@ async function main(argv: string[]): Promise<number> {
         return 2;
       }
       return runDemo({ python: rest.includes('--python'), plain: rest.includes('--plain') });
+    }
+    case 'serve': {
+      const at = rest.indexOf('--config');
+      const unknown = rest.filter((a, i) => a !== '--config' && i !== at + 1);
+      if (unknown.length || (at !== -1 && rest[at + 1] === undefined)) {
+        process.stderr.write(`bad options: ${rest.join(' ')}\n\n${USAGE}`);
+        return 2;
+      }
+      return runServe(at === -1 ? undefined : rest[at + 1]);
     }
     case 'help':
     case '--help':
@@ -43,7 +56,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`toolcell: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.stderr.write(`toolcell: ${(error as Error)?.message ?? String(error)}\n`);
     process.exitCode = 1;
   },
 );
