@@ -198,6 +198,30 @@ for (const language of ['javascript', 'python'] as const) {
       assert.equal(later.outcomes[0]!.result._meta, undefined, 'the next turn is not ended by an old request');
     });
 
+    test("the stream's end aborts code_execution and kills its script, never the inner call it dispatched", async () => {
+      const latch = join(rig.dir, `stream-latch-${language}`);
+      const stream = rig.host.openStream(`stream-${language}`);
+      const inferenceId = stream.beginInference();
+      const pending = rig.host.dispatch({ inferenceId, name: 'code_execution', input: { code: script('hold')(latch), language } });
+      await rig.observers.all.waitFor(
+        () => [...groups(rig.observers.all).values()].some((g) => g[0].tool === 'x--run' && g[0].conversationId === `stream-${language}`),
+        'the inner call started',
+      );
+      assert.equal(stream.end('the model stream ended'), 1, 'only the model call (code_execution) was aborted');
+      const parent = await pending;
+      assert.equal(parent.status, 'aborted');
+      writeFileSync(latch, '');
+      await rig.observers.all.waitFor(
+        () => innerCalls(rig.observers.all, parent.toolCallId!)[0]?.length === 2,
+        'the inner call reached its own terminal',
+      );
+      assert.deepEqual(innerCalls(rig.observers.all, parent.toolCallId!)[0]!.map((p) => p.phase), ['started', 'completed']);
+      assert.deepEqual(groups(rig.observers.all).get(parent.toolCallId!)!.map((p) => p.phase), ['started', 'aborted']);
+      // The runner is free again: the conversation's next execution runs.
+      const next = await turn(rig, `stream-${language}`, [ce(language, script('quick'))]);
+      assert.equal(summary(next.outcomes[0]!).ok, true, JSON.stringify(next.outcomes[0]!.result));
+    });
+
     test('two same-tick executions on one runner, cold then warm: the second is refused, the first completes', async () => {
       for (const phase of ['cold', 'warm']) {
         const { outcomes } = await turn(rig, `tick-${language}`, [ce(language, script('quick')), ce(language, script('quick'))]);
