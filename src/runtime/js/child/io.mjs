@@ -1,6 +1,6 @@
 // Synchronous frame I/O of the sandbox process. The process never waits in its event loop for
-// the host: it blocks in read(2), or spins briefly on the doorbell first, because waking a
-// sleeping thread costs more here than a tool call itself.
+// the host: it blocks in read(2), after a few reads of the doorbell (an answer already
+// announced is picked up without the thread going to sleep).
 import fs from 'node:fs';
 import { encodeFrame, FrameDecoder } from './frames.mjs';
 
