@@ -8,6 +8,7 @@ import { ToolHost } from '../../src/host/tool-host.ts';
 import { textResult } from '../../src/host/results.ts';
 import type { HostLifecycleEvent } from '../../src/lifecycle/events.ts';
 import { makePeer, scratchDir, waitUntil } from '../helpers/peers.ts';
+import { registerWaitTool } from '../helpers/tools.ts';
 
 function hostWithEvents() {
   const host = new ToolHost({ logger: pino({ level: 'silent' }) });
@@ -81,14 +82,7 @@ test('a result that never comes back is ended failed by the safety timeout', asy
 
 test("a stream's end aborts its own model calls only: not another stream's, never a script's", async () => {
   const { host, events } = hostWithEvents();
-  const releases: (() => void)[] = [];
-  host.registerTool({
-    name: 'wait',
-    description: 'w',
-    inputSchema: { type: 'object' },
-    classes: ['shell'],
-    handler: () => new Promise((resolve) => releases.push(() => resolve(textResult('done')))),
-  });
+  const releases = registerWaitTool(host);
   const a = host.openStream('conv_a');
   const b = host.openStream('conv_b');
   const infA = a.beginInference();

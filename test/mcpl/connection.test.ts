@@ -3,8 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ToolHost } from '../../src/host/tool-host.ts';
-import { textResult } from '../../src/host/results.ts';
 import { makePeer, observePolicy, scratchDir } from '../helpers/peers.ts';
+import { registerWaitTool } from '../helpers/tools.ts';
 
 const silent = () => pino({ level: 'silent' });
 
@@ -48,14 +48,7 @@ test('a reconnect starts a new epoch: terminals of calls opened before never rea
   const dir = scratchDir();
   const peer = makePeer(dir, 'obs', { observer: true, policy: observePolicy(), filter: { rules: [{ match: { tool: 'wait' } }] } });
   const host = new ToolHost({ logger: silent() });
-  const releases: (() => void)[] = [];
-  host.registerTool({
-    name: 'wait',
-    description: 'w',
-    inputSchema: { type: 'object' },
-    classes: ['shell'],
-    handler: () => new Promise((resolve) => releases.push(() => resolve(textResult('done')))),
-  });
+  const releases = registerWaitTool(host);
   try {
     const connection = await host.connectServer(peer.config);
     await peer.waitFor((e) => e.some((x) => x.event === 'observe-response'), 'filter');
