@@ -139,6 +139,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       if (info.expected) this.logger.debug({ serverId: config.id, ...info }, 'server transport closed');
       else this.logger.warn({ serverId: config.id, ...info }, 'server transport closed unexpectedly');
       this.emit('server-closed', { serverId: config.id, epoch: info.epoch, code: info.code, signal: info.signal });
+      if (!info.expected && config.reconnect && !this.closing) void this.reconnect(connection, config.reconnect);
     });
     this.connections.set(config.id, connection);
     this.emitter.add(connection);
@@ -151,6 +152,27 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       throw error;
     }
     return connection;
+  }
+
+  /**
+   * Brings a server back after an unexpected exit. Its tools stay listed meanwhile; calls to
+   * them are refused (`server_unavailable`) until a new epoch is ready.
+   */
+  private async reconnect(connection: McplConnection, policy: NonNullable<ServerConfig['reconnect']>): Promise<void> {
+    const attempts = policy.maxAttempts ?? 3;
+    let delay = policy.delayMs ?? 200;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (this.closing || this.connections.get(connection.id) !== connection) return;
+      try {
+        await connection.connect();
+        this.diagnostic(connection.id, 'reconnected', `${connection.id} reconnected (epoch ${connection.epoch}, attempt ${attempt})`);
+        return;
+      } catch (error) {
+        this.diagnostic(connection.id, 'reconnect-failed', `${connection.id}: reconnect attempt ${attempt} of ${attempts} failed: ${(error as Error).message}`);
+        delay *= 2;
+      }
+    }
   }
 
   /** The connection with this id, if any. */

@@ -28,6 +28,12 @@ export interface ServerConfig {
    * counted (RFC-007 §7.4). Default 1,000; `Infinity` for no limit.
    */
   maxObservedCallsPerSecond?: number;
+  /**
+   * Reconnect after the server exits unexpectedly: up to `maxAttempts` times (default 3),
+   * waiting `delayMs` (default 200) before the first and doubling after each failure. Each
+   * reconnect is a new transport epoch with a fresh policy exchange. Omitted: no reconnect.
+   */
+  reconnect?: { maxAttempts?: number; delayMs?: number };
 }
 
 /** Variables a server inherits from the host unless configured otherwise. */

@@ -175,6 +175,8 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
 
   private onTransportClosed(epoch: number, transport: StdioTransport): void {
     if (epoch !== this.epoch) return;
+    // A transport lost while connecting is connect()'s failure to report, not a server exit.
+    if (this.state === 'connecting') return;
     this.state = 'closed';
     this.policyEstablished = false;
     this.queue.stop();

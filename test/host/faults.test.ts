@@ -133,3 +133,23 @@ test('a malformed tools/observe is -32602 and the previous filter stays in force
     await host.close();
   }
 });
+
+test('a server configured to reconnect comes back after a crash as a new epoch', async () => {
+  const dir = scratchDir();
+  const provider = makePeer(dir, 'x', { tools: [{ name: 'run', classes: ['shell'] }] });
+  const host = new ToolHost({ logger: silent() });
+  const codes: string[] = [];
+  host.on('diagnostic', (d) => codes.push(d.code));
+  try {
+    const connection = await host.connectServer({ ...provider.config, reconnect: { delayMs: 20 } });
+    const inferenceId = host.beginInference({ conversationId: 'c' });
+    assert.equal((await host.dispatch({ inferenceId, name: 'x--run', input: { crash: true } })).status, 'failed');
+    await waitUntil(() => codes.includes('reconnected'), 'the server reconnected');
+    assert.equal(connection.epoch, 2);
+    const after = await host.dispatch({ inferenceId, name: 'x--run', input: {} });
+    assert.equal(after.status, 'completed');
+    assert.ok(!codes.includes('reconnect-failed'));
+  } finally {
+    await host.close();
+  }
+});
