@@ -11,6 +11,8 @@ export interface InferenceRecord {
   inferenceId: string;
   conversationId: string;
   streamId?: string;
+  /** Calls opened under this inference so far, the model's and its scripts' (for the call budget). */
+  calls: number;
 }
 
 export class OpenCall {

@@ -24,6 +24,8 @@ export interface RefusalContext {
   connection: (serverId: string) => { isConnected: boolean } | undefined;
   policy?: RefusalPolicy;
   validateArguments: boolean;
+  /** Most calls one inference may open, the model's and its scripts' together. */
+  callsPerInference?: number;
 }
 
 export interface Refusal {
@@ -55,6 +57,12 @@ export function checkRefusal(request: DispatchRequest, ctx: RefusalContext): Ref
   }
   if (tool.kind === 'server' && !ctx.connection(tool.serverId!)?.isConnected) {
     return { code: 'server_unavailable', message: `Tool "${tool.name}" is unavailable: server "${tool.serverId}" is not connected.` };
+  }
+  if (ctx.callsPerInference !== undefined && ctx.inference.calls >= ctx.callsPerInference) {
+    return {
+      code: 'budget_exceeded',
+      message: `The call budget of ${ctx.callsPerInference} calls for this inference is spent; "${tool.name}" was not run.`,
+    };
   }
   const origin = request.parentToolCallId ? 'script' : 'model';
   if (origin === 'script' && tool.scriptCallable === false) {

@@ -43,6 +43,11 @@ export interface ToolHostOptions {
   policy?: RefusalPolicy;
   /** Approvals: calls the gate requires are reported `pending` until it decides. */
   approvalGate?: ApprovalGate;
+  /**
+   * Call budget: the most calls one inference may open, the model's and its scripts' together;
+   * the rest are refused (`budget_exceeded`) before they open. Default: no budget.
+   */
+  callsPerInference?: number;
   /** Validate arguments against each tool's input schema before it runs (default true). */
   validateArguments?: boolean;
   logger?: Logger;
@@ -207,6 +212,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     this.inferences.set(inferenceId, {
       inferenceId,
       conversationId: init.conversationId,
+      calls: 0,
       ...(init.streamId !== undefined ? { streamId: init.streamId } : {}),
     });
     return inferenceId;
@@ -254,6 +260,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       connection: (id) => this.connections.get(id),
       policy: this.options.policy,
       validateArguments: this.options.validateArguments ?? true,
+      ...(this.options.callsPerInference !== undefined ? { callsPerInference: this.options.callsPerInference } : {}),
     });
     if (refusal) {
       this.emit('refused', {
@@ -265,6 +272,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       });
       return Promise.resolve({ status: 'refused', result: errorResult(refusal.message), refusal });
     }
+    inference!.calls += 1;
     return this.calls.run(request, this.registry.get(request.name)!, inference!, (request.input ?? {}) as Record<string, unknown>);
   }
 

@@ -140,6 +140,8 @@ export type RefusalCode =
   | 'recursion'
   | 'shutting_down'
   | 'unknown_inference'
+  /** The inference's call budget was spent. */
+  | 'budget_exceeded'
   /** Refused by the approval gate after `pending`: the call opened, and ended `aborted`. */
   | 'approval_refused';
 

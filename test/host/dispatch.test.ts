@@ -138,3 +138,30 @@ test('a held provider call completes once its file latch appears', async () => {
   assert.equal((await pending).status, 'completed');
   await host.close();
 });
+
+test("a call budget counts an inference's calls, the model's and its script's, and refuses the rest before they open", async () => {
+  const host = new ToolHost({ logger: pino({ level: 'silent' }), callsPerInference: 3 });
+  const events: HostLifecycleEvent[] = [];
+  host.on('lifecycle', (e) => events.push(e));
+  host.registerTool({ name: 'ping', description: 'p', inputSchema: { type: 'object' }, classes: ['web'], handler: async () => textResult('pong') });
+  const { registerCodeExecution } = await import('../../src/code-execution/index.ts');
+  const codeExecution = registerCodeExecution(host, { languages: ['javascript'] });
+  try {
+    const inferenceId = host.beginInference({ conversationId: 'c' });
+    const outcome = await host.dispatch({
+      inferenceId,
+      name: 'code_execution',
+      input: { code: 'const out = []; for (let i = 0; i < 4; i++) { try { out.push(await tools.ping({})); } catch (e) { out.push(e.message); } } return out;' },
+    });
+    const value = (outcome.result.structuredContent as { value: string[] }).value;
+    assert.deepEqual(value.slice(0, 2), ['pong', 'pong'], 'the parent is the first call of the budget, two more fit');
+    assert.match(value[2]!, /budget of 3 calls/);
+    assert.match(value[3]!, /budget of 3 calls/);
+    assert.equal(events.filter((e) => e.phase === 'started').length, 3, 'refused calls never opened');
+    const fresh = host.beginInference({ conversationId: 'c' });
+    assert.equal((await host.dispatch({ inferenceId: fresh, name: 'ping', input: {} })).status, 'completed', 'a new inference has a new budget');
+  } finally {
+    await codeExecution.close();
+    await host.close();
+  }
+});
