@@ -5,7 +5,7 @@
  */
 import { computeLifecycleGrant, type OperatorPolicy } from '../lifecycle/grants.ts';
 import { validateFeatureSets } from './policy.ts';
-import { MCPL_CAPABILITY_PATHS } from './capabilities.ts';
+import { advertisedPaths, MCPL_CAPABILITY_PATHS } from './capabilities.ts';
 
 /** Capability paths this host implements and can therefore grant. */
 export const HOST_PATHS = ['tools', 'toolLifecycle.observe', 'toolLifecycle.inputs'] as const;
@@ -16,21 +16,13 @@ export interface Advertisement {
   mcplVersion?: string;
 }
 
-/** Reads `capabilities` (from `initialize`) into capability paths. */
+/** Reads `capabilities` (from `initialize`) into the capability paths this host could grant. */
 export function readAdvertisement(capabilities: Record<string, unknown> | undefined): Advertisement {
-  const paths = new Set<string>();
-  if (capabilities?.tools) paths.add('tools');
   const experimental = capabilities?.experimental as Record<string, unknown> | undefined;
   const mcpl = experimental?.mcpl as Record<string, unknown> | undefined;
-  const lifecycle = mcpl?.toolLifecycle;
-  if (lifecycle === true) {
-    paths.add('toolLifecycle.observe');
-    paths.add('toolLifecycle.inputs');
-  } else if (lifecycle && typeof lifecycle === 'object') {
-    const leaves = lifecycle as Record<string, unknown>;
-    if (leaves.observe === true) paths.add('toolLifecycle.observe');
-    if (leaves.inputs === true) paths.add('toolLifecycle.inputs');
-  }
+  const paths = advertisedPaths(mcpl, HOST_PATHS.filter((p) => p !== 'tools'));
+  // `tools` is plain MCP, advertised outside experimental.mcpl.
+  if (capabilities?.tools) paths.add('tools');
   return {
     paths,
     featureSets: mcpl?.featureSets,
@@ -49,21 +41,11 @@ export interface PolicyExchange {
 
 /** Derives the `featureSets/update` params and the lifecycle grant for one connection. */
 export function derivePolicyExchange(policy: OperatorPolicy, advertisement: Advertisement): PolicyExchange {
-  const computed = computeLifecycleGrant(policy);
-  const policyPaths = new Set(computed.paths);
-  const effective = HOST_PATHS.filter((p) => policyPaths.has(p) && advertisement.paths.has(p));
-  const denied = [...advertisement.paths].filter((p) => !effective.includes(p as (typeof HOST_PATHS)[number]));
-  const diagnostics: { code: string; message: string }[] = computed.diagnostics.map((d) => ({ code: d.code, message: `${d.code}: ${d.message}` }));
-  for (const path of denied) {
-    if (path.startsWith('toolLifecycle.')) {
-      diagnostics.push({ code: 'advertised-denied', message: `advertised ${path} denied by operator policy (deny by default)` });
-    }
-  }
-  const lifecycle = {
-    ...computed,
-    observe: effective.includes('toolLifecycle.observe') ? computed.observe : null,
-    inputs: effective.includes('toolLifecycle.inputs') && effective.includes('toolLifecycle.observe') ? computed.inputs : null,
-  };
+  // Granted only where the policy names a path this host implements AND the server advertised it.
+  const lifecycle = computeLifecycleGrant(policy, { advertised: advertisement.paths, knownPaths: HOST_PATHS });
+  const effective = lifecycle.paths;
+  const denied = [...advertisement.paths].filter((p) => !effective.includes(p));
+  const diagnostics: { code: string; message: string }[] = lifecycle.diagnostics.map((d) => ({ code: d.code, message: `${d.code}: ${d.message}` }));
   const sets = validateFeatureSets(advertisement.featureSets, MCPL_CAPABILITY_PATHS, new Set(effective));
   const enabled = [...sets.enabled];
   const disabled: string[] = [];
