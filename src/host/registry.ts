@@ -4,7 +4,7 @@
  * host's table for built-ins, else the server's declaration). The model-facing name,
  * description and schemas are stored exactly as given; classing never alters them.
  */
-import { parseDeclaredClass, type ToolClass } from './classes.ts';
+import { effectiveClass, findOverride, parseDeclaredClass, type ToolClass } from './classes.ts';
 import type { ClassSource, HostToolDefinition, RegisteredTool, ToolListing } from './types.ts';
 
 /** Separator between a server id and its own tool name in model-facing names. */
@@ -27,12 +27,20 @@ export interface ClassDiagnostic {
 
 export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
-  /** Declared classes (server listing or host table), kept so an override can be lifted again. */
-  private readonly declared = new Map<string, readonly ToolClass[]>();
-  private readonly overrides = new Map<string, readonly ToolClass[]>();
+  /** Each tool's own class source (host table or server declaration), kept so overrides can change. */
+  private readonly base = new Map<string, { hostTable?: readonly ToolClass[]; declared?: readonly ToolClass[] }>();
+  /** Operator overrides by model-facing name or RFC-007 pattern. */
+  private readonly overrides: Record<string, readonly ToolClass[]>;
 
   constructor(overrides: Record<string, readonly ToolClass[]> = {}) {
-    for (const [name, classes] of Object.entries(overrides)) this.overrides.set(name, [...classes]);
+    this.overrides = { ...overrides };
+  }
+
+  /** RFC-008 §5.1 for one tool, by the shared rule in classes.ts. */
+  private classOf(name: string): { classes: ToolClass[]; classSource: ClassSource } {
+    const override = findOverride(this.overrides, name);
+    const { classes, source } = effectiveClass({ ...(override !== undefined ? { override } : {}), ...this.base.get(name) });
+    return { classes, classSource: source };
   }
 
   get(name: string): RegisteredTool | undefined {
@@ -51,15 +59,13 @@ export class ToolRegistry {
   /** Registers a host built-in. Names are unique; a second registration is an error. */
   addHostTool(def: HostToolDefinition): RegisteredTool {
     if (this.tools.has(def.name)) throw new Error(`a tool named "${def.name}" is already registered`);
-    const override = this.overrides.get(def.name);
-    this.declared.set(def.name, [...(def.classes ?? [])]);
+    this.base.set(def.name, def.classes !== undefined ? { hostTable: [...def.classes] } : {});
     const entry: RegisteredTool = {
       name: def.name,
       description: def.description,
       inputSchema: def.inputSchema,
       ...(def.outputSchema ? { outputSchema: def.outputSchema } : {}),
-      classes: override ?? [...(def.classes ?? [])],
-      classSource: override ? 'override' : def.classes && def.classes.length > 0 ? 'host' : 'none',
+      ...this.classOf(def.name),
       kind: 'host',
       handler: def.handler,
       ...(def.scriptCallable === false ? { scriptCallable: false } : {}),
@@ -72,7 +78,7 @@ export class ToolRegistry {
   removeHostTool(name: string): boolean {
     const entry = this.tools.get(name);
     if (entry?.kind !== 'host') return false;
-    this.declared.delete(name);
+    this.base.delete(name);
     return this.tools.delete(name);
   }
 
@@ -93,22 +99,19 @@ export class ToolRegistry {
       for (const value of parsed.dropped) diagnostics.push({ tool: name, message: `unknown class ${JSON.stringify(value)} dropped` });
       for (const key of parsed.ignoredKeys) diagnostics.push({ tool: name, message: `unknown _meta key ${JSON.stringify(key)} ignored` });
       if (parsed.unclassedReason) diagnostics.push({ tool: name, message: `unclassed: ${parsed.unclassedReason}` });
-      this.declared.set(name, parsed.classes);
-      this.tools.set(name, this.serverEntry(name, serverId, tool, parsed.classes));
+      this.base.set(name, { declared: parsed.classes });
+      this.tools.set(name, this.serverEntry(name, serverId, tool));
     }
     return diagnostics;
   }
 
-  private serverEntry(name: string, serverId: string, tool: ServerToolListing, declared: readonly ToolClass[]): RegisteredTool {
-    const override = this.overrides.get(name);
-    const source: ClassSource = override ? 'override' : declared.length > 0 ? 'server' : 'none';
+  private serverEntry(name: string, serverId: string, tool: ServerToolListing): RegisteredTool {
     return {
       name,
       description: tool.description ?? '',
       inputSchema: tool.inputSchema ?? { type: 'object' },
       ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-      classes: override ?? declared,
-      classSource: source,
+      ...this.classOf(name),
       kind: 'server',
       serverId,
       serverTool: tool.name,
@@ -119,24 +122,16 @@ export class ToolRegistry {
     for (const [name, entry] of this.tools) {
       if (entry.kind === 'server' && entry.serverId === serverId) {
         this.tools.delete(name);
-        this.declared.delete(name);
+        this.base.delete(name);
       }
     }
   }
 
-  /** Sets (or with `undefined`, lifts) the operator's class override for a model-facing name. */
+  /** Sets (or with `undefined`, lifts) the operator's class override for a model-facing name or pattern. */
   setOverride(name: string, classes: readonly ToolClass[] | undefined): void {
-    if (classes) this.overrides.set(name, [...classes]);
-    else this.overrides.delete(name);
-    const entry = this.tools.get(name);
-    if (!entry) return;
-    const base = this.declared.get(name) ?? [];
-    const next: RegisteredTool = {
-      ...entry,
-      classes: classes ?? base,
-      classSource: classes ? 'override' : base.length > 0 ? (entry.kind === 'server' ? 'server' : 'host') : 'none',
-    };
-    this.tools.set(name, next);
+    if (classes) this.overrides[name] = [...classes];
+    else delete this.overrides[name];
+    for (const [toolName, entry] of this.tools) this.tools.set(toolName, { ...entry, ...this.classOf(toolName) });
   }
 
   /** Model-facing listing of every tool, in registration order. */
