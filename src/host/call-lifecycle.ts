@@ -217,7 +217,7 @@ export class CallLifecycle {
         ...(isError !== undefined ? { isError } : {}),
         ...(timed !== undefined ? { durationMs: timed } : {}),
         ...(reason ? { reason } : {}),
-        at: performance.now(),
+        at: call.endedAt,
       });
     }
     return true;

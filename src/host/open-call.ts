@@ -23,6 +23,8 @@ export class OpenCall {
   startedAt: number;
   /** True while the call waits for approval. */
   pending = false;
+  /** `performance.now()` at the terminal: the same instant its duration and its event use. */
+  endedAt = 0;
   private resolveOutcome!: (outcome: DispatchOutcome) => void;
   private ended = false;
   timer: NodeJS.Timeout | undefined;
@@ -72,7 +74,8 @@ export class OpenCall {
     if (this.ended) return undefined;
     this.ended = true;
     if (this.timer) clearTimeout(this.timer);
-    const durationMs = Math.max(0, Math.round(performance.now() - this.startedAt));
+    this.endedAt = performance.now();
+    const durationMs = Math.max(0, Math.round(this.endedAt - this.startedAt));
     this.resolveOutcome({ status: phase, result, toolCallId: this.toolCallId, durationMs, ...(refusal ? { refusal } : {}) });
     return durationMs;
   }
