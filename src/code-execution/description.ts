@@ -23,22 +23,22 @@ export function describeCodeExecution(tools: readonly RegisteredTool[], language
     'A tool that fails or returns an error result raises a ToolError carrying its message.',
   ];
   const list = descriptors(tools);
+  const section = (intro: string, fence: string, render: () => string, none: string) =>
+    parts.push('', intro, `\`\`\`${fence}`, list.length ? render().trimEnd() : none, '```');
   if (languages.includes('javascript')) {
-    parts.push(
-      '',
+    section(
       'language "javascript" (default): the code is the body of an async function. Use `await`, `return` the result (it must be JSON-serializable), log with console.log. Tools are `await tools.<name>(args)`; a name that is not an identifier is also `tools["server--tool"]`. No require, import, process, timers or network.',
-      '```ts',
-      list.length ? renderDeclarations(list).trimEnd() : '// no tools are available to scripts',
-      '```',
+      'ts',
+      () => renderDeclarations(list),
+      '// no tools are available to scripts',
     );
   }
   if (languages.includes('python')) {
-    parts.push(
-      '',
+    section(
       'language "python": top-level await works; tools are `await tools.<name>({...})` (also `tools["server--tool"]`), usable with asyncio.gather. print() is captured; the value of a final expression is returned. Globals persist between runs in the same conversation.',
-      '```python',
-      list.length ? renderPythonStubs(list).trimEnd() : '# no tools are available to scripts',
-      '```',
+      'python',
+      () => renderPythonStubs(list),
+      '# no tools are available to scripts',
     );
   }
   return parts.join('\n');

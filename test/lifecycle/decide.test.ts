@@ -1,21 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decideOpening, mayCarryInput, mayDeliverTerminal } from '../../src/lifecycle/decide.ts';
-import type { CallFacts, CompiledFilter } from '../../src/lifecycle/decision-types.ts';
+import type { CompiledFilter } from '../../src/lifecycle/decision-types.ts';
+import { call } from './call-facts.ts';
 import { computeLifecycleGrant, type NarrowingSpec } from '../../src/lifecycle/grants.ts';
 import { REDACTED } from '../../src/lifecycle/credentials.ts';
 import { parseObserveParams } from '../../src/lifecycle/observe-params.ts';
 import { objectOfUtf8Bytes } from './conformance-data.ts';
 
-const call = (over: Partial<CallFacts> = {}): CallFacts => ({
-  tool: 'x--run',
-  classes: ['shell'],
-  serverId: 'x',
-  serverTool: 'run',
-  conversationId: 'conv_1',
-  input: { a: 1, b: 2 },
-  ...over,
-});
 function filter(rules: unknown[]): CompiledFilter {
   const r = parseObserveParams({ rules });
   if (!r.ok || r.filter === null) throw new Error('bad test filter');

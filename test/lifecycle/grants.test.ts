@@ -1,17 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { CallFacts } from '../../src/lifecycle/decision-types.ts';
+import { call } from './call-facts.ts';
 import { computeLifecycleGrant, DEFAULT_INPUT_CLASSES, inNarrowing, type OperatorPolicy } from '../../src/lifecycle/grants.ts';
 
-const call = (over: Partial<CallFacts> = {}): CallFacts => ({
-  tool: 'x--run',
-  classes: ['shell'],
-  serverId: 'x',
-  serverTool: 'run',
-  conversationId: 'conv_1',
-  input: { a: 1 },
-  ...over,
-});
 const codes = (policy: OperatorPolicy) => computeLifecycleGrant(policy).diagnostics.map((d) => d.code);
 const BOTH = ['tools', 'toolLifecycle.observe', 'toolLifecycle.inputs'];
 
