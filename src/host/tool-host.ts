@@ -252,10 +252,11 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** Dispatches one tool call through the one path. Never rejects: every outcome is a result. */
   dispatch(request: DispatchRequest): Promise<DispatchOutcome> {
     const inference = this.inferences.get(request.inferenceId);
+    const tool = this.registry.get(request.name);
     const refusal = checkRefusal(request, {
       closing: this.closing,
       inference,
-      tool: this.registry.get(request.name),
+      tool,
       toolNames: () => this.registry.names(),
       connection: (id) => this.connections.get(id),
       policy: this.options.policy,
@@ -273,7 +274,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       return Promise.resolve({ status: 'refused', result: errorResult(refusal.message), refusal });
     }
     inference!.calls += 1;
-    return this.calls.run(request, this.registry.get(request.name)!, inference!, (request.input ?? {}) as Record<string, unknown>);
+    return this.calls.run(request, tool!, inference!, (request.input ?? {}) as Record<string, unknown>);
   }
 
   // ── shutdown ─────────────────────────────────────────────────────────────
