@@ -20,7 +20,7 @@ export type {
   ApprovalRequest,
   ApprovalDecision,
 } from './host/types.ts';
-export { TOOL_CLASSES, isToolClass, type ToolClass } from './host/classes.ts';
+export { TOOL_CLASSES, isToolClass, type ToolClass } from './vocabulary/classes.ts';
 export type { RefusalPolicy } from './host/refusals.ts';
 export type { ServerConfig } from './mcpl/config.ts';
 export { McplConnection } from './mcpl/connection.ts';

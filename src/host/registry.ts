@@ -4,7 +4,7 @@
  * host's table for built-ins, else the server's declaration). The model-facing name,
  * description and schemas are stored exactly as given; classing never alters them.
  */
-import { effectiveClass, findOverride, parseDeclaredClass, type ToolClass } from './classes.ts';
+import { effectiveClass, findOverride, parseDeclaredClass, type ToolClass } from '../vocabulary/classes.ts';
 import type { ClassSource, HostToolDefinition, RegisteredTool, ToolListing } from './types.ts';
 
 /** Separator between a server id and its own tool name in model-facing names. */

@@ -20,7 +20,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { randomBytes } from 'node:crypto';
 import pino, { type Logger } from 'pino';
-import type { ToolClass } from './classes.ts';
+import type { ToolClass } from '../vocabulary/classes.ts';
 import { CallLifecycle } from './call-lifecycle.ts';
 import type { InferenceRecord } from './open-call.ts';
 import { ToolRegistry } from './registry.ts';

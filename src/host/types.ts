@@ -1,7 +1,7 @@
 /**
  * Public types of the tool host: tool definitions, results, dispatch requests and outcomes.
  */
-import type { ToolClass } from './classes.ts';
+import type { ToolClass } from '../vocabulary/classes.ts';
 
 /** One block of a tool result, as in MCP `CallToolResult.content`. */
 export interface ContentBlock {

@@ -2,8 +2,8 @@
  * Types shared by the pure RFC-007 decision modules: the facts about one call that a
  * decision reads, and a compiled `tools/observe` filter.
  */
-import type { ToolClass } from '../host/classes.ts';
-import type { CompiledPattern } from './patterns.ts';
+import type { ToolClass } from '../vocabulary/classes.ts';
+import type { CompiledPattern } from '../vocabulary/patterns.ts';
 
 /** What the lifecycle decisions know about one call. */
 export interface CallFacts {

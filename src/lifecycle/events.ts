@@ -2,7 +2,7 @@
  * The `tools/lifecycle` wire shape (RFC-007 §3) and the host's in-process event, which is the
  * same call seen unfiltered: full input, origin and parent, for the embedding framework.
  */
-import type { ToolClass } from '../host/classes.ts';
+import type { ToolClass } from '../vocabulary/classes.ts';
 
 export type ToolPhase = 'pending' | 'started' | 'completed' | 'failed' | 'aborted';
 export type TerminalPhase = 'completed' | 'failed' | 'aborted';

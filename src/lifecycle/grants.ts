@@ -6,7 +6,7 @@
  * did not narrow is narrowed to no tools (§4.3). The named default class policy applies only
  * where the operator selects it with `classes: "default"`, never by omission.
  */
-import { parseClassList, type ToolClass } from '../host/classes.ts';
+import { parseClassList, type ToolClass } from '../vocabulary/classes.ts';
 import {
   grantedPaths,
   MCPL_CAPABILITY_PATHS,
@@ -15,7 +15,7 @@ import {
   unmatchedEntries,
 } from '../mcpl/capabilities.ts';
 import type { CallFacts } from './decision-types.ts';
-import { compilePattern, matchesAny, type CompiledPattern } from './patterns.ts';
+import { compilePattern, matchesAny, type CompiledPattern } from '../vocabulary/patterns.ts';
 
 /** An operator's narrowing for one lifecycle leaf, as written in policy. */
 export interface NarrowingSpec {

@@ -6,9 +6,9 @@
  * never widen a rule or clear a filter. A rejected request changes nothing: the caller keeps
  * the previous filter.
  */
-import { isToolClass, TOOL_CLASSES } from '../host/classes.ts';
+import { isToolClass, TOOL_CLASSES } from '../vocabulary/classes.ts';
 import type { CompiledFilter, CompiledMatch, CompiledRule, RuleInput } from './decision-types.ts';
-import { compilePattern } from './patterns.ts';
+import { compilePattern } from '../vocabulary/patterns.ts';
 
 /** Host limits on a filter. String lengths count Unicode code points. */
 export interface ObserveLimits {

@@ -1,5 +1,5 @@
 /** Configuration of one MCP/MCPL server the host spawns over stdio. */
-import type { ToolClass } from '../host/classes.ts';
+import type { ToolClass } from '../vocabulary/classes.ts';
 import type { OperatorPolicy } from '../lifecycle/grants.ts';
 
 export interface ServerConfig {

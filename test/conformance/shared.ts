@@ -9,9 +9,9 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
-/** The read-only vectors: `$TOOLCELL_CONFORMANCE_DIR`, else `../shared/mcpl-conformance` beside the repository. */
+/** The frozen vectors: `$TOOLCELL_CONFORMANCE_DIR`, else the copy kept in `test/conformance/vectors/`. */
 export function conformanceDir(): string {
-  return process.env.TOOLCELL_CONFORMANCE_DIR ?? resolve(REPO_ROOT, '..', 'shared', 'mcpl-conformance');
+  return process.env.TOOLCELL_CONFORMANCE_DIR ?? resolve(REPO_ROOT, 'test', 'conformance', 'vectors');
 }
 
 export function readVectors<T>(file: string): T {

@@ -1,15 +1,13 @@
 /**
- * Locates and loads the frozen MCPL conformance vectors for unit tests. The folder sits next
- * to the repository (`../shared/mcpl-conformance`); `TOOLCELL_CONFORMANCE_DIR` overrides it.
+ * Loads the frozen MCPL conformance vectors for unit tests, from the copy the repository keeps
+ * (`test/conformance/vectors/`, or `TOOLCELL_CONFORMANCE_DIR`).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { conformanceDir as locate } from '../conformance/shared.ts';
 
 /** The conformance data folder. */
-export const conformanceDir = process.env.TOOLCELL_CONFORMANCE_DIR ?? path.resolve(repoRoot, '..', 'shared', 'mcpl-conformance');
+export const conformanceDir = locate();
 
 /** Parses one JSON file of the conformance folder. */
 export function loadConformance<T>(file: string): T {

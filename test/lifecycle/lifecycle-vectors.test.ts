@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ToolClass } from '../../src/host/classes.ts';
+import type { ToolClass } from '../../src/vocabulary/classes.ts';
 import { decideOpening, type OpeningDecision } from '../../src/lifecycle/decide.ts';
 import type { CallFacts, CompiledFilter } from '../../src/lifecycle/decision-types.ts';
 import { computeLifecycleGrant, type LifecycleGrant, type OperatorPolicy } from '../../src/lifecycle/grants.ts';

@@ -7,7 +7,7 @@ import {
   parseClassList,
   parseDeclaredClass,
   TOOL_CLASSES,
-} from '../../src/host/classes.ts';
+} from '../../src/vocabulary/classes.ts';
 import { decideOpening } from '../../src/lifecycle/decide.ts';
 import { computeLifecycleGrant, type NarrowingSpec } from '../../src/lifecycle/grants.ts';
 import { parseObserveParams } from '../../src/lifecycle/observe-params.ts';

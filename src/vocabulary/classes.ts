@@ -6,7 +6,7 @@
  * most restrictive answer to every policy question, so every validation failure here lands
  * on "unclassed", never on a guess.
  */
-import { compilePattern } from '../lifecycle/patterns.ts';
+import { compilePattern } from './patterns.ts';
 
 /** The RFC-008 §4 vocabulary, in the spec's order (Appendix B.4 `ToolClass`). */
 export const TOOL_CLASSES = [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compilePattern, matchesAny } from '../../src/lifecycle/patterns.ts';
+import { compilePattern, matchesAny } from '../../src/vocabulary/patterns.ts';
 
 describe('RFC-007 §6.2 patterns', () => {
   const cases: [pattern: string, text: string, expected: boolean][] = [
