@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+/**
+ * Builds the published package into dist/ (run by `npm run build`, and by npm on `prepare` and
+ * `prepack`). Development and tests run the .ts sources through tsx and never need this.
+ *
+ * 1. tsc with tsconfig.build.json: JavaScript and .d.ts files, relative `.ts` specifiers
+ *    rewritten to `.js` in the JavaScript (`rewriteRelativeImportExtensions`).
+ * 2. The same rewrite in the .d.ts files, which tsc leaves alone, so TypeScript users need
+ *    neither `allowImportingTsExtensions` nor a compiler that resolves `.ts` in declarations.
+ * 3. Every runtime asset under src/ copied beside its compiled neighbours (by extension, not
+ *    by a list, so files added later are picked up): code loads them by a path relative to
+ *    `import.meta.url`, which then resolves from dist/ exactly as it does from src/.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SRC = join(ROOT, 'src');
+const DIST = join(ROOT, 'dist');
+
+/** Files that are loaded at run time by path or imported as-is, not compiled. */
+const ASSET = /\.(?:mjs|cjs|js|py|wasm|json|d\.mts|d\.cts)$/;
+/** A relative module specifier ending in .ts/.mts/.cts, inside quotes. */
+const TS_SPECIFIER = /(['"])(\.{1,2}\/[^'"\n]*?)\.([mc]?)ts\1/g;
+
+function* walk(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(path);
+    else if (entry.isFile()) yield path;
+  }
+}
+
+rmSync(DIST, { recursive: true, force: true });
+
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+if (compiled.status !== 0) {
+  console.error(`build: tsc failed (${compiled.signal ?? `exit ${compiled.status}`})`);
+  process.exit(1);
+}
+
+let declarations = 0;
+for (const file of walk(DIST)) {
+  if (!file.endsWith('.d.ts')) continue;
+  const text = readFileSync(file, 'utf8');
+  // Only `from '…'`, `import '…'` and `import('…')` positions carry specifiers, but a quoted
+  // relative path ending in .ts anywhere else in a declaration (a doc comment's example) is
+  // better rewritten too than left pointing at a file the package does not ship.
+  const rewritten = text.replace(TS_SPECIFIER, (_, quote, stem, flavour) => `${quote}${stem}.${flavour}js${quote}`);
+  if (rewritten !== text) {
+    writeFileSync(file, rewritten);
+    declarations++;
+  }
+}
+
+let assets = 0;
+for (const file of walk(SRC)) {
+  if (!ASSET.test(file)) continue;
+  const target = join(DIST, relative(SRC, file));
+  mkdirSync(dirname(target), { recursive: true });
+  copyFileSync(file, target);
+  assets++;
+}
+
+console.log(`build: dist/ written (${declarations} declaration files rewritten, ${assets} assets copied)`);

@@ -1,0 +1,156 @@
+/**
+ * The published package, as a user gets it: `npm pack` (which builds dist/ through
+ * `prepack`), `npm install` of the tarball into an empty project, then plain Node — no tsx,
+ * no loader — imports it and runs a turn, `npx toolcell` starts, and plain `tsc` type-checks
+ * a file that imports it. This is the only test that exercises dist/; every other test runs
+ * the .ts sources.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+/** The environment of a user's shell: nothing inherited that would load tsx into plain node. */
+function plainEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  for (const key of Object.keys(env)) if (key.startsWith('npm_')) delete env[key];
+  return env;
+}
+
+async function sh(command: string, args: string[], cwd: string, timeout = 120_000): Promise<{ stdout: string; stderr: string }> {
+  try {
+    return await run(command, args, { cwd, env: plainEnv(), timeout, maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    const e = error as { code?: unknown; stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(' ')} failed (${String(e.code)}): ${e.message}\n--- stdout\n${e.stdout ?? ''}\n--- stderr\n${e.stderr ?? ''}`);
+  }
+}
+
+/**
+ * Run by plain node in the installed project: every main export is there, and one turn works
+ * end to end — a built-in registered and dispatched, a refusal by its input schema, and a
+ * JavaScript and a Python script calling it through code_execution (which proves the
+ * sandbox's child files and the Python bootstrap were shipped where dist/ looks for them).
+ */
+const SMOKE = `
+import('toolcell').then(async (m) => {
+  const names = ['ToolHost', 'registerCodeExecution', 'textResult', 'errorResult', 'resultText', 'validateArguments',
+    'renderDeclarations', 'renderPythonStubs', 'PythonRunner', 'McplConnection', 'ToolError', 'TOOL_CLASSES', 'isToolClass', 'PARENT_META_KEY'];
+  const missing = names.filter((n) => m[n] === undefined);
+  const host = new m.ToolHost();
+  host.registerTool({
+    name: 'add',
+    description: 'Adds two integers',
+    inputSchema: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] },
+    classes: ['compute'],
+    handler: async ({ a, b }) => m.textResult(String(a + b)),
+  });
+  const ce = m.registerCodeExecution(host, { languages: ['javascript', 'python'] });
+  const inferenceId = host.openStream('c1').beginInference();
+  const call = (name, input) => host.dispatch({ inferenceId, name, input });
+  const direct = await call('add', { a: 1, b: 2 });
+  const refused = await call('add', { a: 'one', b: 2 });
+  const js = await call('code_execution', { code: 'return Number(await tools.add({ a: 20, b: 22 }));' });
+  const py = await call('code_execution', { language: 'python', code: 'int(await tools.add({"a": 2, "b": 3}))' });
+  await ce.close();
+  await host.close();
+  console.log(JSON.stringify({
+    missing,
+    direct: [direct.status, m.resultText(direct.result)],
+    refused: [refused.status, refused.refusal?.code, m.resultText(refused.result)],
+    js: [js.status, js.result.structuredContent?.value],
+    py: [py.status, py.result.structuredContent?.value],
+  }));
+});
+`;
+
+const TYPES_CHECK = `
+import { ToolHost, textResult, type DispatchOutcome, type HostToolDefinition } from 'toolcell';
+
+const host: ToolHost = new ToolHost();
+const tool: HostToolDefinition = {
+  name: 'echo',
+  description: 'Echoes',
+  inputSchema: { type: 'object' },
+  handler: async () => textResult('x'),
+};
+host.registerTool(tool);
+const outcome: Promise<DispatchOutcome> = host.dispatch({ inferenceId: 'i', name: 'echo', input: {} });
+void outcome;
+// @ts-expect-error a status the API does not have must not type-check
+const wrong: DispatchOutcome['status'] = 'exploded';
+void wrong;
+`;
+
+describe('the packed package under plain node', { timeout: 240_000 }, () => {
+  let tmp = '';
+  let app = '';
+
+  before(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'toolcell-pack-'));
+    // prepack builds dist/ in the checkout; the tarball lands in the temp folder.
+    await sh('npm', ['pack', '--pack-destination', tmp, '--silent'], ROOT);
+    const tarballs = readdirSync(tmp).filter((f) => f.endsWith('.tgz'));
+    assert.equal(tarballs.length, 1, `npm pack wrote ${tarballs.join(', ') || 'nothing'}`);
+    app = join(tmp, 'app');
+    mkdirSync(app);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }));
+    // Dependencies come from the local npm cache when it has them (it does after the
+    // checkout's own install); the registry is asked only for what is missing.
+    await sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', join(tmp, tarballs[0]!)], app);
+  });
+
+  after(() => {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('imports under plain node and runs a turn: a built-in, a schema refusal, a JavaScript and a Python script', async () => {
+    const { stdout } = await sh(process.execPath, ['-e', SMOKE], app);
+    const report = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    assert.deepEqual(report.missing, []);
+    assert.deepEqual(report.direct, ['completed', '3']);
+    assert.equal(report.refused[0], 'refused');
+    assert.equal(report.refused[1], 'invalid_arguments');
+    assert.match(report.refused[2], /args\.a: expected integer, got string/);
+    assert.deepEqual(report.js, ['completed', 42]);
+    assert.deepEqual(report.py, ['completed', 5]);
+  });
+
+  it('ships a CLI: npx toolcell --help prints the usage and exits 0', async () => {
+    // `--no`: use the installed bin, never fetch one; `--` keeps --help away from npx itself.
+    const { stdout } = await sh('npx', ['--no', '--', 'toolcell', '--help'], app);
+    assert.match(stdout, /^Usage: toolcell/m);
+  });
+
+  it('ships types: a TypeScript file importing toolcell type-checks with plain tsc', async () => {
+    writeFileSync(join(app, 'check.ts'), TYPES_CHECK);
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          // @types/node from the checkout: the app itself installs nothing but toolcell.
+          typeRoots: [join(ROOT, 'node_modules', '@types')],
+          types: ['node'],
+        },
+        files: ['check.ts'],
+      }),
+    );
+    await sh(process.execPath, [TSC, '-p', 'tsconfig.json'], app);
+  });
+});
