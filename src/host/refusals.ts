@@ -4,7 +4,7 @@
  * gets a clear error result instead.
  */
 import { closestNames } from '../runtime/names.ts';
-import { validateArguments } from '../runtime/declarations/validate.ts';
+import { compileValidator } from '../runtime/declarations/validate.ts';
 import type { InferenceRecord } from './open-call.ts';
 import type { DispatchRequest, RefusalCode, RegisteredTool } from './types.ts';
 
@@ -24,6 +24,8 @@ export interface RefusalContext {
   connection: (serverId: string) => { isConnected: boolean } | undefined;
   policy?: RefusalPolicy;
   validateArguments: boolean;
+  /** Told, once per input schema, what its validator could not honour (see `Validator.problems`). */
+  schemaProblems?: (tool: RegisteredTool, problems: readonly string[]) => void;
   /** Most calls one inference may open, the model's and its scripts' together. */
   callsPerInference?: number;
 }
@@ -75,7 +77,7 @@ export function checkRefusal(request: DispatchRequest, ctx: RefusalContext): Ref
   const denied = ctx.policy?.({ tool, conversationId: ctx.inference.conversationId, origin, input });
   if (denied) return { code: 'policy', message: `Tool "${tool.name}" was refused by host policy: ${denied}` };
   if (ctx.validateArguments) {
-    const verdict = validateArguments(tool.inputSchema, input);
+    const verdict = compileValidator(tool.inputSchema, (problems) => ctx.schemaProblems?.(tool, problems)).validate(input);
     if (!verdict.ok) {
       return { code: 'invalid_arguments', message: `Invalid arguments for "${tool.name}": ${verdict.errors.slice(0, 5).join('; ')}` };
     }

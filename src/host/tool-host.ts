@@ -26,7 +26,7 @@ import type { InferenceRecord } from './open-call.ts';
 import { ToolRegistry } from './registry.ts';
 import { checkRefusal, type RefusalPolicy } from './refusals.ts';
 import { errorResult } from './results.ts';
-import type { ApprovalGate, DispatchOutcome, DispatchRequest, HostToolDefinition, ToolListing } from './types.ts';
+import type { ApprovalGate, DispatchOutcome, DispatchRequest, HostToolDefinition, RegisteredTool, ToolListing } from './types.ts';
 import { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import type { HostLifecycleEvent } from '../lifecycle/events.ts';
 import { McplConnection } from '../mcpl/connection.ts';
@@ -48,7 +48,11 @@ export interface ToolHostOptions {
    * the rest are refused (`budget_exceeded`) before they open. Default: no budget.
    */
   callsPerInference?: number;
-  /** Validate arguments against each tool's input schema before it runs (default true). */
+  /**
+   * Validate arguments against each tool's input schema before it runs (default true), with
+   * ajv. A schema it cannot compile is not enforced (the tool's server stays the judge); that,
+   * and unknown keywords or formats, are reported once per schema as an `input-schema` diagnostic.
+   */
   validateArguments?: boolean;
   logger?: Logger;
 }
@@ -195,6 +199,11 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     this.emitter.remove(connection);
   }
 
+  /** What argument validation could not honour in a tool's input schema, told once per schema. */
+  private readonly schemaProblems = (tool: RegisteredTool, problems: readonly string[]): void => {
+    for (const problem of problems) this.diagnostic(tool.serverId, 'input-schema', `${tool.name}: ${problem}`);
+  };
+
   private diagnostic(serverId: string | undefined, code: string, message: string): void {
     this.logger.info({ serverId, code }, message);
     this.emit('diagnostic', { ...(serverId ? { serverId } : {}), code, message });
@@ -261,6 +270,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       connection: (id) => this.connections.get(id),
       policy: this.options.policy,
       validateArguments: this.options.validateArguments ?? true,
+      schemaProblems: this.schemaProblems,
       ...(this.options.callsPerInference !== undefined ? { callsPerInference: this.options.callsPerInference } : {}),
     });
     if (refusal) {

@@ -52,7 +52,7 @@ import('toolcell').then(async (m) => {
     name: 'add',
     description: 'Adds two integers',
     inputSchema: { type: 'object', properties: { a: { type: 'integer' }, b: { type: 'integer' } }, required: ['a', 'b'] },
-    classes: ['compute'],
+    classes: ['notes'],
     handler: async ({ a, b }) => m.textResult(String(a + b)),
   });
   const ce = m.registerCodeExecution(host, { languages: ['javascript', 'python'] });

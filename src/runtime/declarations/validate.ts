@@ -1,9 +1,16 @@
 /**
  * Checking tool arguments against a tool's input schema before the tool runs, so a script
  * gets a precise error (`args.a: expected integer, got string`) instead of a tool failure.
+ * ajv does the validating (dialects.ts picks and configures it); messages.ts words its errors.
+ *
+ * A schema ajv cannot compile is not enforced: its tool's arguments are accepted unchecked,
+ * and the reason is listed in {@link Validator.problems} (the host reports it once per tool
+ * as a `diagnostic`). The tool's server remains the judge of its own arguments, so refusing
+ * every call because of our validator would make a working tool unusable.
  */
 
-import { Compiler, MAX_ERRORS, type Node, type State } from './validator.ts';
+import { compileSchema } from './dialects.ts';
+import { describeErrors } from './messages.ts';
 import type { JsonSchema, ValidationResult } from './types.ts';
 
 /** A schema compiled for repeated validation. */
@@ -11,58 +18,69 @@ export interface Validator {
   /** Checks `value`; error paths start at `root` (default `args`). */
   validate(value: unknown, root?: string): ValidationResult;
   /**
-   * Parts of the schema that could not be honoured (an unresolvable `$ref`, an invalid
-   * `pattern`, an unknown `type`). Each is ignored, so validation errs towards accepting;
-   * a host may log these once per tool.
+   * What the host should tell an operator about the schema, once: why it could not be
+   * compiled (then every value is accepted), unknown keywords and formats (ignored), a
+   * `$schema` validated as another dialect.
    */
   readonly problems: readonly string[];
+  /** False when the schema could not be compiled and `validate` accepts everything. */
+  readonly enforced: boolean;
 }
 
 const OK: ValidationResult = Object.freeze({ ok: true });
 
+const ACCEPT_ALL: Validator = Object.freeze({ problems: Object.freeze([]), enforced: true, validate: () => OK });
+const REJECT_ALL: Validator = Object.freeze({
+  problems: Object.freeze([]),
+  enforced: true,
+  validate: (_value: unknown, root = 'args'): ValidationResult => ({ ok: false, errors: [`${root}: no value is allowed here`] }),
+});
+
 /** Compiled validators by schema object. Schemas are treated as immutable once seen. */
 const cache = new WeakMap<object, Validator>();
 
-function wrap(node: Node, problems: readonly string[]): Validator {
-  return {
-    problems,
-    validate(value, root = 'args') {
-      const state: State = { root, path: [], errors: [], truncated: false, depth: 0 };
-      if (node.check(value, state)) return OK;
-      const errors = state.errors;
-      if (state.truncated) errors.push(`(further errors after the first ${MAX_ERRORS} are not shown)`);
-      return { ok: false, errors };
+function build(schema: object): Validator {
+  const compiled = compileSchema(schema);
+  if (!compiled.ok) {
+    const problems = [...compiled.warnings, `the input schema could not be compiled (${compiled.reason}); arguments are not validated`];
+    return Object.freeze({ problems: Object.freeze(problems), enforced: false, validate: () => OK });
+  }
+  const { validate, root } = compiled;
+  return Object.freeze({
+    problems: Object.freeze(compiled.warnings),
+    enforced: true,
+    validate(value: unknown, name = 'args'): ValidationResult {
+      if (validate(value)) return OK;
+      return { ok: false, errors: describeErrors(validate.errors ?? [], value, root, name) };
     },
-  };
+  });
 }
-
-const ACCEPT_ALL = wrap(new Compiler(true).compile(true), []);
-const REJECT_ALL = wrap(new Compiler(false).compile(false), []);
 
 /**
  * The validator for `schema`, compiled on first use and cached for the life of the schema
- * object. Supports `type` (including `integer`), `properties`, `required`,
- * `additionalProperties`, `patternProperties`, `items`/`prefixItems` (and legacy array
- * `items` with `additionalItems`), `enum`, `const`, `anyOf`/`oneOf`/`allOf`,
- * `minimum`/`maximum` (and exclusive forms), `multipleOf`, `minLength`/`maxLength` (in code
- * points), `minItems`/`maxItems`, `pattern`, OpenAPI `nullable` and local `$ref`. Other
- * keywords are ignored.
+ * object (a tool's schema is compiled once, however often it is called). `onProblems` is
+ * called only when this call compiled the schema and it has problems, which makes it the
+ * place to log them once.
  *
- * `pattern` runs the schema's regular expression on script-supplied strings; a schema with
- * a catastrophically backtracking pattern is as slow here as in the tool itself.
+ * Dialects: draft-07 (and a schema without `$schema`, unless it uses `prefixItems`), 2019-09
+ * and 2020-12, chosen by `$schema`; local and in-document `$ref`s; `format` (ajv-formats);
+ * OpenAPI `nullable`. String lengths count code points. `pattern` runs the schema's regular
+ * expression on caller-supplied strings: a catastrophically backtracking pattern is as slow
+ * here as in the tool itself.
  */
-export function compileValidator(schema: JsonSchema): Validator {
+export function compileValidator(schema: JsonSchema, onProblems?: (problems: readonly string[]) => void): Validator {
   if (schema === true) return ACCEPT_ALL;
   if (schema === false) return REJECT_ALL;
   if (typeof schema !== 'object' || schema === null) {
-    return wrap(new Compiler(schema).compile(true), [`the schema is ${schema === null ? 'null' : typeof schema}, not an object or boolean; it accepts anything`]);
+    const problems = [`the input schema is ${schema === null ? 'null' : typeof schema}, not an object or boolean; arguments are not validated`];
+    onProblems?.(problems);
+    return Object.freeze({ problems: Object.freeze(problems), enforced: false, validate: () => OK });
   }
   let validator = cache.get(schema);
   if (!validator) {
-    const compiler = new Compiler(schema);
-    const node = compiler.compile(schema);
-    validator = wrap(node, Object.freeze([...compiler.problems]));
+    validator = build(schema);
     cache.set(schema, validator);
+    if (validator.problems.length > 0) onProblems?.(validator.problems);
   }
   return validator;
 }

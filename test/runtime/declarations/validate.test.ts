@@ -136,13 +136,11 @@ describe('validateArguments: values', () => {
     errors({ enum: many }, 99, ['args: expected one of 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, …, got 99']);
   });
 
-  it('checks numeric bounds in both draft styles, and multipleOf', () => {
+  it('checks numeric bounds and multipleOf', () => {
     errors({ minimum: 1 }, 0, ['args: expected a number >= 1, got 0']);
     errors({ maximum: 1 }, 2, ['args: expected a number <= 1, got 2']);
     errors({ exclusiveMinimum: 1 }, 1, ['args: expected a number > 1, got 1']);
     errors({ exclusiveMaximum: 1 }, 1, ['args: expected a number < 1, got 1']);
-    errors({ minimum: 1, exclusiveMinimum: true }, 1, ['args: expected a number > 1, got 1']);
-    errors({ maximum: 1, exclusiveMaximum: true }, 1, ['args: expected a number < 1, got 1']);
     ok({ minimum: 1, maximum: 1 }, 1);
     ok({ minimum: 1 }, 'not a number');
     errors({ multipleOf: 5 }, 7, ['args: expected a multiple of 5, got 7']);
@@ -163,9 +161,25 @@ describe('validateArguments: values', () => {
     ok({ pattern: 'b' }, 'abc');
   });
 
-  it('ignores keywords it does not know, and formats', () => {
-    ok({ type: 'string', format: 'email', contentMediaType: 'x', 'x-custom': 1 }, 'not an email');
-    ok({ type: 'array', uniqueItems: true }, [1, 1]);
+  it('checks formats, and uniqueItems', () => {
+    errors({ type: 'string', format: 'email' }, 'not an email', ['args: expected format "email", got "not an email"']);
+    ok({ type: 'string', format: 'email' }, 'a@example.org');
+    errors({ format: 'date-time' }, '2026-13-01', ['args: expected format "date-time", got "2026-13-01"']);
+    ok({ format: 'uuid' }, '0b6c7f7e-4a3e-4c0e-9a57-1f1b2b8c9d10');
+    errors({ type: 'array', uniqueItems: true }, [1, 2, 1], ['args: expected unique items, but items 0 and 2 are equal']);
+  });
+
+  it('ignores keywords and formats it does not know, and says so once', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string', format: 'shoe-size', 'x-custom': 1 } }, required: ['a'] };
+    const told: Array<readonly string[]> = [];
+    const v = compileValidator(schema, (problems) => told.push(problems));
+    compileValidator(schema, (problems) => told.push(problems));
+    assert.equal(told.length, 1);
+    assert.ok(told[0]!.includes('unknown format "shoe-size" is not checked'), told[0]!.join('\n'));
+    assert.ok(told[0]!.some((p) => /unknown keyword.*x-custom/.test(p)), told[0]!.join('\n'));
+    assert.equal(v.enforced, true);
+    assert.deepEqual(v.validate({ a: 'forty-two' }), { ok: true });
+    assert.deepEqual(v.validate({ a: 42 }), { ok: false, errors: ['args.a: expected string, got number'] });
   });
 });
 
@@ -232,24 +246,25 @@ describe('validateArguments: references', () => {
     errors(s, 1, ['args: expected string, got number']);
   });
 
-  it('survives a reference loop that consumes nothing', () => {
-    const loop = { $ref: '#/$defs/A', $defs: { A: { $ref: '#/$defs/B' }, B: { $ref: '#/$defs/A' } } };
-    const result = validateArguments(loop, 1);
-    assert.equal(result.ok, false);
-    assert.match((result as { errors: string[] }).errors[0]!, /^args: \$ref "#\/\$defs\/[AB]" nests more than 256 deep$/);
-  });
-
-  it('lists what it could not honour as problems and accepts in their place', () => {
-    const s = { properties: { a: { $ref: '#/$defs/Missing' }, b: { $ref: 'https://example.com/x.json' }, c: { pattern: '(' }, d: { type: 'date' }, e: 5 } };
-    const validator = compileValidator(s as JsonSchema);
-    assert.deepEqual(validator.problems, [
-      '$ref "#/$defs/Missing" does not resolve to a local definition; it is ignored',
-      '$ref "https://example.com/x.json" does not resolve to a local definition; it is ignored',
-      'pattern "(" is not a valid regular expression; it is ignored',
-      'unknown type "date" is ignored',
-      'a schema is number, not an object or boolean; it accepts anything',
-    ]);
-    assert.deepEqual(validator.validate({ a: 1, b: 2, c: 'x', d: 3, e: 4 }), { ok: true });
+  it('does not enforce a schema it cannot compile, and names the problem', () => {
+    const cases: Array<[string, object, RegExp]> = [
+      ['a missing local $ref', { properties: { a: { $ref: '#/$defs/Missing' } } }, /can't resolve reference #\/\$defs\/Missing/],
+      ['a remote $ref', { properties: { b: { $ref: 'https://example.com/x.json' } } }, /can't resolve reference https:\/\/example\.com\/x\.json/],
+      ['an invalid pattern', { properties: { c: { type: 'string', pattern: '(' } } }, /Invalid regular expression/],
+      ['an unknown type', { properties: { d: { type: 'date' } } }, /schema is invalid: data\/properties\/d\/type/],
+      ['a draft-04 boolean bound', { minimum: 1, exclusiveMinimum: true }, /exclusiveMinimum must be number/],
+      ['a reference loop that consumes nothing', { $ref: '#/$defs/A', $defs: { A: { $ref: '#/$defs/B' }, B: { $ref: '#/$defs/A' } } }, /./],
+    ];
+    for (const [what, schema, reason] of cases) {
+      const told: string[] = [];
+      const v = compileValidator(schema as JsonSchema, (problems) => told.push(...problems));
+      assert.equal(v.enforced, false, what);
+      assert.equal(told.length, 1, what);
+      assert.match(told[0]!, /^the input schema could not be compiled \(.+\); arguments are not validated$/, what);
+      assert.match(told[0]!, reason, what);
+      assert.deepEqual(v.validate({ a: 1, b: 2, c: 'x', d: 3 }), { ok: true }, what);
+      assert.deepEqual(v.validate(1), { ok: true }, what);
+    }
   });
 });
 
@@ -286,7 +301,8 @@ describe('validateArguments: compiled once, bounded output', () => {
 
   it('reports a schema that is not a schema as a problem and accepts', () => {
     const v = compileValidator(42 as unknown as JsonSchema);
-    assert.deepEqual(v.problems, ['the schema is number, not an object or boolean; it accepts anything']);
+    assert.deepEqual(v.problems, ['the input schema is number, not an object or boolean; arguments are not validated']);
+    assert.equal(v.enforced, false);
     assert.deepEqual(v.validate('x'), { ok: true });
   });
 });
