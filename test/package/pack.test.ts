@@ -92,7 +92,8 @@ const wrong: DispatchOutcome['status'] = 'exploded';
 void wrong;
 `;
 
-describe('the packed package under plain node', { timeout: 240_000 }, () => {
+// The three checks only read the installed project (each writes its own files), so they run at once.
+describe('the packed package under plain node', { timeout: 240_000, concurrency: true }, () => {
   let tmp = '';
   let app = '';
 
@@ -143,7 +144,9 @@ describe('the packed package under plain node', { timeout: 240_000 }, () => {
           moduleResolution: 'NodeNext',
           strict: true,
           noEmit: true,
-          skipLibCheck: false,
+          // Errors inside dependencies' declarations are theirs; that toolcell's resolve (and
+          // are not `any`) is what the @ts-expect-error line in check.ts proves.
+          skipLibCheck: true,
           // @types/node from the checkout: the app itself installs nothing but toolcell.
           typeRoots: [join(ROOT, 'node_modules', '@types')],
           types: ['node'],
