@@ -42,6 +42,10 @@ export function describeErrors(errors: readonly ErrorObject[], value: unknown, s
       entries.push(...alternatives(error, entries, schema));
       continue;
     }
+    if (error.keyword === 'contains') {
+      // The items' own failures against `contains` are expected (only some must match): noise.
+      takeTail(entries, error.instancePath, [reachable(error.schema, schema)]);
+    }
     entries.push(entry(error));
   }
   const lines = [...new Set(entries.map((e) => `${formatPath(value, e.at, root)}: ${e.message}`))];
@@ -58,8 +62,12 @@ function entry(error: ErrorObject): Entry {
   const count = (n: number, noun: string, nouns = `${noun}s`) => `${n} ${n === 1 ? noun : nouns}`;
   const length = (v: unknown) => (Array.isArray(v) ? v.length : typeof v === 'string' ? [...v].length : isSchemaObject(v) ? Object.keys(v).length : 0);
   switch (error.keyword) {
-    case 'type':
-      return { at, owner, message: `expected ${typeLabel(p.type)}, got ${kindOf(data)}` };
+    case 'type': {
+      // ajv honours `nullable: true` but leaves null out of the type it reports.
+      const types = Array.isArray(p.type) ? [...p.type] : [p.type];
+      if (isSchemaObject(owner) && owner.nullable === true && !types.includes('null')) types.push('null');
+      return { at, owner, message: `expected ${typeLabel(types)}, got ${kindOf(data)}` };
+    }
     case 'required':
       return { at: child(p.missingProperty), owner, message: 'required property is missing' };
     case 'dependentRequired':
@@ -102,6 +110,11 @@ function entry(error: ErrorObject): Entry {
       return { at, owner, message: `expected a string matching /${String(p.pattern)}/, got ${preview(data)}` };
     case 'format':
       return { at, owner, message: `expected format ${JSON.stringify(p.format)}, got ${preview(data)}` };
+    case 'contains': {
+      const least = typeof p.minContains === 'number' ? p.minContains : 1;
+      const most = typeof p.maxContains === 'number' ? `, and at most ${p.maxContains},` : '';
+      return { at, owner, message: `expected at least ${count(least, 'item')}${most} matching "contains", got ${preview(data)}` };
+    }
     case 'uniqueItems':
       return { at, owner, message: `expected unique items, but items ${String(p.j)} and ${String(p.i)} are equal` };
     case 'false schema':
@@ -120,12 +133,7 @@ function entry(error: ErrorObject): Entry {
 function alternatives(error: ErrorObject, entries: Entry[], root: AnySchema): Entry[] {
   const branches: unknown[] = Array.isArray(error.schema) ? error.schema : [];
   const reach = branches.map((b) => reachable(b, root));
-  const taken: Entry[] = [];
-  while (entries.length > 0) {
-    const last = entries[entries.length - 1]!;
-    if (!isWithin(last.at, error.instancePath) || !reach.some((r) => last.owner === undefined || r.has(last.owner))) break;
-    taken.unshift(entries.pop()!);
-  }
+  const taken = takeTail(entries, error.instancePath, reach);
   const value: unknown = error.data;
   const meant = branches
     .map((b, i) => (shallow(b, root).accepts(value) ? taken.filter((e) => e.owner === undefined || reach[i]!.has(e.owner)) : []))
@@ -135,6 +143,21 @@ function alternatives(error: ErrorObject, entries: Entry[], root: AnySchema): En
   const labels = [...new Set(shapes.map((s) => s.label ?? 'a matching value'))];
   const got = shapes.some((s) => s.quotesValue) ? preview(value) : kindOf(value);
   return [{ at: error.instancePath, owner: error.parentSchema, message: `expected ${listed(labels, ' or ')}, got ${got}` }];
+}
+
+/**
+ * Removes and returns the errors a subschema left at the tail of `entries`: ajv appends a
+ * subschema's errors just before the error of the keyword that applied it, so they are the
+ * trailing entries at or below `at` raised by a schema object reachable from it.
+ */
+function takeTail(entries: Entry[], at: string, reach: ReadonlyArray<Set<unknown>>): Entry[] {
+  const taken: Entry[] = [];
+  while (entries.length > 0) {
+    const last = entries[entries.length - 1]!;
+    if (!isWithin(last.at, at) || !reach.some((r) => last.owner === undefined || r.has(last.owner))) break;
+    taken.unshift(entries.pop()!);
+  }
+  return taken;
 }
 
 interface Shape {
@@ -184,8 +207,17 @@ function shallow(schema: unknown, root: AnySchema, depth = 0): Shape {
     quotesValue = true;
   }
   if (tests.length === 0) {
-    const target = typeof schema.$ref === 'string' && depth < 32 ? resolveLocalRef(root, schema.$ref) : undefined;
-    return target ? shallow(target.schema, root, depth + 1) : ANYTHING;
+    if (depth >= 32) return ANYTHING;
+    const target = typeof schema.$ref === 'string' ? resolveLocalRef(root, schema.$ref) : undefined;
+    if (target) return shallow(target.schema, root, depth + 1);
+    // A branch that is itself a choice accepts what one of its own branches accepts.
+    const choice = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
+    if (choice && choice.length > 0) {
+      const shapes = choice.map((c) => shallow(c, root, depth + 1));
+      if (shapes.some((c) => c.label === undefined)) return ANYTHING;
+      return { accepts: (v) => shapes.some((c) => c.accepts(v)), label: [...new Set(shapes.map((c) => c.label))].join(' or '), quotesValue: shapes.some((c) => c.quotesValue) };
+    }
+    return ANYTHING;
   }
   return { accepts: (v) => tests.every((t) => t(v)), label, quotesValue };
 }

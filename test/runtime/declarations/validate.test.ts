@@ -37,6 +37,7 @@ describe('validateArguments: types', () => {
     const schema = { type: 'string', nullable: true, minLength: 2 };
     ok(schema, null);
     errors(schema, 'a', ['args: expected at least 2 characters, got 1']);
+    errors(schema, 3, ['args: expected string or null, got number']);
   });
 
   it('handles boolean and missing schemas', () => {
@@ -210,6 +211,17 @@ describe('validateArguments: combinators', () => {
     ok(s, 1.5);
     errors(s, 1, ['args: matches 2 of the oneOf alternatives; expected exactly one']);
     errors(s, 'x', ['args: expected number or integer, got string']);
+  });
+
+  it('looks through a branch that is itself a choice to find the branch meant', () => {
+    const s = { oneOf: [{ anyOf: [{ type: 'string' }, { type: 'integer' }] }, { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }] };
+    errors(s, { q: 1 }, ['args.q: expected string, got number']);
+    errors(s, true, ['args: expected string or integer or object, got boolean']);
+  });
+
+  it('reports contains once, without the items that were allowed not to match', () => {
+    errors({ type: 'array', contains: { type: 'string' } }, [1, 2], ['args: expected at least 1 item matching "contains", got [1,2]']);
+    ok({ type: 'array', contains: { type: 'string' } }, [1, 'a']);
   });
 
   it('allOf applies every part', () => {
