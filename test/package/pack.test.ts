@@ -1,8 +1,8 @@
 /**
  * The published package, as a user gets it: `npm pack` (which builds dist/ through
  * `prepack`), `npm install` of the tarball into an empty project, then plain Node — no tsx,
- * no loader — imports it and runs a turn, `npx toolcell` starts, and plain `tsc` type-checks
- * a file that imports it. This is the only test that exercises dist/; every other test runs
+ * no loader — imports it and runs a turn, `npx toolcell --help` answers, `npx toolcell serve`
+ * serves an MCP client, and plain `tsc` type-checks a file that imports it. This is the only test that exercises dist/; every other test runs
  * the .ts sources.
  */
 import assert from 'node:assert/strict';
@@ -74,6 +74,21 @@ import('toolcell').then(async (m) => {
 });
 `;
 
+/**
+ * An MCP client (the SDK toolcell itself depends on, as installed in the project) talks to
+ * `npx toolcell serve` over stdio: code_execution is listed and runs a script.
+ */
+const SERVE_CLIENT = `
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+const client = new Client({ name: 'pack-test', version: '1.0.0' });
+await client.connect(new StdioClientTransport({ command: 'npx', args: ['--no', '--', 'toolcell', 'serve'], stderr: 'ignore' }));
+const { tools } = await client.listTools();
+const result = await client.callTool({ name: 'code_execution', arguments: { code: 'return 6 * 7;' } });
+await client.close();
+console.log(JSON.stringify({ tools: tools.map((t) => t.name), value: result.structuredContent?.value, isError: result.isError ?? false }));
+`;
+
 const TYPES_CHECK = `
 import { ToolHost, textResult, type DispatchOutcome, type HostToolDefinition } from 'toolcell';
 
@@ -92,7 +107,7 @@ const wrong: DispatchOutcome['status'] = 'exploded';
 void wrong;
 `;
 
-// The three checks only read the installed project (each writes its own files), so they run at once.
+// The checks only read the installed project (each writes its own files), so they run at once.
 describe('the packed package under plain node', { timeout: 240_000, concurrency: true }, () => {
   let tmp = '';
   let app = '';
@@ -131,6 +146,14 @@ describe('the packed package under plain node', { timeout: 240_000, concurrency:
     // `--no`: use the installed bin, never fetch one; `--` keeps --help away from npx itself.
     const { stdout } = await sh('npx', ['--no', '--', 'toolcell', '--help'], app);
     assert.match(stdout, /^Usage: toolcell/m);
+  });
+
+  it('serves over MCP: npx toolcell serve answers an SDK client, and its code_execution runs', async () => {
+    writeFileSync(join(app, 'serve-client.mjs'), SERVE_CLIENT);
+    const { stdout } = await sh(process.execPath, ['serve-client.mjs'], app);
+    const report = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    assert.ok(report.tools.includes('code_execution'), `tools: ${report.tools.join(', ')}`);
+    assert.deepEqual([report.value, report.isError], [42, false]);
   });
 
   it('ships types: a TypeScript file importing toolcell type-checks with plain tsc', async () => {
