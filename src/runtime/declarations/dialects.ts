@@ -1,7 +1,7 @@
 /**
  * Which ajv compiles a tool's input schema. `$schema` picks the dialect: draft-07 (also
- * draft-06, and a schema without `$schema`) compiles with `Ajv`, 2019-09 with `Ajv2019`,
- * 2020-12 with `Ajv2020`. One instance per dialect, shared by every tool, so the meta-schema
+ * draft-06, and a schema without `$schema` that uses no newer keyword) compiles with `Ajv`,
+ * 2019-09 with `Ajv2019`, 2020-12 with `Ajv2020`. One instance per dialect, shared by every tool, so the meta-schema
  * and the formats are set up once; each compiled schema is removed from its instance right
  * after compiling, so the instance holds no reference to a tool's schema (tools come and go
  * with `tools/list_changed`) and two tools' schemas may use the same `$id`.
@@ -61,14 +61,21 @@ function instance(dialect: Dialect): AnyAjv {
   return ajv;
 }
 
-/** Keywords only 2020-12 has: a schema using them without `$schema` means that dialect. */
-const DRAFT_2020_ONLY = new Set(['prefixItems', '$dynamicRef', '$dynamicAnchor']);
+/**
+ * Keywords draft-07 does not have (2019-09 and 2020-12 do): a schema using them without
+ * `$schema` was written for the newer dialect (pydantic 2 and zod 4 generate 2020-12), and
+ * under draft-07 they would be silently inert.
+ */
+const NEWER_KEYWORDS = new Set([
+  'prefixItems', '$dynamicRef', '$dynamicAnchor', '$anchor', 'unevaluatedProperties', 'unevaluatedItems',
+  'dependentRequired', 'dependentSchemas', 'minContains', 'maxContains',
+]);
 
 function uses2020Keywords(schema: unknown, seen = new Set<unknown>()): boolean {
   if (typeof schema !== 'object' || schema === null || seen.has(schema)) return false;
   seen.add(schema);
   for (const [key, value] of Object.entries(schema)) {
-    if (DRAFT_2020_ONLY.has(key) && !Array.isArray(schema)) return true;
+    if (NEWER_KEYWORDS.has(key) && !Array.isArray(schema)) return true;
     if (uses2020Keywords(value, seen)) return true;
   }
   return false;

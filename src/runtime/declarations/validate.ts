@@ -62,7 +62,8 @@ function build(schema: object): Validator {
  * called only when this call compiled the schema and it has problems, which makes it the
  * place to log them once.
  *
- * Dialects: draft-07 (and a schema without `$schema`, unless it uses `prefixItems`), 2019-09
+ * Dialects: draft-07 (and a schema without `$schema`, unless it uses a keyword only newer
+ * drafts have, such as `prefixItems` or `unevaluatedProperties`: then 2020-12), 2019-09
  * and 2020-12, chosen by `$schema`; local and in-document `$ref`s; `format` (ajv-formats);
  * OpenAPI `nullable`. String lengths count code points. `pattern` runs the schema's regular
  * expression on caller-supplied strings: a catastrophically backtracking pattern is as slow

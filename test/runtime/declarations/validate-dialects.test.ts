@@ -145,8 +145,10 @@ describe('2020-12 schemas with $defs, $ref and format (zod 4 style)', () => {
     const draft07 = { $schema: DRAFT_07, type: 'array', prefixItems: [{ type: 'integer' }], items: false };
     assert.deepEqual(compileValidator(draft07).problems, ['unknown keyword: "prefixItems"']);
     errors(draft07, [1], ['args[0]: no value is allowed here']);
-    // Without $schema, prefixItems itself says 2020-12.
+    // Without $schema, a keyword only newer drafts have says 2020-12.
     ok({ type: 'array', prefixItems: [{ type: 'integer' }], items: false }, [1]);
+    errors({ type: 'object', properties: { a: {} }, unevaluatedProperties: false }, { a: 1, b: 2 }, ['args.b: unexpected property']);
+    errors({ type: 'object', dependentRequired: { a: ['b'] } }, { a: 1 }, ['args.b: required property is missing (needed when "a" is present)']);
   });
 });
 
