@@ -36,7 +36,7 @@ let processHardened = false;
  */
 export function hardenProcess() {
   if (processHardened) return;
-  harden.runInThisContext()();
+  harden.runInThisContext()(true);
   processHardened = true;
 }
 
@@ -59,7 +59,7 @@ export function createSandboxContext(forceContextify) {
   };
   const setup = prelude.runInContext(ctx);
   const control = setup(bridge, SCRIPT_FILE);
-  //GUESTFREEZE harden.runInContext(ctx)();
+  harden.runInContext(ctx)(false);
   return { ctx, control, slot };
 }
 

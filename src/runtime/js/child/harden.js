@@ -1,6 +1,6 @@
 // Freezes the intrinsics of the realm it is evaluated in (child/context.mjs evaluates it in the
 // sandbox process's own realm once, and in every fresh script context after the prelude). Its
-// completion value is a function taking no arguments, so nothing of another realm is handed in.
+// completion value is a function taking one boolean, so nothing of another realm is handed in.
 //
 // Why both realms:
 // - The process's own realm: a script can still be handed an object of this realm (a stack
@@ -107,18 +107,34 @@
     });
   }
 
-  return function harden() {
+  /**
+   * @param {boolean} everything also freeze plain built-in functions (methods, which have no
+   *   `prototype`). The process's own realm is frozen once, entirely; a script context is made
+   *   per run, so it skips them (half the cost): the bridge reads none of their properties.
+   * @returns {number} objects frozen
+   */
+  return function harden(everything) {
     const seen = new SetCtor();
     const stack = hiddenRoots();
+    // Roots and prototypes are frozen even when they are functions (Proxy, Function.prototype).
+    const keep = new SetCtor();
     for (let i = 0; i < ROOT_NAMES.length; i++) {
       const desc = getOwnPropertyDescriptor(G, ROOT_NAMES[i]);
-      if (desc !== undefined && isObject(desc.value)) apply(push, stack, [desc.value]);
+      if (desc !== undefined && isObject(desc.value)) {
+        apply(push, stack, [desc.value]);
+        apply(setAdd, keep, [desc.value]);
+      }
     }
     const objectProto = getPrototypeOf({});
     let frozen = 0;
     while (stack.length > 0) {
       const object = apply(pop, stack, []);
       if (apply(setHas, seen, [object])) continue;
+      // A method skipped here is not marked seen: it may still turn out to be a prototype.
+      if (
+        !everything && typeof object === 'function' && !apply(setHas, keep, [object]) &&
+        getOwnPropertyDescriptor(object, 'prototype') === undefined
+      ) continue;
       apply(setAdd, seen, [object]);
       const keys = ownKeys(object);
       for (let i = 0; i < keys.length; i++) {
@@ -132,7 +148,10 @@
         if (isObject(desc.set)) apply(push, stack, [desc.set]);
       }
       const proto = getPrototypeOf(object);
-      if (proto !== null) apply(push, stack, [proto]);
+      if (proto !== null) {
+        apply(push, stack, [proto]);
+        apply(setAdd, keep, [proto]);
+      }
       freeze(object);
       if (!isFrozen(object)) throw new TypeErrorCtor('an intrinsic could not be frozen');
       frozen++;
