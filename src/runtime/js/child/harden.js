@@ -16,7 +16,11 @@
 // Freezing makes assigning a property that an instance inherits from a frozen prototype fail
 // (the "override mistake": `this.name = 'MyError'` in an Error subclass). For the names code
 // commonly assigns that way, the data property becomes an accessor whose setter defines the
-// property on the receiver instead; on the prototype itself it throws a clear TypeError.
+// property on the receiver instead; on the prototype itself it throws a clear TypeError. Only
+// Object.prototype's members and the Error prototypes' constructor/name/message/toString get
+// this: V8 guards its fast paths with checks on other prototypes' `constructor`, `toString` and
+// `valueOf` (Array, Promise, RegExp, String, ...), and accessors there measured 3-5× slower
+// string scans and array builtins afterwards.
 (function toolcellHardenFactory() {
   'use strict';
 
@@ -32,8 +36,8 @@
     'isNaN', 'SharedArrayBuffer', 'WebAssembly', 'Iterator', 'DisposableStack', 'AsyncDisposableStack',
     'SuppressedError',
   ];
-  // Names assigned on instances often enough that freezing their prototype slot would break code.
-  const OVERRIDABLE = ['constructor', 'name', 'message', 'toString', 'valueOf', 'toLocaleString', 'toJSON'];
+  // Error members assigned on instances often enough that freezing their slot would break code.
+  const ERROR_OVERRIDABLE = ['constructor', 'name', 'message', 'toString'];
 
   const G = globalThis;
   const apply = Reflect.apply;
@@ -126,6 +130,7 @@
       }
     }
     const objectProto = getPrototypeOf({});
+    const errorProto = Error.prototype;
     let frozen = 0;
     while (stack.length > 0) {
       const object = apply(pop, stack, []);
@@ -140,7 +145,10 @@
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i];
         // Every member of Object.prototype is inherited by every plain object used as a map.
-        if (object === objectProto || apply(includes, OVERRIDABLE, [key])) makeOverridable(object, key);
+        if (object === objectProto) makeOverridable(object, key);
+        else if ((object === errorProto || getPrototypeOf(object) === errorProto) && apply(includes, ERROR_OVERRIDABLE, [key])) {
+          makeOverridable(object, key);
+        }
         const desc = getOwnPropertyDescriptor(object, key);
         if (desc === undefined) continue;
         if (isObject(desc.value)) apply(push, stack, [desc.value]);
