@@ -1,14 +1,16 @@
 /**
  * Credential redaction for `input` (RFC-007 §5.2, §10): values of members whose names look
- * like secrets are replaced with a placeholder before arguments leave the host.
+ * like secrets are replaced with a placeholder before arguments leave the host. The walk has a
+ * fixed depth; it reports when structure lay beyond it, so callers can withhold the input
+ * rather than send what was never checked (fail closed).
  */
 import { setMember } from './field-select.ts';
 
 /** What replaces a credential's value. */
 export const REDACTED = '[redacted]';
 
-/** Redaction walks no deeper than this; deeper structures are left as they are. */
-const MAX_DEPTH = 64;
+/** Redaction walks no deeper than this; an object or array below it makes the result `exhausted`. */
+export const MAX_REDACTION_DEPTH = 64;
 
 // A superset pre-check over serialized text: every name isCredentialKey accepts contains one
 // of these. It also hits values ("author"), which only costs a walk that finds nothing.
@@ -47,24 +49,38 @@ export function mayHoldCredential(json: string): boolean {
   return MAY_HOLD_CREDENTIAL.test(json);
 }
 
+/** What {@link redactCredentials} made of a value. */
+export interface Redaction {
+  value: unknown;
+  /** Something was redacted. */
+  changed: boolean;
+  /**
+   * An object or array lay deeper than {@link MAX_REDACTION_DEPTH}: members there were not
+   * inspected, so the value must not be sent where credentials must not go.
+   */
+  exhausted: boolean;
+}
+
 /**
- * Replaces the values of credential-named members, at any depth, with {@link REDACTED}.
- * `null` and booleans are left alone: they hold no secret. Copy-on-write: the input is never
- * modified, and unchanged subtrees are shared with it.
+ * Replaces the values of credential-named members, down to {@link MAX_REDACTION_DEPTH}, with
+ * {@link REDACTED}. `null` and booleans are left alone: they hold no secret. Copy-on-write: the
+ * input is never modified, and unchanged subtrees are shared with it.
  */
-export function redactCredentials(value: unknown, depth = 0): { value: unknown; changed: boolean } {
-  if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return { value, changed: false };
+export function redactCredentials(value: unknown, depth = 0): Redaction {
+  if (value === null || typeof value !== 'object') return { value, changed: false, exhausted: false };
+  if (depth > MAX_REDACTION_DEPTH) return { value, changed: false, exhausted: true };
+  let changed = false;
+  let exhausted = false;
   if (Array.isArray(value)) {
-    let changed = false;
     const out = value.map((item) => {
       const r = redactCredentials(item, depth + 1);
       changed ||= r.changed;
+      exhausted ||= r.exhausted;
       return r.value;
     });
-    return changed ? { value: out, changed } : { value, changed: false };
+    return { value: changed ? out : value, changed, exhausted };
   }
   const record = value as Record<string, unknown>;
-  let changed = false;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(record)) {
     const member = record[key];
@@ -75,7 +91,8 @@ export function redactCredentials(value: unknown, depth = 0): { value: unknown; 
     }
     const r = redactCredentials(member, depth + 1);
     changed ||= r.changed;
+    exhausted ||= r.exhausted;
     setMember(out, key, r.value);
   }
-  return changed ? { value: out, changed } : { value, changed: false };
+  return { value: changed ? out : value, changed, exhausted };
 }

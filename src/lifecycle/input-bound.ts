@@ -6,7 +6,7 @@
  * `JSON.stringify`, a length check and one regular-expression scan. Only inputs that are
  * over the bound, or that may hold a credential, are reshaped (copy-on-write).
  */
-import { mayHoldCredential, redactCredentials } from './credentials.ts';
+import { MAX_REDACTION_DEPTH, mayHoldCredential, redactCredentials } from './credentials.ts';
 import { isPlainObject } from './field-select.ts';
 import { shrinkToBytes } from './json-shrink.ts';
 
@@ -29,7 +29,8 @@ export type BoundResult =
 /**
  * Returns `input` within `maxBytes` serialized, redacting credentials first. `altered` is
  * true when anything was cut, removed or redacted. Withholds when `input` is not a JSON
- * object, cannot be serialized, or not one member of it fits.
+ * object, cannot be serialized, may hold a credential deeper than redaction inspects, or not
+ * one member of it fits.
  *
  * The result shares structure with `input` (it is `input` itself when nothing changed):
  * serialize it before the arguments can change.
@@ -49,6 +50,10 @@ export function boundInput(input: unknown, options: BoundOptions = {}): BoundRes
   let altered = false;
   if (redact && mayHoldCredential(json)) {
     const redacted = redactCredentials(value);
+    // Fail closed: a credential may sit where the walk did not look.
+    if (redacted.exhausted) {
+      return { ok: false, reason: `arguments nest deeper than ${MAX_REDACTION_DEPTH} levels, past what credential redaction inspects` };
+    }
     if (redacted.changed) {
       value = redacted.value as Record<string, unknown>;
       altered = true;

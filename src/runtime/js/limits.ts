@@ -15,8 +15,17 @@ export interface JsLimits {
   maxArgsBytes: number;
   /** UTF-8 bytes of one call's JSON result; larger results reject the call inside the script. */
   maxResultBytes: number;
+  /** UTF-8 bytes of the JSON arguments of all calls pending at once; the call past it is rejected inside the script with a RangeError. */
+  maxInFlightBytes: number;
   /** UTF-8 bytes of all console output of a run; more fails the run. */
   maxLogBytes: number;
+  /** Console calls (log entries) per run, empty ones included; one more fails the run. */
+  maxLogEntries: number;
+  /**
+   * Nesting of arrays and objects in tool arguments (the call is rejected inside the script),
+   * logged values (console.log throws) and the return value (the run fails), all with a RangeError.
+   */
+  maxDepth: number;
   /** UTF-8 bytes of the JSON return value; more fails the run. */
   maxReturnBytes: number;
 }
@@ -29,7 +38,10 @@ export const DEFAULT_LIMITS: Readonly<JsLimits> = Object.freeze({
   maxInFlight: 1_000,
   maxArgsBytes: 1 << 20,
   maxResultBytes: 16 << 20,
+  maxInFlightBytes: 64 << 20,
   maxLogBytes: 1 << 20,
+  maxLogEntries: 10_000,
+  maxDepth: 256,
   maxReturnBytes: 8 << 20,
 });
 

@@ -105,11 +105,22 @@ function parseDone(header: Record<string, unknown>, payloads: readonly string[])
   return { t: 'done', run, ok: false, error: out };
 }
 
-/** Limits the sandbox process enforces itself. */
-export type ChildLimits = Pick<JsLimits, 'maxCalls' | 'maxInFlight' | 'maxArgsBytes' | 'maxLogBytes' | 'maxReturnBytes'>;
+/**
+ * Limits the sandbox process enforces itself, so over-limit data never crosses the pipe and
+ * the script gets its error at the call. The host checks the same limits again on every frame
+ * (session.ts) and does not rely on a sandbox process to do so.
+ */
+export type ChildLimits = Pick<
+  JsLimits,
+  'maxCalls' | 'maxInFlight' | 'maxArgsBytes' | 'maxInFlightBytes' | 'maxLogBytes' | 'maxLogEntries' | 'maxDepth' | 'maxReturnBytes'
+>;
 
 /** Header of the frame that starts a run; payloads are `[code, bindingConfig]`. */
 export function runHeader(run: number, limits: JsLimits): { t: 'run'; run: number; limits: ChildLimits } {
-  const { maxCalls, maxInFlight, maxArgsBytes, maxLogBytes, maxReturnBytes } = limits;
-  return { t: 'run', run, limits: { maxCalls, maxInFlight, maxArgsBytes, maxLogBytes, maxReturnBytes } };
+  const { maxCalls, maxInFlight, maxArgsBytes, maxInFlightBytes, maxLogBytes, maxLogEntries, maxDepth, maxReturnBytes } = limits;
+  return {
+    t: 'run',
+    run,
+    limits: { maxCalls, maxInFlight, maxArgsBytes, maxInFlightBytes, maxLogBytes, maxLogEntries, maxDepth, maxReturnBytes },
+  };
 }

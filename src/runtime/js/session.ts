@@ -1,9 +1,14 @@
 /**
  * One run, host side: forwards the script's calls to their bindings, records them, keeps the
  * pausable clock, and turns every way a run can end into exactly one result.
+ *
+ * The run's limits are checked here on every frame, whatever the engine behind the process:
+ * a sandbox process is expected to enforce them first (so the data never crosses), but the
+ * host's memory and event loop never depend on it doing so.
  */
 import type { CallSummary, LogEntry, RunError, ToolBinding, ToolCallContext } from '../types.ts';
-import type { BindingPlan } from './bindings.ts';
+import { toolLabel, type BindingPlan } from './bindings.ts';
+import { jsonDeeperThan } from './child/json-depth.mjs';
 import { PausableDeadline } from './clock.ts';
 import type { JsLimits } from './limits.ts';
 import { runHeader, type ChildCall, type ChildMessage } from './protocol.ts';
@@ -30,6 +35,8 @@ interface PendingCall {
   summary: CallSummary | null;
   started: number;
   context: CallContext;
+  /** UTF-8 bytes of its JSON arguments, counted against maxInFlightBytes until it settles. */
+  bytes: number;
 }
 
 /**
@@ -79,6 +86,9 @@ export class RunSession {
   private replyPayloads: string[] = [];
   private replyScheduled = false;
   private finished = false;
+  private callCount = 0;
+  private inflightBytes = 0;
+  private logBytes = 0;
 
   constructor(
     private readonly process: SandboxProcess,
@@ -132,10 +142,15 @@ export class RunSession {
           this.startCall(call);
           if (this.finished) return;
         }
-        for (const log of message.logs) this.logs.push(log);
+        for (const log of message.logs) {
+          if (!this.acceptLog(log)) return;
+          this.logs.push(log);
+        }
         return;
       case 'done': {
         if (!message.ok) return this.finish({ ok: false, error: message.error }, true);
+        const problem = this.returnProblem(message.json);
+        if (problem !== undefined) return this.finish({ ok: false, error: { kind: 'script', name: 'RangeError', message: problem } }, true);
         let value: unknown;
         try {
           value = message.json === '' ? undefined : JSON.parse(message.json);
@@ -149,6 +164,51 @@ export class RunSession {
     }
   }
 
+  /** maxLogEntries and maxLogBytes; past either the run fails (and the process, which should have stopped it, is replaced). */
+  private acceptLog(log: LogEntry): boolean {
+    const { maxLogEntries, maxLogBytes } = this.limits;
+    if (this.logs.length >= maxLogEntries) {
+      this.failScript(`the script wrote more than ${maxLogEntries} log entries (limit maxLogEntries)`);
+      return false;
+    }
+    this.logBytes += log.message.length * 3 <= maxLogBytes - this.logBytes ? log.message.length : Buffer.byteLength(log.message, 'utf8');
+    if (this.logBytes > maxLogBytes) {
+      this.failScript(`console output exceeded ${maxLogBytes} bytes (limit maxLogBytes)`);
+      return false;
+    }
+    return true;
+  }
+
+  /** maxReturnBytes and maxDepth for a returned value's JSON. */
+  private returnProblem(json: string): string | undefined {
+    const { maxReturnBytes, maxDepth } = this.limits;
+    if (json.length * 3 > maxReturnBytes) {
+      const bytes = Buffer.byteLength(json, 'utf8');
+      if (bytes > maxReturnBytes) return `the return value is ${bytes} bytes, over the ${maxReturnBytes}-byte limit (maxReturnBytes)`;
+    }
+    if (jsonDeeperThan(json, maxDepth)) return `the return value is nested deeper than ${maxDepth} levels (limit maxDepth)`;
+    return undefined;
+  }
+
+  /** Why a call must be refused before it reaches its binding, for the per-call limits. */
+  private callProblem(call: ChildCall, bytes: number): string | undefined {
+    const { maxInFlight, maxArgsBytes, maxInFlightBytes, maxDepth } = this.limits;
+    const label = call.global ? `${call.name}()` : toolLabel(call.name);
+    if (this.pending.size >= maxInFlight) {
+      return `${label}: ${maxInFlight} calls are already in flight (limit maxInFlight); await some before starting more`;
+    }
+    if (bytes > maxArgsBytes) return `the arguments of ${label} are ${bytes} bytes, over the ${maxArgsBytes}-byte limit (maxArgsBytes)`;
+    if (jsonDeeperThan(call.args, maxDepth)) return `the arguments of ${label} are nested deeper than ${maxDepth} levels (limit maxDepth)`;
+    if (this.inflightBytes + bytes > maxInFlightBytes) {
+      return `${label}: its ${bytes} bytes of arguments would put more than the ${maxInFlightBytes}-byte limit (maxInFlightBytes) in flight; await some calls before starting more`;
+    }
+    return undefined;
+  }
+
+  private failScript(message: string): void {
+    this.fail({ kind: 'script', name: 'RangeError', message });
+  }
+
   private onEnd(end: ProcessEnd): void {
     if (!this.finished) this.fail({ kind: 'sandbox', message: end.message });
   }
@@ -158,6 +218,16 @@ export class RunSession {
     if (binding === undefined || this.pending.has(call.id)) {
       return this.fail({ kind: 'sandbox', message: `broken sandbox bridge: call to unknown ${call.global ? 'global' : 'tool'} ${call.name}` });
     }
+    if (++this.callCount > this.limits.maxCalls) {
+      return this.failScript(`the script made more than ${this.limits.maxCalls} tool calls (limit maxCalls)`);
+    }
+    const bytes = Buffer.byteLength(call.args, 'utf8');
+    const problem = this.callProblem(call, bytes);
+    if (problem !== undefined) {
+      // Refused as the sandbox process would have: rejected inside the script, never run or recorded.
+      this.queueReply(call.id, 0, problem, 'RangeError');
+      return;
+    }
     let args: unknown;
     try {
       args = call.args === '' ? undefined : JSON.parse(call.args);
@@ -166,8 +236,9 @@ export class RunSession {
     }
     const summary: CallSummary | null = call.global ? null : { name: call.name, status: 'cancelled', durationMs: 0 };
     if (summary) this.calls.push(summary);
-    const entry: PendingCall = { binding, summary, started: performance.now(), context: new CallContext(this.pauseClock) };
+    const entry: PendingCall = { binding, summary, started: performance.now(), context: new CallContext(this.pauseClock), bytes };
     this.pending.set(call.id, entry);
+    this.inflightBytes += bytes;
     let outcome: Promise<unknown>;
     try {
       outcome = Promise.resolve(binding.invoke(args, entry.context));
@@ -216,6 +287,7 @@ export class RunSession {
 
   private close(id: number, entry: PendingCall, status: 'ok' | 'error'): void {
     this.pending.delete(id);
+    this.inflightBytes -= entry.bytes;
     if (entry.summary) {
       entry.summary.status = status;
       entry.summary.durationMs = performance.now() - entry.started;

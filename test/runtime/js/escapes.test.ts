@@ -135,17 +135,17 @@ for (const fallbackContext of [false, true]) {
       assert.deepEqual((value as { a: unknown }).a, { a: 1 });
     });
 
-    test('toJSON on Object.prototype shapes only the script\'s own JSON; the host is untouched', async () => {
+    test('toJSON cannot be planted on the frozen Object.prototype; the host is untouched', async () => {
       const seen: unknown[] = [];
       const result = await runtime.execute(
         `Object.prototype.toJSON = function () { return 'patched'; };
          const back = await tools.spy({ a: 1 });
-         return { back: back === 'patched' ? 'patched' : back };`,
+         return { back };`,
         { tools: [tool('spy', async (args) => { seen.push(args); return { plain: true }; })] },
       );
-      // The script's serializer produced 'patched' for both its argument and its return value.
-      assert.equal(valueOf(result), 'patched');
-      assert.deepEqual(seen, ['patched']);
+      // The sloppy assignment fails silently: the script's serializer is the built-in one.
+      assert.deepEqual(valueOf(result), { back: { plain: true } });
+      assert.deepEqual(seen, [{ a: 1 }]);
       assert.equal(JSON.stringify({ host: 1 }), '{"host":1}');
     });
 

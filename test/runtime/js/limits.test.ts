@@ -114,6 +114,29 @@ describe('size caps', () => {
     assert.equal(error.name, 'RangeError');
     assert.match(error.message, /the return value is 1202 bytes, over the 1000-byte limit \(maxReturnBytes\)/);
   });
+
+  test('log entries over maxLogEntries fail the run, even when caught; the first ones are kept', async () => {
+    const result = await runtime.execute('try { for (;;) console.log(); } catch {} return 1;', { tools, limits: { maxLogEntries: 3 } });
+    assert.deepEqual(errorOf(result), { kind: 'script', name: 'RangeError', message: 'the script wrote more than 3 log entries (limit maxLogEntries)' });
+    assert.equal(result.logs.length, 3);
+  });
+
+  test('maxDepth applies to the return value at its configured depth', async () => {
+    assert.deepEqual(valueOf(await runtime.execute('return [[[1]]];', { tools, limits: { maxDepth: 3 } })), [[[1]]]);
+    const error = errorOf(await runtime.execute('return [[[[1]]]];', { tools, limits: { maxDepth: 3 } }));
+    assert.equal(error.message, 'the return value is nested deeper than 3 levels (limit maxDepth)');
+  });
+
+  test('maxInFlightBytes frees the bytes of settled calls', async () => {
+    const value = valueOf(await runtime.execute(
+      `const out = [];
+       for (let i = 0; i < 5; i++) out.push(await tools.echo({ s: 'x'.repeat(90) }).then(() => 'ok', (e) => e.message));
+       const both = await Promise.allSettled([tools.echo({ s: 'x'.repeat(90) }), tools.echo({ s: 'x'.repeat(90) })]);
+       return [out, both.map((r) => r.status)];`,
+      { tools, limits: { maxInFlightBytes: 150 } },
+    ));
+    assert.deepEqual(value, [['ok', 'ok', 'ok', 'ok', 'ok'], ['fulfilled', 'rejected']]);
+  });
 });
 
 describe('the host', () => {

@@ -1,5 +1,6 @@
 // Fresh sandbox contexts: a new V8 context per run, code generation from strings and wasm off,
-// with the prelude installed before any script code exists.
+// with the prelude installed and the context's intrinsics frozen before any script code exists.
+// The first context is made only after this process's own intrinsics are frozen too.
 import fs from 'node:fs';
 import vm from 'node:vm';
 
@@ -18,10 +19,28 @@ export const B_LOG = 2;
 export const B_DONE = 3;
 export const B_FAIL = 4;
 export const B_UNKNOWN_TOOL = 5;
+export const B_DEPTH = 6;
 
 const prelude = new vm.Script(fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8'), {
   filename: 'toolcell-prelude',
 });
+// The same hardening source runs in this realm (once) and in every context (see harden.js).
+const harden = new vm.Script(fs.readFileSync(new URL('./harden.js', import.meta.url), 'utf8'), {
+  filename: 'toolcell-harden',
+});
+let processHardened = false;
+
+/**
+ * Freezes this process's own intrinsics. Called before the first context exists, so no script
+ * ever runs in a process whose Object.prototype it could plant on; everything the process
+ * needs (the watchdog thread, the pipes, the prelude's compilation) is set up by then.
+ */
+export function hardenProcess() {
+  if (processHardened) return;
+  harden.runInThisContext()(true);
+  processHardened = true;
+}
+
 const OPTIONS = { codeGeneration: { strings: false, wasm: false } };
 const DONT_CONTEXTIFY = vm.constants?.DONT_CONTEXTIFY;
 
@@ -30,6 +49,7 @@ const DONT_CONTEXTIFY = vm.constants?.DONT_CONTEXTIFY;
  * @returns {{ ctx: object, control: Function, slot: { handler: Function | null } }}
  */
 export function createSandboxContext(forceContextify) {
+  hardenProcess();
   const vanilla = typeof DONT_CONTEXTIFY === 'symbol' && !forceContextify;
   // The fallback global has no prototype, so nothing of this realm hangs off it.
   const ctx = vm.createContext(vanilla ? DONT_CONTEXTIFY : Object.create(null), OPTIONS);
@@ -40,6 +60,7 @@ export function createSandboxContext(forceContextify) {
   };
   const setup = prelude.runInContext(ctx);
   const control = setup(bridge, SCRIPT_FILE);
+  harden.runInContext(ctx)(false);
   return { ctx, control, slot };
 }
 

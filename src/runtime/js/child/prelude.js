@@ -25,6 +25,7 @@
   const B_DONE = 3;
   const B_FAIL = 4;
   const B_UNKNOWN_TOOL = 5;
+  const B_DEPTH = 6;
 
   const G = globalThis;
   const apply = Reflect.apply;
@@ -157,7 +158,11 @@
     }
   }
 
-  function format(value) {
+  /**
+   * `label` is set for console output: a value nested past maxDepth then throws (the sandbox
+   * process measures the JSON and answers with the limit when it is too deep).
+   */
+  function format(value, label) {
     const type = typeof value;
     if (type === 'string') return value;
     if (type === 'bigint') return '' + value + 'n';
@@ -180,11 +185,18 @@
         // Fall through to the generic description.
       }
     }
+    let json;
     try {
-      const json = jsonStringify(value);
-      if (typeof json === 'string') return json;
+      json = jsonStringify(value);
     } catch {
       // Cyclic or BigInt-holding values fall back to their tag.
+    }
+    if (typeof json === 'string') {
+      const max = label === undefined ? null : callBridge(B_DEPTH, json);
+      if (typeof max === 'number') {
+        throw new RangeErrorCtor(label + ': the value is nested deeper than ' + max + ' levels (limit maxDepth)');
+      }
+      return json;
     }
     try {
       return apply(objectToString, value, []);
@@ -194,9 +206,10 @@
   }
 
   function makeLogger(level) {
+    const label = 'console.' + level;
     return function log(...args) {
       let text = '';
-      for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + format(args[i]);
+      for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + format(args[i], label);
       callBridge(B_LOG, level, text);
     };
   }

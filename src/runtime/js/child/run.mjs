@@ -1,8 +1,9 @@
 // One run inside the sandbox process: the bridge's side of every call the prelude makes, the
 // limits that can be enforced here, and the outbox of calls and log lines bound for the host.
 import { send } from './io.mjs';
-import { B_CALL, B_DONE, B_FAIL, B_LOG, B_UNKNOWN_TOOL, C_DELIVER } from './context.mjs';
+import { B_CALL, B_DEPTH, B_DONE, B_FAIL, B_LOG, B_UNKNOWN_TOOL, C_DELIVER } from './context.mjs';
 import { unknownToolMessage } from './closest.mjs';
+import { jsonDeeperThan } from './json-depth.mjs';
 
 const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
 /** Flush the outbox early once it holds this many characters, to keep frames bounded. */
@@ -24,7 +25,8 @@ function cap(text) {
 export class Run {
   /**
    * @param {number} id
-   * @param {{ maxCalls: number, maxInFlight: number, maxArgsBytes: number, maxLogBytes: number, maxReturnBytes: number }} limits
+   * @param {{ maxCalls: number, maxInFlight: number, maxArgsBytes: number, maxInFlightBytes: number, maxLogBytes: number,
+   *   maxLogEntries: number, maxDepth: number, maxReturnBytes: number }} limits
    * @param {{ tools: Array<[string, string, string]>, collisions: Array<[string, string[]]>, globals: string[] }} config
    * @param {{ control: Function, slot: { handler: Function | null } }} sandbox
    */
@@ -38,7 +40,11 @@ export class Run {
     this.nextCall = 1;
     this.calls = 0;
     this.inflight = 0;
+    /** UTF-8 bytes of the arguments of calls still pending, and each pending call's share. */
+    this.inflightBytes = 0;
+    this.callBytes = new Map();
     this.logBytes = 0;
+    this.logEntries = 0;
     this.outCalls = [];
     this.outLevels = [];
     this.outArgs = [];
@@ -56,13 +62,14 @@ export class Run {
       case B_DONE: this.done(a); return null;
       case B_FAIL: this.scriptFailed(a, b, c); return null;
       case B_UNKNOWN_TOOL: return typeof a === 'string' ? unknownToolMessage(a, this.config) : null;
+      case B_DEPTH: return typeof a === 'string' && jsonDeeperThan(a, this.limits.maxDepth) ? this.limits.maxDepth : null;
       default: return null;
     }
   }
 
   call(isGlobal, name, json) {
     if (typeof isGlobal !== 'boolean' || typeof name !== 'string' || typeof json !== 'string') return null;
-    const { maxCalls, maxInFlight, maxArgsBytes } = this.limits;
+    const { maxCalls, maxInFlight, maxArgsBytes, maxInFlightBytes, maxDepth } = this.limits;
     if (this.calls >= maxCalls) {
       this.fail('script', 'RangeError', `the script made more than ${maxCalls} tool calls (limit maxCalls)`);
       return null;
@@ -71,16 +78,23 @@ export class Run {
     if (this.inflight >= maxInFlight) {
       return `${label}: ${maxInFlight} calls are already in flight (limit maxInFlight); await some before starting more`;
     }
-    // UTF-8 takes at most three bytes per UTF-16 unit, so most arguments need no measuring.
-    if (json.length * 3 > maxArgsBytes) {
-      const bytes = byteLength(json);
-      if (bytes > maxArgsBytes) {
-        return `the arguments of ${label} are ${bytes} bytes, over the ${maxArgsBytes}-byte limit (maxArgsBytes)`;
-      }
+    const bytes = byteLength(json);
+    if (bytes > maxArgsBytes) {
+      return `the arguments of ${label} are ${bytes} bytes, over the ${maxArgsBytes}-byte limit (maxArgsBytes)`;
+    }
+    if (jsonDeeperThan(json, maxDepth)) {
+      return `the arguments of ${label} are nested deeper than ${maxDepth} levels (limit maxDepth)`;
+    }
+    if (this.inflightBytes + bytes > maxInFlightBytes) {
+      return `${label}: its ${bytes} bytes of arguments would put more than the ${maxInFlightBytes}-byte limit (maxInFlightBytes) in flight; await some calls before starting more`;
     }
     const id = this.nextCall++;
     this.calls++;
     this.inflight++;
+    if (bytes > 0) {
+      this.inflightBytes += bytes;
+      this.callBytes.set(id, bytes);
+    }
     this.outCalls.push(id, isGlobal ? 1 : 0, name);
     this.outArgs.push(json);
     this.outChars += json.length;
@@ -90,6 +104,11 @@ export class Run {
 
   log(level, text) {
     if (!LEVELS.has(level) || typeof text !== 'string') return;
+    // Counted as well as measured: empty lines cost the host an entry each.
+    if (++this.logEntries > this.limits.maxLogEntries) {
+      this.fail('script', 'RangeError', `the script wrote more than ${this.limits.maxLogEntries} log entries (limit maxLogEntries)`);
+      return;
+    }
     const bytes = byteLength(text);
     this.logBytes += bytes;
     if (this.logBytes > this.limits.maxLogBytes) {
@@ -108,6 +127,9 @@ export class Run {
     const bytes = json.length * 3 > max ? byteLength(json) : json.length;
     if (bytes > max) {
       return this.fail('script', 'RangeError', `the return value is ${bytes} bytes, over the ${max}-byte limit (maxReturnBytes)`);
+    }
+    if (jsonDeeperThan(json, this.limits.maxDepth)) {
+      return this.fail('script', 'RangeError', `the return value is nested deeper than ${this.limits.maxDepth} levels (limit maxDepth)`);
     }
     this.finish({ ok: true }, [json]);
   }
@@ -154,6 +176,11 @@ export class Run {
     const control = this.sandbox.control;
     for (let i = 0, k = 0; i < r.length && this.running; i += 3, k++) {
       this.inflight--;
+      const bytes = this.callBytes.get(r[i]);
+      if (bytes !== undefined) {
+        this.inflightBytes -= bytes;
+        this.callBytes.delete(r[i]);
+      }
       let known;
       try {
         known = control(C_DELIVER, r[i], r[i + 1] === 1, payloads[k], r[i + 2]);
