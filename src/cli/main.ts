@@ -7,7 +7,7 @@
  *   toolcell help
  */
 import { runDemo } from './demo.ts';
-import { runServe } from './serve.ts';
+import { runServe } from '../serve/run.ts';
 
 const USAGE = `Usage: toolcell <command> [options]
 

@@ -10,7 +10,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import pino from 'pino';
 import { ToolHost } from '../host/tool-host.ts';
 import { registerCodeExecution, type CodeExecution } from '../code-execution/index.ts';
-import { loadServeConfig } from './serve-config.ts';
+import { loadServeConfig } from './config.ts';
 
 /** `_meta` key a client may set on `tools/call` to name the conversation the call belongs to. */
 export const CONVERSATION_META_KEY = 'agent-framework/conversationId';
