@@ -1,76 +1,98 @@
 /**
- * The configuration file of `toolcell serve`, checked with zod so a mistake is reported by
- * path ("servers[1].command: expected string") before anything is spawned.
+ * Loads `toolcell serve`'s configuration file: JSON checked against the schema, every mistake
+ * reported on its own line with its full path, before anything is spawned. Turns the parsed file
+ * into what the host takes (server configs, code_execution options).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { z } from 'zod';
 import type { ServerConfig } from '../mcpl/config.ts';
 import type { CodeExecutionOptions } from '../code-execution/index.ts';
+import { ServeConfigSchema, serverIdProblems, type ParsedServer } from './config-schema.ts';
+import { boundsHint, formatIssues, formatPath } from './config-issues.ts';
 
-const Narrowing = z.object({
-  tools: z.array(z.string()).optional(),
-  classes: z.union([z.array(z.string()), z.literal('default')]).optional(),
-  conversations: z.array(z.string()).optional(),
-}).strict();
+/** A server reached over Streamable HTTP instead of spawned. */
+export interface RemoteServerConfig extends Omit<ServerConfig, 'command' | 'args' | 'env' | 'inheritEnv' | 'cwd'> {
+  url: string;
+  headers?: Record<string, string>;
+}
 
-const Server = z.object({
-  id: z.string().min(1),
-  command: z.string().min(1),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.string()).optional(),
-  inheritEnv: z.array(z.string()).optional(),
-  cwd: z.string().optional(),
-  policy: z.object({
-    enabledCapabilities: z.array(z.string()).optional(),
-    toolLifecycle: z.object({ observe: Narrowing.optional(), inputs: Narrowing.optional() }).strict().optional(),
-  }).strict().optional(),
-  classOverrides: z.record(z.string(), z.array(z.string())).optional(),
-  requestTimeoutMs: z.number().positive().optional(),
-  maxQueuedNotifications: z.number().positive().optional(),
-  maxObservedCallsPerSecond: z.number().positive().optional(),
-}).strict();
+export type ServeServerConfig = ServerConfig | RemoteServerConfig;
 
-const ServeConfigSchema = z.object({
-  /** Conversation id for calls whose request names none (`_meta["agent-framework/conversationId"]`). */
-  conversationId: z.string().min(1).default('serve'),
-  servers: z.array(Server).default([]),
-  /** `false` leaves code_execution out. */
-  codeExecution: z.union([
-    z.literal(false),
-    z.object({
-      languages: z.array(z.enum(['javascript', 'python'])).optional(),
-      defaultTimeLimitMs: z.number().min(1000).optional(),
-      maxTimeLimitMs: z.number().min(1000).optional(),
-      innerCallTimeoutMs: z.number().positive().optional(),
-    }).strict(),
-  ]).default({}),
-}).strict();
+export function isRemoteServer(server: ServeServerConfig): server is RemoteServerConfig {
+  return 'url' in server && typeof server.url === 'string';
+}
 
 export interface ServeConfig {
   conversationId: string;
-  servers: ServerConfig[];
+  servers: ServeServerConfig[];
   codeExecution: CodeExecutionOptions | false;
+  /**
+   * Validated script-runtime choices that `registerCodeExecution` has no option for in this
+   * build: `engine` is consumed by its `engine` option (which JavaScript engine runs scripts)
+   * and `isolation` by its `isolation` option (OS isolation of script processes). Empty when
+   * the file names neither.
+   */
+  runtime: { engine?: 'quickjs' | 'v8'; isolation?: 'auto' | 'bwrap' | 'none' };
+}
+
+/** A config file that cannot be used; `problems` has one `path: what` line per mistake. */
+export class ServeConfigError extends Error {
+  override name = 'ServeConfigError';
+  constructor(
+    readonly path: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`invalid config ${path}:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+export const DEFAULT_SERVE_CONFIG: ServeConfig = { conversationId: 'serve', servers: [], codeExecution: {}, runtime: {} };
+
+/** Checks an already-read value; `base` resolves relative `cwd`s. Throws {@link ServeConfigError}. */
+export function parseServeConfig(raw: unknown, source: string, base: string): ServeConfig {
+  const parsed = ServeConfigSchema.safeParse(raw, { reportInput: true });
+  const idLines = serverIdProblems(raw).map((p) => `${formatPath(p.path)}: ${p.message}`);
+  if (!parsed.success || idLines.length > 0) {
+    const lines = parsed.success ? [] : formatIssues(parsed.error.issues, boundsHint(ServeConfigSchema));
+    throw new ServeConfigError(source, [...new Set([...lines, ...idLines])]);
+  }
+  const data = parsed.data;
+  let codeExecution: CodeExecutionOptions | false = false;
+  const runtime: ServeConfig['runtime'] = {};
+  if (data.codeExecution !== false) {
+    const { engine, isolation, python, ...options } = data.codeExecution;
+    if (engine !== undefined) runtime.engine = engine;
+    if (isolation !== undefined) runtime.isolation = isolation;
+    codeExecution = { ...options, ...(python !== undefined ? { python: { python } } : {}) };
+  }
+  return {
+    conversationId: data.conversationId,
+    servers: data.servers.map((s) => toServerConfig(s, base)),
+    codeExecution,
+    runtime,
+  };
+}
+
+function toServerConfig(server: ParsedServer, base: string): ServeServerConfig {
+  const { url, headers, command, cwd, ...rest } = server;
+  if (url !== undefined) return { ...rest, url, ...(headers ? { headers } : {}) } as RemoteServerConfig;
+  return { ...rest, command: command!, ...(cwd !== undefined ? { cwd: resolve(base, cwd) } : {}) } as ServerConfig;
 }
 
 /** Reads and checks a config file; relative `cwd`s are resolved against the file's folder. */
 export function loadServeConfig(path: string | undefined): ServeConfig {
-  if (path === undefined) return { conversationId: 'serve', servers: [], codeExecution: {} };
-  let raw: unknown;
+  if (path === undefined) return { ...DEFAULT_SERVE_CONFIG };
+  let text: string;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new Error(`cannot read config ${path}: ${(error as Error).message}`);
   }
-  const parsed = ServeConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    throw new Error(`invalid config ${path}:\n  ${problems.join('\n  ')}`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ServeConfigError(path, [`not JSON: ${(error as Error).message}`]);
   }
-  const base = dirname(resolve(path));
-  return {
-    conversationId: parsed.data.conversationId,
-    servers: parsed.data.servers.map((s) => ({ ...s, ...(s.cwd ? { cwd: resolve(base, s.cwd) } : {}) }) as ServerConfig),
-    codeExecution: parsed.data.codeExecution,
-  };
+  return parseServeConfig(raw, path, dirname(resolve(path)));
 }

@@ -1,22 +1,49 @@
 /**
- * `toolcell serve`: the tool host as an MCP server on stdio. An MCP client (an agent framework,
- * a desktop app) sees every tool of the configured servers plus `code_execution`; each of its
- * `tools/call` requests is one model call through the host's dispatch path, so observers see
- * it — and every call a script makes — as usual. Logs go to stderr; stdout is the protocol.
+ * `toolcell serve`: the tool host as an MCP server, on stdio or Streamable HTTP. An MCP client
+ * (an agent framework, a desktop app) sees every tool of the configured servers plus
+ * `code_execution`; each of its `tools/call` requests is one model call through the host's
+ * dispatch path, so observers see it — and every call a script makes — as usual. Everything
+ * that can be refused (the config, the token, the bind) is refused before a server is spawned.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import pino from 'pino';
 import { ToolHost } from '../host/tool-host.ts';
 import { registerCodeExecution, type CodeExecution } from '../code-execution/index.ts';
-import { loadServeConfig } from './config.ts';
+import { isLoopbackHost, readTokenFile } from './auth.ts';
+import { isRemoteServer, loadServeConfig } from './config.ts';
+import { serveHttp } from './http.ts';
+import { serveStdio } from './stdio.ts';
 
-/** `_meta` key a client may set on `tools/call` to name the conversation the call belongs to. */
-export const CONVERSATION_META_KEY = 'agent-framework/conversationId';
+export { CONVERSATION_META_KEY } from './tool-server.ts';
 
-export async function runServe(configPath: string | undefined): Promise<number> {
-  const config = loadServeConfig(configPath);
+export interface ServeOptions {
+  configPath?: string;
+  /** Serve Streamable HTTP here instead of stdio. */
+  http?: { host: string; port: number };
+  /** File holding the bearer token HTTP clients must send. */
+  tokenFile?: string;
+}
+
+/** Resolves on SIGTERM or SIGINT. */
+function stopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+}
+
+export async function runServe(options: ServeOptions): Promise<number> {
+  const config = loadServeConfig(options.configPath);
+  const token = options.tokenFile !== undefined ? readTokenFile(options.tokenFile) : undefined;
+  if (options.http && !isLoopbackHost(options.http.host) && token === undefined) {
+    throw new Error(
+      `serve --http ${options.http.host}:${options.http.port}: ${options.http.host} is not a loopback address, so clients must authenticate: give --token-file FILE (a bearer token)`,
+    );
+  }
+  const remote = config.servers.filter(isRemoteServer);
+  if (remote.length > 0) {
+    // The schema accepts remote servers; connecting to one needs the host's Streamable HTTP client.
+    throw new Error(`servers ${remote.map((s) => `"${s.id}"`).join(', ')} are remote ("url"), and this build of toolcell connects only to spawned ("command") servers`);
+  }
   const logger = pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'info' }, pino.destination(2));
   const host = new ToolHost({ logger });
   let codeExecution: CodeExecution | undefined;
@@ -25,50 +52,38 @@ export async function runServe(configPath: string | undefined): Promise<number> 
     await host.close();
   };
   try {
-    for (const server of config.servers) await host.connectServer(server);
+    for (const server of config.servers) {
+      if (!isRemoteServer(server)) await host.connectServer(server);
+    }
     if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, config.codeExecution);
   } catch (error) {
     await shutdown();
     throw error;
   }
 
-  const server = new Server({ name: 'toolcell', version: '0.1.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: host.listTools().map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema as { type: 'object' },
-      ...(t.outputSchema ? { outputSchema: t.outputSchema as { type: 'object' } } : {}),
-      _meta: { 'mcpl/class': t.classes },
-    })),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const named = request.params._meta?.[CONVERSATION_META_KEY];
-    const conversationId = typeof named === 'string' && named !== '' ? named : config.conversationId;
-    // Each request is its own stream: the client cancelling it aborts this call only.
-    const stream = host.openStream(conversationId);
-    const inferenceId = stream.beginInference();
-    const cancel = () => stream.end('the client cancelled the request');
-    extra.signal.addEventListener('abort', cancel, { once: true });
+  const stop = stopSignal();
+  if (options.http) {
+    let serving;
     try {
-      const outcome = await host.dispatch({ inferenceId, name: request.params.name, input: request.params.arguments ?? {} });
-      return outcome.result as { content: { type: 'text'; text: string }[]; isError?: boolean };
-    } finally {
-      extra.signal.removeEventListener('abort', cancel);
-      stream.end('request answered');
+      serving = await serveHttp(host, {
+        host: options.http.host,
+        port: options.http.port,
+        ...(token !== undefined ? { token } : {}),
+        conversationPrefix: config.conversationId,
+        logger,
+        // A session's Python interpreter (its globals) goes with the session.
+        onSessionEnd: (session) => codeExecution?.runners.reclaimPython(session.conversationId),
+      });
+    } catch (error) {
+      await shutdown();
+      throw error;
     }
-  });
-
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => {
-    transport.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
-    process.once('SIGTERM', () => resolve());
-    process.once('SIGINT', () => resolve());
-  });
-  await server.connect(transport);
-  logger.info({ tools: host.listTools().length }, 'toolcell serving MCP on stdio');
-  await closed;
+    logger.info({ url: serving.url, tools: host.listTools().length, auth: token !== undefined ? 'bearer' : 'none (loopback)' }, 'toolcell serving MCP over Streamable HTTP');
+    await stop;
+    await serving.close();
+  } else {
+    await serveStdio(host, config.conversationId, logger, stop);
+  }
   await shutdown();
   return 0;
 }

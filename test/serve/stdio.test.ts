@@ -62,6 +62,6 @@ test('serve rejects a malformed config with the path of each mistake', () => {
   writeFileSync(configPath, JSON.stringify({ servers: [{ id: 'x' }], codeExecution: { languages: ['cobol'] } }));
   const run = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', configPath], { cwd: REPO_ROOT, encoding: 'utf8', input: '' });
   assert.equal(run.status, 1);
-  assert.match(run.stderr, /servers\.0\.command/);
+  assert.match(run.stderr, /servers\[0\]: a server needs "command"/);
   assert.match(run.stderr, /codeExecution/);
 });
