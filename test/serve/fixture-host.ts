@@ -6,6 +6,8 @@
 import pino from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage, MessageExtraInfo, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { ToolHost } from '../../src/host/tool-host.ts';
 import { textResult } from '../../src/host/results.ts';
 import type { HostLifecycleEvent } from '../../src/lifecycle/events.ts';
@@ -94,10 +96,28 @@ export async function serveFixtureHost(options: { token?: string; rendezvousOf?:
   };
 }
 
+/**
+ * Records every `notifications/progress` the transport receives, in arrival order. Read at the
+ * transport because the SDK client (1.32) drops a progress notification it processes after the
+ * response that shares its read (typescript-sdk#2580): what the server sent is what we test.
+ */
+export function recordProgress(transport: Transport): Progress[] {
+  const seen: Progress[] = [];
+  const deliver = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
+    if ('method' in message && message.method === 'notifications/progress') {
+      const { progressToken: _token, ...progress } = message.params as Progress & { progressToken: unknown };
+      seen.push(progress);
+    }
+    deliver?.(message, extra);
+  };
+  return seen;
+}
+
 /** An SDK client connected over Streamable HTTP (with a bearer token when given). */
-export async function connectClient(url: string, token?: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+export async function connectClient(url: string, token?: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport; progress: Progress[] }> {
   const transport = new StreamableHTTPClientTransport(new URL(url), token !== undefined ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {});
   const client = new Client({ name: 'serve-test', version: '1.0.0' });
   await client.connect(transport);
-  return { client, transport };
+  return { client, transport, progress: recordProgress(transport) };
 }
