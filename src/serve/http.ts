@@ -226,7 +226,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
         void entry.transport.close().finally(() => endSession(id, `idle for ${idleSessionMs} ms`));
       }
     }
-  }, Math.max(1000, Math.min(60_000, idleSessionMs / 2)));
+  }, Math.max(50, Math.min(60_000, idleSessionMs / 2)));
   reaper.unref();
 
   return {

@@ -27,7 +27,7 @@ export interface ServedHost {
   close(): Promise<void>;
 }
 
-export async function serveFixtureHost(options: { token?: string; rendezvousOf?: number } = {}): Promise<ServedHost> {
+export async function serveFixtureHost(options: { token?: string; rendezvousOf?: number; idleSessionMs?: number } = {}): Promise<ServedHost> {
   const logger = pino({ level: process.env.TOOLCELL_LOG_LEVEL ?? 'silent' });
   const host = new ToolHost({ logger });
   const events: HostLifecycleEvent[] = [];
@@ -78,6 +78,7 @@ export async function serveFixtureHost(options: { token?: string; rendezvousOf?:
     port: 0,
     ...(options.token !== undefined ? { token: options.token } : {}),
     conversationPrefix: 'http',
+    ...(options.idleSessionMs !== undefined ? { idleSessionMs: options.idleSessionMs } : {}),
     logger,
     onSessionEnd: (session) => void endedSessions.push(session),
   });

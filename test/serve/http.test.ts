@@ -7,7 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import pino from 'pino';
 import { waitUntil } from '../helpers/peers.ts';
+import { ToolHost } from '../../src/host/tool-host.ts';
+import { serveHttp } from '../../src/serve/http.ts';
 import { connectClient, serveFixtureHost } from './fixture-host.ts';
 
 const terminal = (phase: string) => phase === 'completed' || phase === 'failed' || phase === 'aborted';
@@ -159,4 +162,31 @@ test('a loopback server without a token answers only to its own Host (no DNS reb
   } finally {
     await served.close();
   }
+});
+
+test('a session whose client vanished without DELETE is reaped once idle; a connected one stays', async () => {
+  const served = await serveFixtureHost({ idleSessionMs: 100 });
+  const vanishing = await connectClient(served.serving.url);
+  const staying = await connectClient(served.serving.url);
+  try {
+    const gone = `http-${vanishing.transport.sessionId}`;
+    await vanishing.transport.close(); // no DELETE: only the idle reaper can end this session
+    await waitUntil(() => served.endedSessions.some((s) => s.conversationId === gone), 'the vanished session to be reaped');
+    // The staying client holds its event stream open, so it is not idle however long it waits.
+    const result = await staying.client.callTool({ name: 'progressive', arguments: { steps: 1 } });
+    assert.equal(result.isError, undefined, JSON.stringify(result));
+    assert.deepEqual(served.endedSessions.map((s) => s.conversationId), [gone]);
+  } finally {
+    await staying.client.close();
+    await served.close();
+  }
+});
+
+test('serving off loopback without a token is refused before listening', async () => {
+  const host = new ToolHost();
+  await assert.rejects(
+    serveHttp(host, { host: '0.0.0.0', port: 0, conversationPrefix: 'x', logger: pino({ level: 'silent' }) }),
+    /refusing to serve on 0\.0\.0\.0, which is not a loopback address, without a bearer token/,
+  );
+  await host.close();
 });
