@@ -13,8 +13,6 @@ import { isRemoteServer, loadServeConfig } from './config.ts';
 import { serveHttp } from './http.ts';
 import { serveStdio } from './stdio.ts';
 
-export { CONVERSATION_META_KEY } from './tool-server.ts';
-
 export interface ServeOptions {
   configPath?: string;
   /** Serve Streamable HTTP here instead of stdio. */
