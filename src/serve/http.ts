@@ -146,14 +146,14 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     const id = randomUUID();
     const session = new ServeSession(`${options.conversationPrefix}-${id}`);
     const server = createToolServer(host, session, logger);
-    const entry: SessionEntry = { session, server, openRequests: 0, lastSeen: Date.now(), transport: undefined as unknown as StreamableHTTPServerTransport };
-    entry.transport = new StreamableHTTPServerTransport({
+    const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
         sessions.set(id, entry);
         logger.info({ sessionId: id, conversationId: session.conversationId }, 'MCP session started');
       },
     });
+    const entry: SessionEntry = { session, server, transport, openRequests: 0, lastSeen: Date.now() };
     server.onclose = () => void endSession(id, 'the session closed');
     return entry;
   };
