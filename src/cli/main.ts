@@ -1,53 +1,32 @@
 #!/usr/bin/env node
 /**
- * toolcell command line.
+ * toolcell command line: parses strictly (src/cli/args.ts), then runs the demo or serve mode.
  *
- *   toolcell demo [--python] [--plain]   a scripted turn on embedded defaults (no model, no API key)
- *   toolcell serve [--config FILE]       the tool host as an MCP server on stdio
- *   toolcell help
+ *   toolcell demo [--python] [--plain]                          a scripted turn on embedded defaults
+ *   toolcell serve [--config FILE] [--http [HOST:]PORT [--token-file FILE]]   the host as an MCP server
+ *   toolcell help | --help | -h
  */
+import { parseCommandLine, USAGE } from './args.ts';
 import { runDemo } from './demo.ts';
-import { runServe } from './serve.ts';
-
-const USAGE = `Usage: toolcell <command> [options]
-
-Commands:
-  demo        Run a scripted turn against fixture servers and print what each observer saw.
-              --plain   the model calls tools directly (no code_execution script)
-              --python  the code_execution script is Python instead of JavaScript
-  serve       Serve every configured tool, plus code_execution, as an MCP server on stdio.
-              --config FILE  JSON: { conversationId?, servers?: [ServerConfig], codeExecution?: {…} | false }
-  help        Show this text.
-`;
+import { runServe } from '../serve/run.ts';
 
 async function main(argv: string[]): Promise<number> {
-  const [command = 'demo', ...rest] = argv;
-  switch (command) {
-    case 'demo': {
-      const unknown = rest.filter((a) => !['--python', '--plain'].includes(a));
-      if (unknown.length) {
-        process.stderr.write(`unknown option(s): ${unknown.join(' ')}\n\n${USAGE}`);
-        return 2;
-      }
-      return runDemo({ python: rest.includes('--python'), plain: rest.includes('--plain') });
-    }
-    case 'serve': {
-      const at = rest.indexOf('--config');
-      const unknown = rest.filter((a, i) => a !== '--config' && i !== at + 1);
-      if (unknown.length || (at !== -1 && rest[at + 1] === undefined)) {
-        process.stderr.write(`bad options: ${rest.join(' ')}\n\n${USAGE}`);
-        return 2;
-      }
-      return runServe(at === -1 ? undefined : rest[at + 1]);
-    }
+  const command = parseCommandLine(argv);
+  switch (command.kind) {
+    case 'error':
+      process.stderr.write(`toolcell: ${command.message}\n\n${USAGE}`);
+      return 2;
     case 'help':
-    case '--help':
-    case '-h':
       process.stdout.write(USAGE);
       return 0;
-    default:
-      process.stderr.write(`unknown command: ${command}\n\n${USAGE}`);
-      return 2;
+    case 'demo':
+      return runDemo({ python: command.python, plain: command.plain });
+    case 'serve':
+      return runServe({
+        ...(command.config !== undefined ? { configPath: command.config } : {}),
+        ...(command.http ? { http: command.http } : {}),
+        ...(command.tokenFile !== undefined ? { tokenFile: command.tokenFile } : {}),
+      });
   }
 }
 

@@ -7,6 +7,10 @@
  * The runtime's abort signal is deliberately not passed on: killing a script never cancels a
  * tool that was already dispatched. That call ends with its own result, or `failed` when the
  * safety timeout gives up.
+ *
+ * When the `code_execution` call's caller asked for progress, each inner call that ends raises
+ * it to the number of inner calls ended so far, and an inner call's own progress (when it has a
+ * total) shows as the fraction between two such steps, its message prefixed with the tool name.
  */
 import type { ToolHost } from '../host/tool-host.ts';
 import type { DispatchOutcome, RegisteredTool, ToolResult } from '../host/types.ts';
@@ -30,6 +34,21 @@ export interface ExecutionLedger {
   endTurn: boolean;
   /** False once the script has ended: later results cannot affect this execution. */
   live: boolean;
+  /** Inner calls that have ended so far, whatever their outcome. */
+  ended: number;
+  /** The parent call's progress sink, when its caller asked for progress. */
+  progress?: (p: { progress: number; total?: number; message?: string }) => void;
+}
+
+/** The parent's progress sink for one inner call's own progress, or undefined when nobody listens. */
+function innerProgress(ledger: ExecutionLedger, name: string): ((p: { progress: number; total?: number; message?: string }) => void) | undefined {
+  if (!ledger.progress) return undefined;
+  return (p) => {
+    // Without a total there is no fraction to show between two steps.
+    if (!ledger.live || !ledger.progress || typeof p.total !== 'number' || !(p.total > 0)) return;
+    const fraction = Math.min(Math.max(p.progress / p.total, 0), 0.99);
+    ledger.progress({ progress: ledger.ended + fraction, message: `${name}: ${p.message ?? `${p.progress}/${p.total}`}` });
+  };
 }
 
 /** What a script receives for a successful result: structured content, parsed JSON text, text, or the blocks. */
@@ -77,7 +96,12 @@ export function buildBindings(
         timeoutMs: callTimeoutMs,
         // A human approving the call never counts against the script's time limit.
         onPending: ctx.pauseClock,
+        ...(ledger.progress ? { onProgress: innerProgress(ledger, tool.name)! } : {}),
       });
+      ledger.ended += 1;
+      if (ledger.live && ledger.progress) {
+        ledger.progress({ progress: ledger.ended, message: `${ledger.ended} tool call${ledger.ended === 1 ? '' : 's'} done (last: ${tool.name}, ${outcome.status})` });
+      }
       if (ledger.live && outcome.result._meta?.[END_TURN_META_KEY] === true) ledger.endTurn = true;
       if (outcome.status !== 'completed' || outcome.result.isError) throw failure(tool.name, outcome);
       return scriptValue(outcome.result);

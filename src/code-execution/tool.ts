@@ -57,7 +57,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
       if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
       const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
-      const ledger: ExecutionLedger = { endTurn: false, live: true };
+      const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, ...(ctx.onProgress ? { progress: ctx.onProgress } : {}) };
       const bindings = buildBindings(host, boundTools(), { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs);
       let summary: ExecutionSummary;
       if (language === 'javascript') {

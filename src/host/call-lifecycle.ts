@@ -45,7 +45,7 @@ export class CallLifecycle {
     const gated = gate !== undefined && gate.required(this.approvalFacts(request, tool, inference, args, origin));
     const call = this.openCall(request, tool, inference, args, gated);
     if (gated) void this.awaitApproval(call, request, gate);
-    else this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs);
+    else this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs, request.onProgress);
     return call.outcome;
   }
 
@@ -106,7 +106,7 @@ export class CallLifecycle {
     call.markStarted();
     this.emitter.start(call.emitted);
     if (this.sink.wantsLifecycle()) this.sink.lifecycle({ ...this.eventBase(call), phase: 'started', input: call.args, at: call.startedAt });
-    this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs);
+    this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs, request.onProgress);
   }
 
   private openCall(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>, pending: boolean): OpenCall {
@@ -151,7 +151,7 @@ export class CallLifecycle {
     };
   }
 
-  private execute(call: OpenCall, timeoutMs: number): void {
+  private execute(call: OpenCall, timeoutMs: number, onProgress?: DispatchRequest['onProgress']): void {
     const tool = call.tool;
     let pending: Promise<ToolResult>;
     try {
@@ -161,6 +161,8 @@ export class CallLifecycle {
           inferenceId: call.inference.inferenceId,
           conversationId: call.inference.conversationId,
           ...(call.parentToolCallId ? { parentToolCallId: call.parentToolCallId } : {}),
+          // Progress reported after the terminal belongs to no call any more: dropped.
+          ...(onProgress ? { onProgress: (p: { progress: number; total?: number; message?: string }) => call.isOpen && onProgress(p) } : {}),
           get signal() {
             return call.signal;
           },

@@ -26,6 +26,8 @@ export interface HostToolContext {
   conversationId: string;
   /** Set when a script made this call; the parent `code_execution` call's `toolCallId`. */
   parentToolCallId?: string;
+  /** The caller's {@link DispatchRequest.onProgress}, when it asked for progress: a built-in reports through it. */
+  onProgress?: DispatchRequest['onProgress'];
 }
 
 /** A tool the embedding framework implements in-process. */
@@ -98,6 +100,8 @@ export interface DispatchRequest {
    * never counts against the script's time limit.
    */
   onPending?: () => () => void;
+  /** Receives the call's progress notifications (MCP `notifications/progress`), when the tool reports any. */
+  onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
 }
 
 /** What an approval gate is asked about. */

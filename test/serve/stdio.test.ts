@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { makePeer, observePolicy, REPO_ROOT, scratchDir } from '../helpers/peers.ts';
+import { recordProgress } from './fixture-host.ts';
 
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 
@@ -26,9 +27,9 @@ test('serve exposes the configured tools and code_execution over MCP, and observ
     }),
   );
   const client = new Client({ name: 'test-client', version: '1.0.0' });
-  await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CLI, 'serve', '--config', configPath], cwd: REPO_ROOT, stderr: 'ignore' }),
-  );
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CLI, 'serve', '--config', configPath], cwd: REPO_ROOT, stderr: 'ignore' });
+  await client.connect(transport);
+  const progress = recordProgress(transport);
   try {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
@@ -42,9 +43,17 @@ test('serve exposes the configured tools and code_execution over MCP, and observ
       _meta: { 'agent-framework/conversationId': 'conv_client' },
     });
     assert.equal((script.structuredContent as any)?.value, 2, JSON.stringify(script));
+    // Progress over stdio: how the script is going, one step per inner call done.
+    const twice = await client.callTool(
+      { name: 'code_execution', arguments: { code: 'await tools.x__run({ c: 1 }); await tools.x__run({ c: 2 }); return "done"' } },
+      undefined,
+      { onprogress: () => {} },
+    );
+    assert.equal((twice.structuredContent as any)?.value, 'done', JSON.stringify(twice));
+    assert.deepEqual(progress.map((p) => p.progress), [1, 2]);
     const unknown = await client.callTool({ name: 'x--nope', arguments: {} });
     assert.equal(unknown.isError, true);
-    const events = await observer.waitFor((e) => e.filter((x) => x.event === 'lifecycle').length >= 6, 'six lifecycle events');
+    const events = await observer.waitFor((e) => e.filter((x) => x.event === 'lifecycle').length >= 12, 'twelve lifecycle events');
     const life = events.filter((x) => x.event === 'lifecycle').map((x) => x.params);
     const parent = life.find((p) => p.tool === 'code_execution')!;
     assert.equal(parent.conversationId, 'conv_client');
@@ -62,6 +71,6 @@ test('serve rejects a malformed config with the path of each mistake', () => {
   writeFileSync(configPath, JSON.stringify({ servers: [{ id: 'x' }], codeExecution: { languages: ['cobol'] } }));
   const run = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', configPath], { cwd: REPO_ROOT, encoding: 'utf8', input: '' });
   assert.equal(run.status, 1);
-  assert.match(run.stderr, /servers\.0\.command/);
+  assert.match(run.stderr, /servers\[0\]: a server needs "command"/);
   assert.match(run.stderr, /codeExecution/);
 });

@@ -1,0 +1,100 @@
+/**
+ * The shape of `toolcell serve`'s configuration file, as zod schemas. A server is either spawned
+ * (`command`) or remote (`url`), never both; ids are unique and free of `--` (tool names are
+ * `<id>--<tool>`), so every mistake is found before anything is spawned.
+ */
+import { z } from 'zod';
+
+const Narrowing = z.object({
+  tools: z.array(z.string()).optional(),
+  classes: z.union([z.array(z.string()), z.literal('default')]).optional(),
+  conversations: z.array(z.string()).optional(),
+}).strict();
+
+/** Keys both kinds of server take. */
+const common = {
+  id: z.string().min(1),
+  policy: z.object({
+    enabledCapabilities: z.array(z.string()).optional(),
+    toolLifecycle: z.object({ observe: Narrowing.optional(), inputs: Narrowing.optional() }).strict().optional(),
+  }).strict().optional(),
+  classOverrides: z.record(z.string(), z.array(z.string())).optional(),
+  requestTimeoutMs: z.number().positive().optional(),
+  maxQueuedNotifications: z.number().positive().optional(),
+  maxObservedCallsPerSecond: z.number().positive().optional(),
+  reconnect: z.object({ maxAttempts: z.number().int().min(1).optional(), delayMs: z.number().min(0).optional() }).strict().optional(),
+};
+
+/** Keys only a spawned server takes. */
+const PROCESS_KEYS = ['command', 'args', 'env', 'inheritEnv', 'cwd'] as const;
+
+const Server = z.object({
+  ...common,
+  command: z.string().min(1).optional(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  inheritEnv: z.array(z.string()).optional(),
+  cwd: z.string().optional(),
+  url: z.url({ protocol: /^https?$/ }).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+}).strict().superRefine((server, ctx) => {
+  if (server.command !== undefined && server.url !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['url'], message: 'a server is either spawned ("command") or remote ("url"), not both' });
+  } else if (server.command === undefined && server.url === undefined) {
+    ctx.addIssue({ code: 'custom', path: [], message: 'a server needs "command" (spawned over stdio) or "url" (remote, Streamable HTTP)' });
+  } else if (server.url !== undefined) {
+    for (const key of PROCESS_KEYS) {
+      if (server[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only a spawned ("command") server takes "${key}"; this one is remote ("url")` });
+    }
+  } else if (server.headers !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['headers'], message: 'only a remote ("url") server takes "headers"' });
+  }
+});
+
+const CodeExecution = z.object({
+  languages: z.array(z.enum(['javascript', 'python'])).min(1).optional(),
+  defaultTimeLimitMs: z.number().min(1000).optional(),
+  maxTimeLimitMs: z.number().min(1000).optional(),
+  innerCallTimeoutMs: z.number().positive().optional(),
+  innerCallGraceMs: z.number().min(0).optional(),
+  jsPoolSize: z.number().int().min(1).optional(),
+  maxResultChars: z.number().int().min(1).optional(),
+  /** The JavaScript engine scripts run in. */
+  engine: z.enum(['quickjs', 'v8']).optional(),
+  /** OS-level isolation of script processes: `auto` uses bubblewrap when it works here. */
+  isolation: z.enum(['auto', 'bwrap', 'none']).optional(),
+  /** The Python interpreter to run (a path or a name on PATH). */
+  python: z.string().min(1).optional(),
+}).strict();
+
+export const ServeConfigSchema = z.object({
+  /** Conversation id for calls whose request names none (`_meta["agent-framework/conversationId"]`). */
+  conversationId: z.string().min(1).default('serve'),
+  servers: z.array(Server).default([]),
+  /** `false` leaves code_execution out. */
+  codeExecution: z.union([z.literal(false), CodeExecution]).default({}),
+}).strict();
+
+/**
+ * Server ids must be unique and free of `--`. Checked on the raw value, beside the schema, so
+ * these mistakes are reported together with every other one (zod skips refinements of an
+ * object whose fields already failed).
+ */
+export function serverIdProblems(raw: unknown): { path: (string | number)[]; message: string }[] {
+  const servers = (raw as { servers?: unknown } | null)?.servers;
+  if (!Array.isArray(servers)) return [];
+  const problems: { path: (string | number)[]; message: string }[] = [];
+  const first = new Map<string, number>();
+  servers.forEach((server, index) => {
+    const id = (server as { id?: unknown } | null)?.id;
+    if (typeof id !== 'string' || id === '') return;
+    if (id.includes('--')) problems.push({ path: ['servers', index, 'id'], message: `"${id}" must not contain "--" (tool names are <id>--<tool>)` });
+    const earlier = first.get(id);
+    if (earlier !== undefined) problems.push({ path: ['servers', index, 'id'], message: `"${id}" is already the id of servers[${earlier}]` });
+    else first.set(id, index);
+  });
+  return problems;
+}
+
+export type ParsedServeConfig = z.infer<typeof ServeConfigSchema>;
+export type ParsedServer = ParsedServeConfig['servers'][number];

@@ -1,0 +1,98 @@
+/**
+ * Loads `toolcell serve`'s configuration file: JSON checked against the schema, every mistake
+ * reported on its own line with its full path, before anything is spawned. Turns the parsed file
+ * into what the host takes (server configs, code_execution options).
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { ServerConfig } from '../mcpl/config.ts';
+import type { CodeExecutionOptions } from '../code-execution/index.ts';
+import { ServeConfigSchema, serverIdProblems, type ParsedServer } from './config-schema.ts';
+import { boundsHint, formatIssues, formatPath } from './config-issues.ts';
+
+/** A server reached over Streamable HTTP instead of spawned. */
+export interface RemoteServerConfig extends Omit<ServerConfig, 'command' | 'args' | 'env' | 'inheritEnv' | 'cwd'> {
+  url: string;
+  headers?: Record<string, string>;
+}
+
+export type ServeServerConfig = ServerConfig | RemoteServerConfig;
+
+export function isRemoteServer(server: ServeServerConfig): server is RemoteServerConfig {
+  return 'url' in server && typeof server.url === 'string';
+}
+
+export interface ServeConfig {
+  conversationId: string;
+  servers: ServeServerConfig[];
+  codeExecution: CodeExecutionOptions | false;
+  /**
+   * Validated script-runtime choices that `registerCodeExecution` has no option for in this
+   * build: `engine` is consumed by its `engine` option (which JavaScript engine runs scripts)
+   * and `isolation` by its `isolation` option (OS isolation of script processes). Empty when
+   * the file names neither.
+   */
+  runtime: { engine?: 'quickjs' | 'v8'; isolation?: 'auto' | 'bwrap' | 'none' };
+}
+
+/** A config file that cannot be used; `problems` has one `path: what` line per mistake. */
+export class ServeConfigError extends Error {
+  override name = 'ServeConfigError';
+  constructor(
+    readonly path: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`invalid config ${path}:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+export const DEFAULT_SERVE_CONFIG: ServeConfig = { conversationId: 'serve', servers: [], codeExecution: {}, runtime: {} };
+
+/** Checks an already-read value; `base` resolves relative `cwd`s. Throws {@link ServeConfigError}. */
+export function parseServeConfig(raw: unknown, source: string, base: string): ServeConfig {
+  const parsed = ServeConfigSchema.safeParse(raw, { reportInput: true });
+  const idLines = serverIdProblems(raw).map((p) => `${formatPath(p.path)}: ${p.message}`);
+  if (!parsed.success || idLines.length > 0) {
+    const lines = parsed.success ? [] : formatIssues(parsed.error.issues, boundsHint(ServeConfigSchema));
+    throw new ServeConfigError(source, [...new Set([...lines, ...idLines])]);
+  }
+  const data = parsed.data;
+  let codeExecution: CodeExecutionOptions | false = false;
+  const runtime: ServeConfig['runtime'] = {};
+  if (data.codeExecution !== false) {
+    const { engine, isolation, python, ...options } = data.codeExecution;
+    if (engine !== undefined) runtime.engine = engine;
+    if (isolation !== undefined) runtime.isolation = isolation;
+    codeExecution = { ...options, ...(python !== undefined ? { python: { python } } : {}) };
+  }
+  return {
+    conversationId: data.conversationId,
+    servers: data.servers.map((s) => toServerConfig(s, base)),
+    codeExecution,
+    runtime,
+  };
+}
+
+function toServerConfig(server: ParsedServer, base: string): ServeServerConfig {
+  const { url, headers, command, cwd, ...rest } = server;
+  if (url !== undefined) return { ...rest, url, ...(headers ? { headers } : {}) } as RemoteServerConfig;
+  return { ...rest, command: command!, ...(cwd !== undefined ? { cwd: resolve(base, cwd) } : {}) } as ServerConfig;
+}
+
+/** Reads and checks a config file; relative `cwd`s are resolved against the file's folder. */
+export function loadServeConfig(path: string | undefined): ServeConfig {
+  if (path === undefined) return { ...DEFAULT_SERVE_CONFIG };
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read config ${path}: ${(error as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ServeConfigError(path, [`not JSON: ${(error as Error).message}`]);
+  }
+  return parseServeConfig(raw, path, dirname(resolve(path)));
+}

@@ -1,0 +1,87 @@
+/**
+ * `toolcell serve`: the tool host as an MCP server, on stdio or Streamable HTTP. An MCP client
+ * (an agent framework, a desktop app) sees every tool of the configured servers plus
+ * `code_execution`; each of its `tools/call` requests is one model call through the host's
+ * dispatch path, so observers see it — and every call a script makes — as usual. Everything
+ * that can be refused (the config, the token, the bind) is refused before a server is spawned.
+ */
+import pino from 'pino';
+import { ToolHost } from '../host/tool-host.ts';
+import { registerCodeExecution, type CodeExecution } from '../code-execution/index.ts';
+import { isLoopbackHost, readTokenFile } from './auth.ts';
+import { isRemoteServer, loadServeConfig } from './config.ts';
+import { serveHttp } from './http.ts';
+import { serveStdio } from './stdio.ts';
+
+export interface ServeOptions {
+  configPath?: string;
+  /** Serve Streamable HTTP here instead of stdio. */
+  http?: { host: string; port: number };
+  /** File holding the bearer token HTTP clients must send. */
+  tokenFile?: string;
+}
+
+/** Resolves on SIGTERM or SIGINT. */
+function stopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+}
+
+export async function runServe(options: ServeOptions): Promise<number> {
+  const config = loadServeConfig(options.configPath);
+  const token = options.tokenFile !== undefined ? readTokenFile(options.tokenFile) : undefined;
+  if (options.http && !isLoopbackHost(options.http.host) && token === undefined) {
+    throw new Error(
+      `serve --http ${options.http.host}:${options.http.port}: ${options.http.host} is not a loopback address, so clients must authenticate: give --token-file FILE (a bearer token)`,
+    );
+  }
+  const remote = config.servers.filter(isRemoteServer);
+  if (remote.length > 0) {
+    // The schema accepts remote servers; connecting to one needs the host's Streamable HTTP client.
+    throw new Error(`servers ${remote.map((s) => `"${s.id}"`).join(', ')} are remote ("url"), and this build of toolcell connects only to spawned ("command") servers`);
+  }
+  const logger = pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'info' }, pino.destination(2));
+  const host = new ToolHost({ logger });
+  let codeExecution: CodeExecution | undefined;
+  const shutdown = async () => {
+    await codeExecution?.close();
+    await host.close();
+  };
+  try {
+    for (const server of config.servers) {
+      if (!isRemoteServer(server)) await host.connectServer(server);
+    }
+    if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, config.codeExecution);
+  } catch (error) {
+    await shutdown();
+    throw error;
+  }
+
+  const stop = stopSignal();
+  if (options.http) {
+    let serving;
+    try {
+      serving = await serveHttp(host, {
+        host: options.http.host,
+        port: options.http.port,
+        ...(token !== undefined ? { token } : {}),
+        conversationPrefix: config.conversationId,
+        logger,
+        // A session's Python interpreter (its globals) goes with the session.
+        onSessionEnd: (session) => codeExecution?.runners.reclaimPython(session.conversationId),
+      });
+    } catch (error) {
+      await shutdown();
+      throw error;
+    }
+    logger.info({ url: serving.url, tools: host.listTools().length, auth: token !== undefined ? 'bearer' : 'none (loopback)' }, 'toolcell serving MCP over Streamable HTTP');
+    await stop;
+    await serving.close();
+  } else {
+    await serveStdio(host, config.conversationId, logger, stop);
+  }
+  await shutdown();
+  return 0;
+}

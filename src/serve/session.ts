@@ -1,0 +1,55 @@
+/**
+ * One MCP session as serve mode sees it: the conversation its calls belong to and the requests
+ * it has in flight. Each request runs in its own host stream (so cancelling one request aborts
+ * that call only); the session ending — stdio closing, an HTTP DELETE, the transport closing —
+ * ends every one of them, so the session's model calls abort.
+ */
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
+
+export class ServeSession {
+  private readonly inFlight = new Map<RequestId, (reason: string) => void>();
+  private endedBecause: string | undefined;
+
+  constructor(
+    /** Conversation of requests that name none (`_meta["agent-framework/conversationId"]`). */
+    readonly conversationId: string,
+  ) {}
+
+  /** Why the session ended, once it has. */
+  get ended(): string | undefined {
+    return this.endedBecause;
+  }
+
+  /** Number of requests being answered now. */
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /** Tracks a request until the returned function is called; `cancel` aborts its call. */
+  track(requestId: RequestId, cancel: (reason: string) => void): () => void {
+    this.inFlight.set(requestId, cancel);
+    return () => {
+      if (this.inFlight.get(requestId) === cancel) this.inFlight.delete(requestId);
+    };
+  }
+
+  /** Aborts the calls of these requests (those still in flight). Returns how many. */
+  cancel(requestIds: readonly RequestId[], reason: string): number {
+    let count = 0;
+    for (const id of requestIds) {
+      const cancel = this.inFlight.get(id);
+      if (!cancel) continue;
+      this.inFlight.delete(id);
+      cancel(reason);
+      count += 1;
+    }
+    return count;
+  }
+
+  /** Ends the session: every call still in flight is aborted. Idempotent. */
+  end(reason: string): void {
+    if (this.endedBecause !== undefined) return;
+    this.endedBecause = reason;
+    this.cancel([...this.inFlight.keys()], reason);
+  }
+}

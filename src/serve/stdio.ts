@@ -1,0 +1,26 @@
+/**
+ * Serve mode over stdio: one MCP session for the life of the process (stdout is the protocol,
+ * logs go to stderr). Resolves when the client goes away or the process is told to stop.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Logger } from 'pino';
+import type { ToolHost } from '../host/tool-host.ts';
+import { ServeSession } from './session.ts';
+import { createToolServer } from './tool-server.ts';
+
+/** Serves `host` on this process's stdin/stdout until stdin ends, the transport closes or `stop` resolves. */
+export async function serveStdio(host: ToolHost, conversationId: string, logger: Logger, stop: Promise<unknown>): Promise<void> {
+  const session = new ServeSession(conversationId);
+  const server = createToolServer(host, session, logger);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+    process.stdin.once('end', () => resolve());
+    void stop.then(() => resolve());
+  });
+  await server.connect(transport);
+  logger.info({ tools: host.listTools().length }, 'toolcell serving MCP on stdio');
+  await closed;
+  session.end('the client closed the session');
+  await server.close();
+}

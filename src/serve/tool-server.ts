@@ -1,0 +1,62 @@
+/**
+ * The MCP server face of the host, one per MCP session: `tools/list` lists every host tool
+ * (with `_meta["mcpl/class"]`), and each `tools/call` is one model call through the host's
+ * dispatch path in its own stream — the client cancelling it, or the session ending, aborts
+ * that call. A request carrying `_meta.progressToken` receives the call's progress.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { ToolHost } from '../host/tool-host.ts';
+import { progressForwarder } from './progress.ts';
+import type { ServeSession } from './session.ts';
+
+/** `_meta` key a client may set on `tools/call` to name the conversation the call belongs to. */
+export const CONVERSATION_META_KEY = 'agent-framework/conversationId';
+
+export const SERVER_INFO = { name: 'toolcell', version: '0.1.0' } as const;
+
+/** Builds the SDK server answering for one session; connect it to that session's transport. */
+export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: host.listTools().map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema as { type: 'object' },
+      ...(t.outputSchema ? { outputSchema: t.outputSchema as { type: 'object' } } : {}),
+      _meta: { 'mcpl/class': t.classes },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const meta = request.params._meta;
+    const named = meta?.[CONVERSATION_META_KEY];
+    const conversationId = typeof named === 'string' && named !== '' ? named : session.conversationId;
+    const stream = host.openStream(conversationId);
+    const inferenceId = stream.beginInference();
+    const untrack = session.track(extra.requestId, (reason) => stream.end(reason));
+    const cancel = () => stream.end('the client cancelled the request');
+    extra.signal.addEventListener('abort', cancel, { once: true });
+    const token = meta?.progressToken;
+    const onProgress = token !== undefined ? progressForwarder(token, (n) => extra.sendNotification(n), logger) : undefined;
+    try {
+      // A request that arrives as its session ends, or already cancelled, runs nothing.
+      if (session.ended !== undefined || extra.signal.aborted) {
+        return { content: [{ type: 'text', text: `Tool call aborted: ${session.ended ?? 'the client cancelled the request'}` }], isError: true };
+      }
+      const outcome = await host.dispatch({
+        inferenceId,
+        name: request.params.name,
+        input: request.params.arguments ?? {},
+        ...(onProgress ? { onProgress } : {}),
+      });
+      return outcome.result as CallToolResult;
+    } finally {
+      extra.signal.removeEventListener('abort', cancel);
+      untrack();
+      stream.end('request answered');
+    }
+  });
+  server.onerror = (error) => logger.debug({ err: error, conversationId: session.conversationId }, 'MCP session error');
+  return server;
+}

@@ -1,0 +1,89 @@
+/**
+ * The toolcell command line as a real process: help exits 0 without serving, a bad command line
+ * exits 2 with the error and usage, `--config=FILE` reads the file, and what can be refused
+ * (a bad config, a non-loopback bind without a token) is refused before any server is spawned.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { REPO_ROOT, scratchDir } from '../helpers/peers.ts';
+import { USAGE } from '../../src/cli/args.ts';
+
+const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
+
+function toolcell(...args: string[]) {
+  // stdin is closed at once: were serve mode to start, it would log that it serves, then end.
+  return spawnSync(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: REPO_ROOT, encoding: 'utf8', input: '', timeout: 60_000 });
+}
+
+/** A server whose spawning leaves a marker file: the proof that something was spawned. */
+function markerServer(dir: string, id: string) {
+  const marker = join(dir, `${id}.spawned`);
+  return { marker, config: { id, command: process.execPath, args: ['-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`] } };
+}
+
+test('--help prints usage and exits 0 for toolcell, demo and serve; serve --help does not serve', () => {
+  for (const args of [['--help'], ['demo', '--help'], ['serve', '--help'], ['serve', '-h', '--config', 'none.json']]) {
+    const run = toolcell(...args);
+    assert.equal(run.status, 0, `${args.join(' ')}: ${run.stderr}`);
+    // Exactly the usage: nothing the demo prints, nothing serve mode logs.
+    assert.equal(run.stdout, USAGE, args.join(' '));
+    assert.doesNotMatch(run.stderr, /serving MCP/, `${args.join(' ')} started serving`);
+  }
+});
+
+test('an unknown flag or a missing value prints the error and usage, and exits 2', () => {
+  const cases: [string[], RegExp][] = [
+    [['serve', '--confg', 'x.json'], /Unknown option '--confg'/],
+    [['serve', '--config'], /--config/],
+    [['serve', '--http'], /--http/],
+    [['serve', '--http', 'localhost'], /--http "localhost": expected \[HOST:\]PORT/],
+    [['demo', '--pyhton'], /Unknown option '--pyhton'/],
+  ];
+  for (const [args, message] of cases) {
+    const run = toolcell(...args);
+    assert.equal(run.status, 2, `${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stderr, message);
+    assert.match(run.stderr, /Usage: toolcell <command>/);
+    assert.doesNotMatch(run.stderr, /serving MCP/);
+  }
+});
+
+test('serve --config=FILE reads the file: its mistakes are reported by path and nothing is spawned', () => {
+  const dir = scratchDir();
+  const a = markerServer(dir, 'a');
+  const configPath = join(dir, 'bad.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      servers: [a.config, { ...markerServer(dir, 'b').config, id: 'a' }, { ...markerServer(dir, 'c--d').config }],
+      codeExecution: { maxTimeLimitMs: 'x', engine: 'spidermonkey' },
+    }),
+  );
+  const run = toolcell('serve', `--config=${configPath}`);
+  assert.equal(run.status, 1, run.stderr);
+  assert.match(run.stderr, /codeExecution\.maxTimeLimitMs: expected a number ≥ 1000, got "x"/);
+  assert.match(run.stderr, /codeExecution\.engine: expected one of "quickjs", "v8", got "spidermonkey"/);
+  assert.match(run.stderr, /servers\[1\]\.id: "a" is already the id of servers\[0\]/);
+  assert.match(run.stderr, /servers\[2\]\.id: "c--d" must not contain "--"/);
+  assert.equal(existsSync(a.marker), false, 'a server was spawned despite the bad config');
+});
+
+test('serve --http off loopback without --token-file is refused before anything is spawned', () => {
+  const dir = scratchDir();
+  const a = markerServer(dir, 'a');
+  const configPath = join(dir, 'ok.json');
+  writeFileSync(configPath, JSON.stringify({ servers: [a.config], codeExecution: false }));
+  const run = toolcell('serve', '--config', configPath, '--http', '0.0.0.0:0');
+  assert.equal(run.status, 1, run.stderr);
+  assert.match(run.stderr, /0\.0\.0\.0 is not a loopback address, so clients must authenticate: give --token-file FILE/);
+  assert.equal(existsSync(a.marker), false);
+  const empty = join(dir, 'empty-token');
+  writeFileSync(empty, '\n');
+  const emptyRun = toolcell('serve', '--config', configPath, '--http', '0.0.0.0:0', '--token-file', empty);
+  assert.equal(emptyRun.status, 1);
+  assert.match(emptyRun.stderr, /token file .*empty-token is empty/);
+  assert.equal(existsSync(a.marker), false);
+});

@@ -1,0 +1,91 @@
+/** The serve config file: every mistake named by its full path, ids checked, runtime keys kept. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseServeConfig, ServeConfigError } from '../../src/serve/config.ts';
+
+function problems(raw: unknown): readonly string[] {
+  try {
+    parseServeConfig(raw, 'toolcell.json', '/base');
+  } catch (error) {
+    assert.ok(error instanceof ServeConfigError, String(error));
+    return error.problems;
+  }
+  assert.fail('the config was accepted');
+}
+
+test('codeExecution fields are named by path, with what was expected and what came', () => {
+  assert.deepEqual(problems({ codeExecution: { maxTimeLimitMs: 'x', languages: ['cobol'], isolation: 'full', python: '', jsPoolSize: 0, bogus: true } }), [
+    'codeExecution.languages[0]: expected one of "javascript", "python", got "cobol"',
+    'codeExecution.maxTimeLimitMs: expected a number ≥ 1000, got "x"',
+    'codeExecution.jsPoolSize: expected a number ≥ 1, got 0',
+    'codeExecution.isolation: expected one of "auto", "bwrap", "none", got "full"',
+    'codeExecution.python: expected a non-empty string, got ""',
+    'codeExecution.bogus: unknown key',
+  ]);
+  assert.deepEqual(problems({ codeExecution: 'yes' }), ['codeExecution: expected false or an object, got "yes"']);
+  assert.deepEqual(problems({ codeExecution: { defaultTimeLimitMs: 10 } }), ['codeExecution.defaultTimeLimitMs: expected a number ≥ 1000, got 10']);
+});
+
+test('duplicate ids and ids containing "--" are refused, with every other mistake', () => {
+  assert.deepEqual(
+    problems({
+      servers: [
+        { id: 'a', command: 'node' },
+        { id: 'a', command: 'node' },
+        { id: 'b--c', command: 'node', requestTimeoutMs: 'soon' },
+      ],
+    }),
+    [
+      'servers[2].requestTimeoutMs: expected a number > 0, got "soon"',
+      'servers[1].id: "a" is already the id of servers[0]',
+      'servers[2].id: "b--c" must not contain "--" (tool names are <id>--<tool>)',
+    ],
+  );
+});
+
+test('a server is spawned (command) or remote (url), never both, and each takes only its own keys', () => {
+  assert.deepEqual(
+    problems({
+      servers: [
+        { id: 'none' },
+        { id: 'both', command: 'node', url: 'http://127.0.0.1:1/mcp' },
+        { id: 'r', url: 'http://127.0.0.1:1/mcp', args: ['x'], cwd: '.' },
+        { id: 'l', command: 'node', headers: { a: 'b' } },
+        { id: 'f', url: 'ftp://example.com/mcp' },
+      ],
+    }),
+    [
+      'servers[0]: a server needs "command" (spawned over stdio) or "url" (remote, Streamable HTTP)',
+      'servers[1].url: a server is either spawned ("command") or remote ("url"), not both',
+      'servers[2].args: only a spawned ("command") server takes "args"; this one is remote ("url")',
+      'servers[2].cwd: only a spawned ("command") server takes "cwd"; this one is remote ("url")',
+      'servers[3].headers: only a remote ("url") server takes "headers"',
+      'servers[4].url: expected a valid url, got "ftp://example.com/mcp"',
+    ],
+  );
+});
+
+test('a valid file: cwd resolved against its folder, python wired, engine and isolation kept', () => {
+  const config = parseServeConfig(
+    {
+      conversationId: 'desk',
+      servers: [
+        { id: 'files', command: 'node', args: ['s.mjs'], cwd: 'srv' },
+        { id: 'remote', url: 'https://tools.example/mcp', headers: { Authorization: 'Bearer t' } },
+      ],
+      codeExecution: { languages: ['python'], engine: 'quickjs', isolation: 'bwrap', python: '/usr/bin/python3' },
+    },
+    'toolcell.json',
+    '/base',
+  );
+  assert.deepEqual(config, {
+    conversationId: 'desk',
+    servers: [
+      { id: 'files', command: 'node', args: ['s.mjs'], cwd: '/base/srv' },
+      { id: 'remote', url: 'https://tools.example/mcp', headers: { Authorization: 'Bearer t' } },
+    ],
+    codeExecution: { languages: ['python'], python: { python: '/usr/bin/python3' } },
+    runtime: { engine: 'quickjs', isolation: 'bwrap' },
+  });
+  assert.deepEqual(parseServeConfig({ codeExecution: false }, 'f', '/').codeExecution, false);
+});
