@@ -11,8 +11,15 @@ export class PausableDeadline {
   private started = false;
   private stopped = false;
 
-  /** `ms` may be Infinity: the deadline then never expires. */
-  constructor(ms: number, private readonly onExpire: () => void) {
+  /**
+   * `ms` may be Infinity: the deadline then never expires. `now` is the clock the time used is
+   * read from (tests give a clock they move by hand, so no assertion depends on a loaded machine).
+   */
+  constructor(
+    ms: number,
+    private readonly onExpire: () => void,
+    private readonly now: () => number = () => performance.now(),
+  ) {
     this.remaining = ms;
   }
 
@@ -46,7 +53,7 @@ export class PausableDeadline {
 
   private arm(): void {
     if (!Number.isFinite(this.remaining)) return;
-    this.since = performance.now();
+    this.since = this.now();
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.stopped) return;
@@ -59,6 +66,6 @@ export class PausableDeadline {
     if (this.timer === undefined) return;
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.remaining -= performance.now() - this.since;
+    this.remaining -= this.now() - this.since;
   }
 }
