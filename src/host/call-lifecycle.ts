@@ -8,7 +8,7 @@ import { CallIdMinter } from './ids.ts';
 import { OpenCall, type InferenceRecord } from './open-call.ts';
 import { errorResult } from './results.ts';
 import { normalizeToolResult } from './normalize-result.ts';
-import type { ApprovalGate, DispatchOutcome, DispatchRequest, RegisteredTool, ToolResult } from './types.ts';
+import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, RegisteredTool, ToolResult } from './types.ts';
 import type { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleIdentity, type TerminalPhase } from '../lifecycle/events.ts';
 import type { McplConnection } from '../mcpl/connection.ts';
@@ -30,6 +30,8 @@ export class CallLifecycle {
   private readonly ids = new CallIdMinter();
   /** Calls between opening and terminal, by toolCallId. */
   readonly open = new Map<string, OpenCall>();
+  /** Installed by `ToolHost.instrument`; undefined (the common case) costs one check per call. */
+  instrumentation: CallInstrumentation | undefined;
 
   constructor(
     private readonly emitter: LifecycleEmitter,
@@ -165,12 +167,16 @@ export class CallLifecycle {
             return call.signal;
           },
         };
-        pending = tool.handler!(call.args, ctx);
+        const hooks = this.instrumentation;
+        pending = hooks === undefined ? tool.handler!(call.args, ctx) : hooks.execute(call.toolCallId, () => tool.handler!(call.args, ctx));
       } else {
         const connection = this.connection(tool.serverId!);
         if (!connection) throw new Error(`server ${tool.serverId} is gone`);
         // The SDK's own timeout sits past ours so the host's timer decides, and the SDK still cleans up.
-        pending = connection.callTool(tool.serverTool!, call.args, timeoutMs + 1000);
+        const hooks = this.instrumentation;
+        pending = hooks === undefined
+          ? connection.callTool(tool.serverTool!, call.args, timeoutMs + 1000)
+          : hooks.execute(call.toolCallId, () => connection.callTool(tool.serverTool!, call.args, timeoutMs + 1000, hooks.requestMeta(call.toolCallId)));
       }
     } catch (error) {
       // Dispatch threw after the call opened: it may have done work, so this is `failed`, not a refusal.
@@ -217,6 +223,7 @@ export class CallLifecycle {
         ...(isError !== undefined ? { isError } : {}),
         ...(timed !== undefined ? { durationMs: timed } : {}),
         ...(reason ? { reason } : {}),
+        result,
         at: call.endedAt,
       });
     }

@@ -100,6 +100,21 @@ export interface DispatchRequest {
   onPending?: () => () => void;
 }
 
+/**
+ * Optional instrumentation of the dispatch path, installed with `ToolHost.instrument` (the
+ * OpenTelemetry exporter in src/telemetry/ is one). Without one, dispatch pays a single
+ * `undefined` check per call.
+ */
+export interface CallInstrumentation {
+  /**
+   * Runs a call's execution — a built-in's handler, or the request to its server — and returns
+   * what `run` returns; lets the instrumentation make ambient context (the call's span) active.
+   */
+  execute<T>(toolCallId: string, run: () => T): T;
+  /** `_meta` members for a server tool's `tools/call` request (trace context), or undefined. */
+  requestMeta(toolCallId: string): Record<string, unknown> | undefined;
+}
+
 /** What an approval gate is asked about. */
 export interface ApprovalRequest {
   toolCallId: string;
