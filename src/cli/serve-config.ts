@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import type { ServerConfig } from '../mcpl/config.ts';
 import type { CodeExecutionOptions } from '../code-execution/index.ts';
+import type { ServeTelemetryConfig } from '../telemetry/serve-telemetry.ts';
 
 const Narrowing = z.object({
   tools: z.array(z.string()).optional(),
@@ -45,12 +46,20 @@ const ServeConfigSchema = z.object({
       innerCallTimeoutMs: z.number().positive().optional(),
     }).strict(),
   ]).default({}),
+  /** OpenTelemetry: every call as a span, exported over OTLP/HTTP (src/telemetry/). */
+  telemetry: z.object({
+    otlp: z.object({
+      url: z.string().url().refine((u) => /^https?:/.test(u), 'must be an http or https URL'),
+      headers: z.record(z.string(), z.string()).optional(),
+    }).strict(),
+  }).strict().optional(),
 }).strict();
 
 export interface ServeConfig {
   conversationId: string;
   servers: ServerConfig[];
   codeExecution: CodeExecutionOptions | false;
+  telemetry?: ServeTelemetryConfig;
 }
 
 /** Reads and checks a config file; relative `cwd`s are resolved against the file's folder. */
@@ -72,5 +81,6 @@ export function loadServeConfig(path: string | undefined): ServeConfig {
     conversationId: parsed.data.conversationId,
     servers: parsed.data.servers.map((s) => ({ ...s, ...(s.cwd ? { cwd: resolve(base, s.cwd) } : {}) }) as ServerConfig),
     codeExecution: parsed.data.codeExecution,
+    ...(parsed.data.telemetry ? { telemetry: parsed.data.telemetry as ServeTelemetryConfig } : {}),
   };
 }

@@ -11,6 +11,7 @@ import pino from 'pino';
 import { ToolHost } from '../host/tool-host.ts';
 import { registerCodeExecution, type CodeExecution } from '../code-execution/index.ts';
 import { loadServeConfig } from './serve-config.ts';
+import type { ServeTelemetry } from '../telemetry/serve-telemetry.ts';
 
 /** `_meta` key a client may set on `tools/call` to name the conversation the call belongs to. */
 export const CONVERSATION_META_KEY = 'agent-framework/conversationId';
@@ -20,9 +21,14 @@ export async function runServe(configPath: string | undefined): Promise<number> 
   const logger = pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'info' }, pino.destination(2));
   const host = new ToolHost({ logger });
   let codeExecution: CodeExecution | undefined;
+  // Loaded only when configured: without telemetry, serve never loads the OpenTelemetry SDK.
+  const telemetry: ServeTelemetry | undefined = config.telemetry
+    ? (await import('../telemetry/serve-telemetry.ts')).startServeTelemetry(host, config.telemetry)
+    : undefined;
   const shutdown = async () => {
     await codeExecution?.close();
     await host.close();
+    await telemetry?.shutdown();
   };
   try {
     for (const server of config.servers) await host.connectServer(server);
@@ -51,7 +57,9 @@ export async function runServe(configPath: string | undefined): Promise<number> 
     const cancel = () => stream.end('the client cancelled the request');
     extra.signal.addEventListener('abort', cancel, { once: true });
     try {
-      const outcome = await host.dispatch({ inferenceId, name: request.params.name, input: request.params.arguments ?? {} });
+      const dispatch = () => host.dispatch({ inferenceId, name: request.params.name, input: request.params.arguments ?? {} });
+      // A client's `_meta.traceparent` makes its span the parent of this call's span.
+      const outcome = await (telemetry ? telemetry.withRequestContext(request.params._meta, dispatch) : dispatch());
       return outcome.result as { content: { type: 'text'; text: string }[]; isError?: boolean };
     } finally {
       extra.signal.removeEventListener('abort', cancel);

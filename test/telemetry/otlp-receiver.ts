@@ -23,6 +23,8 @@ export interface Receiver {
   /** Base URL (`http://127.0.0.1:port`); exporters add `/v1/traces`. */
   readonly url: string;
   readonly spans: ReceivedSpan[];
+  /** Headers of each accepted export request. */
+  readonly headers: Record<string, string | string[] | undefined>[];
   /** Requests that were not OTLP JSON trace exports (should stay empty). */
   readonly rejected: string[];
   waitFor(predicate: (spans: ReceivedSpan[]) => boolean, label: string, timeoutMs?: number): Promise<ReceivedSpan[]>;
@@ -49,6 +51,7 @@ function attributes(list: { key: string; value: AnyValue }[] | undefined): Recor
 export async function startReceiver(): Promise<Receiver> {
   const spans: ReceivedSpan[] = [];
   const rejected: string[] = [];
+  const headers: Record<string, string | string[] | undefined>[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -59,6 +62,7 @@ export async function startReceiver(): Promise<Receiver> {
         res.writeHead(404).end();
         return;
       }
+      headers.push(req.headers);
       const payload = JSON.parse(body) as { resourceSpans?: any[] };
       for (const rs of payload.resourceSpans ?? []) {
         const service = String(attributes(rs.resource?.attributes)['service.name']);
@@ -86,6 +90,7 @@ export async function startReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     spans,
+    headers,
     rejected,
     waitFor: (predicate, label, timeoutMs = 15_000) => waitUntil(() => (predicate(spans) ? spans : undefined), label, timeoutMs),
     close: () => new Promise((resolve) => server.close(() => resolve())),
