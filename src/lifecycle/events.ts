@@ -3,7 +3,6 @@
  * same call seen unfiltered: full input, origin and parent, for the embedding framework.
  */
 import type { ToolClass } from '../vocabulary/classes.ts';
-import type { ToolResult } from '../host/types.ts';
 
 export type ToolPhase = 'pending' | 'started' | 'completed' | 'failed' | 'aborted';
 export type TerminalPhase = 'completed' | 'failed' | 'aborted';
@@ -45,8 +44,6 @@ export interface HostLifecycleEvent extends Omit<LifecycleIdentity, '_meta'> {
   durationMs?: number;
   /** Why the call failed or was aborted, when known. */
   reason?: string;
-  /** On terminals: what the caller received (the tool's result, or the host's error result). */
-  result?: ToolResult;
   /** `performance.now()` when the host emitted the phase. */
   at: number;
 }

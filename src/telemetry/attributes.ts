@@ -4,7 +4,6 @@
  * toolcell's own facts under `toolcell.`. Kept in one place so the span builder, the metrics
  * and the tests cannot drift apart.
  */
-import type { HostLifecycleEvent } from '../lifecycle/events.ts';
 
 // GenAI semantic conventions (tool execution), Development status.
 export const GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
@@ -65,21 +64,16 @@ export const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28,
  */
 export type ToolErrorType = 'tool_error' | 'timeout' | 'failed' | 'aborted' | 'approval_refused';
 
-/** The reason the host gives a call the approval gate refused (call-lifecycle.ts). */
-export const NOT_APPROVED_REASON = 'not approved';
-
-/** `error.type` of a terminal event, or undefined for a successful completion. */
-export function errorType(event: HostLifecycleEvent): ToolErrorType | undefined {
-  switch (event.phase) {
-    case 'completed':
-      return event.isError === true ? 'tool_error' : undefined;
-    case 'failed':
-      return event.reason === 'timeout' ? 'timeout' : 'failed';
-    case 'aborted':
-      return event.reason === NOT_APPROVED_REASON ? 'approval_refused' : 'aborted';
-    default:
-      return undefined;
-  }
+/** `error.type` of a terminal, or undefined for a successful completion. */
+export function errorType(
+  phase: 'completed' | 'failed' | 'aborted',
+  isError: boolean,
+  reason: string | undefined,
+  refusalCode: string | undefined,
+): ToolErrorType | undefined {
+  if (phase === 'completed') return isError ? 'tool_error' : undefined;
+  if (phase === 'failed') return reason === 'timeout' ? 'timeout' : 'failed';
+  return refusalCode === 'approval_refused' ? 'approval_refused' : 'aborted';
 }
 
 /** Span name per the conventions: `execute_tool {gen_ai.tool.name}`. */

@@ -1,12 +1,13 @@
 /**
- * One `execute_tool` span per call that opened, built from the host's in-process lifecycle
- * events, and the host-side hooks that make the span useful beyond itself: it is the active
- * context while the tool runs, and its trace context rides on a server tool's request.
+ * One `execute_tool` span per call that opened, driven by the host's instrumentation hooks
+ * (no event objects are built for it), and what makes the span useful beyond itself: it is
+ * the active context while the tool runs, and its trace context rides on a server tool's
+ * request.
  *
  * Parents: a script's call is the child of its `code_execution` call (by the parent id the
  * host knows — never by ambient context, which inside a sandbox's message handlers belongs to
  * whoever spawned the sandbox); a model's call is the child of the context active when
- * `dispatch` was called (the opening event is emitted synchronously inside `dispatch`), so an
+ * `dispatch` was called (the host opens calls synchronously inside `dispatch`), so an
  * embedding framework's own `invoke_agent` / `chat` span becomes its parent.
  *
  * Timing: the span covers the call from its opening to its terminal. A gated call's approval
@@ -14,8 +15,7 @@
  * counts execution only, as the host's `durationMs` does.
  */
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import type { CallInstrumentation } from '../host/types.ts';
-import type { HostLifecycleEvent } from '../lifecycle/events.ts';
+import type { CallInstrumentation, DispatchOutcome, InstrumentedCall, ToolResult } from '../host/types.ts';
 import {
   APPROVED,
   ARGUMENTS_ALTERED,
@@ -59,12 +59,15 @@ interface TracedCall {
   readonly span: Span;
   /** The parent's context with this span set: active while the call runs, and its children's parent. */
   readonly context: Context;
-  readonly tool: string;
-  /** `performance.now()` when execution started; undefined while the call waits for approval. */
-  startedAt: number | undefined;
+  /** False while the call waits for approval (and for good if it never runs). */
+  started: boolean;
 }
 
-/** Ended calls remembered as parents, for a script call that opens after its parent ended. */
+/**
+ * Ended calls remembered as parents, for a script call that opens after its parent ended
+ * (a `code_execution` whose safety timeout gave up while its script still runs). Only tools
+ * scripts cannot call are remembered: they are the ones that run scripts.
+ */
 const RECENT_PARENTS = 256;
 
 export interface CallSpansOptions {
@@ -83,11 +86,9 @@ export interface RefusedCall {
   parentToolCallId?: string;
 }
 
-const epoch = (at: number) => performance.timeOrigin + at;
-
 export class CallSpans implements CallInstrumentation {
   private readonly open = new Map<string, TracedCall>();
-  private readonly ended = new Map<string, Context>();
+  private readonly recent = new Map<string, Context>();
   private idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -101,22 +102,89 @@ export class CallSpans implements CallInstrumentation {
     return this.open.size;
   }
 
-  /** The host's `lifecycle` listener. */
-  readonly onLifecycle = (event: HostLifecycleEvent): void => {
-    switch (event.phase) {
-      case 'pending':
-        this.opened(event, true);
-        return;
-      case 'started': {
-        const traced = this.open.get(event.toolCallId);
-        if (traced === undefined) this.opened(event, false);
-        else this.approved(traced, event);
-        return;
-      }
-      default:
-        this.finished(event);
+  opened(call: InstrumentedCall, pending: boolean): void {
+    const parentId = call.parentToolCallId;
+    // Unknown script parent (instrumented after it opened): a root, never whatever happens to be ambient.
+    const parent = parentId === undefined ? context.active() : (this.open.get(parentId)?.context ?? this.recent.get(parentId) ?? ROOT_CONTEXT);
+    const tool = call.tool;
+    const attributes: Attributes = {
+      [GEN_AI_OPERATION_NAME]: EXECUTE_TOOL,
+      [GEN_AI_TOOL_NAME]: tool.name,
+      [GEN_AI_TOOL_CALL_ID]: call.toolCallId,
+      [GEN_AI_CONVERSATION_ID]: call.inference.conversationId,
+      [CALL_ORIGIN]: call.origin,
+      [INFERENCE_ID]: call.inference.inferenceId,
+    };
+    if (tool.classes.length > 0) attributes[TOOL_CLASSES] = tool.classes as string[];
+    if (tool.serverId !== undefined) {
+      attributes[SERVER_ID] = tool.serverId;
+      attributes[SERVER_TOOL] = tool.serverTool;
+      attributes[MCP_METHOD_NAME] = 'tools/call';
+      attributes[NETWORK_TRANSPORT] = 'pipe';
+      const version = this.options.protocolVersion(tool.serverId);
+      if (version !== undefined) attributes[MCP_PROTOCOL_VERSION] = version;
     }
-  };
+    if (parentId !== undefined) attributes[PARENT_CALL_ID] = parentId;
+    if (call.modelCallId !== undefined && call.modelCallId !== call.toolCallId) attributes[MODEL_CALL_ID] = call.modelCallId;
+    if (!pending && this.options.captureContent) this.captureArguments(attributes, call.args);
+    // Host instants are performance.now() readings, which the API accepts as times.
+    const span = this.tracer.startSpan(
+      spanName(tool.name),
+      { kind: tool.serverId !== undefined ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes, startTime: call.startedAt },
+      parent,
+    );
+    if (pending) span.addEvent(EVENT_APPROVAL_REQUESTED, call.startedAt);
+    this.open.set(call.toolCallId, { span, context: trace.setSpan(parent, span), started: !pending });
+  }
+
+  approved(call: InstrumentedCall): void {
+    const traced = this.open.get(call.toolCallId);
+    if (traced === undefined) return;
+    traced.started = true;
+    traced.span.addEvent(EVENT_APPROVAL_DECIDED, { [APPROVED]: true }, call.startedAt);
+    if (this.options.captureContent) {
+      const attributes: Attributes = {};
+      this.captureArguments(attributes, call.args);
+      traced.span.setAttributes(attributes);
+    }
+  }
+
+  ended(call: InstrumentedCall, phase: 'completed' | 'failed' | 'aborted', result: ToolResult, reason: string | undefined, refusal: DispatchOutcome['refusal']): void {
+    const traced = this.open.get(call.toolCallId);
+    if (traced === undefined) return;
+    this.open.delete(call.toolCallId);
+    const at = call.endedAt;
+    const type = errorType(phase, result.isError === true, reason, refusal?.code);
+    const span = traced.span;
+    if (type === 'approval_refused') span.addEvent(EVENT_APPROVAL_DECIDED, { [APPROVED]: false }, at);
+    if (type === undefined && !this.options.captureContent) span.setAttribute(CALL_OUTCOME, phase);
+    else {
+      const attributes: Attributes = { [CALL_OUTCOME]: phase };
+      if (type !== undefined) attributes[ERROR_TYPE] = type;
+      if (this.options.captureContent && phase === 'completed') {
+        captureBounded(attributes, result, this.options.maxContentBytes, { attribute: GEN_AI_TOOL_CALL_RESULT, altered: RESULT_ALTERED, withheld: RESULT_WITHHELD });
+      }
+      span.setAttributes(attributes);
+      if (type !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? (type === 'tool_error' ? 'the tool returned an error result' : type) });
+    }
+    span.end(at);
+    if (traced.started) this.metrics.recordDuration(call.tool.name, phase, (at - call.startedAt) / 1000, type);
+    if (call.tool.scriptCallable === false) {
+      this.recent.set(call.toolCallId, traced.context);
+      if (this.recent.size > RECENT_PARENTS) this.recent.delete(this.recent.keys().next().value!);
+    }
+    if (this.open.size === 0 && this.idleWaiters.length > 0) this.wakeIdle();
+  }
+
+  execute<T>(call: InstrumentedCall, run: () => T): T {
+    const traced = this.open.get(call.toolCallId);
+    return traced === undefined ? run() : context.with(traced.context, run);
+  }
+
+  requestMeta(call: InstrumentedCall): Record<string, unknown> | undefined {
+    const traced = this.open.get(call.toolCallId);
+    return traced === undefined ? undefined : traceMeta(traced.context);
+  }
 
   /** The host's `refused` listener: counted, and marked on the span the call would have joined. */
   readonly onRefused = (info: RefusedCall): void => {
@@ -126,87 +194,6 @@ export class CallSpans implements CallInstrumentation {
     const span = script ? this.open.get(info.parentToolCallId!)?.span : trace.getSpan(context.active());
     span?.addEvent(EVENT_CALL_REFUSED, { [GEN_AI_TOOL_NAME]: info.name, [REFUSAL_CODE]: info.code, [REFUSAL_MESSAGE]: info.message });
   };
-
-  execute<T>(toolCallId: string, run: () => T): T {
-    const traced = this.open.get(toolCallId);
-    return traced === undefined ? run() : context.with(traced.context, run);
-  }
-
-  requestMeta(toolCallId: string): Record<string, unknown> | undefined {
-    const traced = this.open.get(toolCallId);
-    return traced === undefined ? undefined : traceMeta(traced.context);
-  }
-
-  private parentOf(event: HostLifecycleEvent): Context {
-    const parentId = event.parentToolCallId;
-    if (parentId === undefined) return context.active();
-    // Unknown parent (instrumented after it opened): a root, never whatever happens to be ambient.
-    return this.open.get(parentId)?.context ?? this.ended.get(parentId) ?? ROOT_CONTEXT;
-  }
-
-  private opened(event: HostLifecycleEvent, pending: boolean): void {
-    const parent = this.parentOf(event);
-    const attributes: Attributes = {
-      [GEN_AI_OPERATION_NAME]: EXECUTE_TOOL,
-      [GEN_AI_TOOL_NAME]: event.tool,
-      [GEN_AI_TOOL_CALL_ID]: event.toolCallId,
-      [GEN_AI_CONVERSATION_ID]: event.conversationId,
-      [CALL_ORIGIN]: event.origin,
-      [INFERENCE_ID]: event.inferenceId,
-    };
-    if (event.class.length > 0) attributes[TOOL_CLASSES] = [...event.class];
-    if (event.serverId !== undefined) {
-      attributes[SERVER_ID] = event.serverId;
-      attributes[SERVER_TOOL] = event.serverTool;
-      attributes[MCP_METHOD_NAME] = 'tools/call';
-      attributes[NETWORK_TRANSPORT] = 'pipe';
-      const version = this.options.protocolVersion(event.serverId);
-      if (version !== undefined) attributes[MCP_PROTOCOL_VERSION] = version;
-    }
-    if (event.parentToolCallId !== undefined) attributes[PARENT_CALL_ID] = event.parentToolCallId;
-    if (event.modelCallId !== undefined && event.modelCallId !== event.toolCallId) attributes[MODEL_CALL_ID] = event.modelCallId;
-    if (!pending && this.options.captureContent) this.captureArguments(attributes, event.input);
-    const at = epoch(event.at);
-    const span = this.tracer.startSpan(
-      spanName(event.tool),
-      { kind: event.serverId !== undefined ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes, startTime: at },
-      parent,
-    );
-    if (pending) span.addEvent(EVENT_APPROVAL_REQUESTED, at);
-    this.open.set(event.toolCallId, { span, context: trace.setSpan(parent, span), tool: event.tool, startedAt: pending ? undefined : event.at });
-  }
-
-  private approved(traced: TracedCall, event: HostLifecycleEvent): void {
-    traced.startedAt = event.at;
-    traced.span.addEvent(EVENT_APPROVAL_DECIDED, { [APPROVED]: true }, epoch(event.at));
-    if (this.options.captureContent) {
-      const attributes: Attributes = {};
-      this.captureArguments(attributes, event.input);
-      traced.span.setAttributes(attributes);
-    }
-  }
-
-  private finished(event: HostLifecycleEvent): void {
-    const traced = this.open.get(event.toolCallId);
-    if (traced === undefined) return;
-    this.open.delete(event.toolCallId);
-    const at = epoch(event.at);
-    const type = errorType(event);
-    const { span } = traced;
-    if (traced.startedAt === undefined && type === 'approval_refused') span.addEvent(EVENT_APPROVAL_DECIDED, { [APPROVED]: false }, at);
-    const attributes: Attributes = { [CALL_OUTCOME]: event.phase };
-    if (type !== undefined) attributes[ERROR_TYPE] = type;
-    if (this.options.captureContent && event.phase === 'completed' && event.result !== undefined) {
-      captureBounded(attributes, event.result, this.options.maxContentBytes, { attribute: GEN_AI_TOOL_CALL_RESULT, altered: RESULT_ALTERED, withheld: RESULT_WITHHELD });
-    }
-    span.setAttributes(attributes);
-    if (type !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: event.reason ?? (type === 'tool_error' ? 'the tool returned an error result' : type) });
-    span.end(at);
-    if (traced.startedAt !== undefined) this.metrics.recordDuration(traced.tool, event.phase, (event.at - traced.startedAt) / 1000, type);
-    this.ended.set(event.toolCallId, traced.context);
-    if (this.ended.size > RECENT_PARENTS) this.ended.delete(this.ended.keys().next().value!);
-    if (this.open.size === 0 && this.idleWaiters.length > 0) this.wakeIdle();
-  }
 
   private captureArguments(attributes: Attributes, input: unknown): void {
     captureBounded(attributes, input, this.options.maxContentBytes, { attribute: GEN_AI_TOOL_CALL_ARGUMENTS, altered: ARGUMENTS_ALTERED, withheld: ARGUMENTS_WITHHELD });
@@ -231,7 +218,7 @@ export class CallSpans implements CallInstrumentation {
       traced.span.end();
     }
     this.open.clear();
-    this.ended.clear();
+    this.recent.clear();
     this.wakeIdle();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * `instrumentOpenTelemetry(host)`: the embedder's switch for OpenTelemetry. Until it is
- * called nothing subscribes to the host and the dispatch path pays one `undefined` check per
- * call; afterwards every call that opens is an `execute_tool` span and the metrics record.
+ * called nothing is installed and the dispatch path pays one `undefined` check per phase;
+ * afterwards every call that opens is an `execute_tool` span and the metrics record.
  * Only `@opentelemetry/api` is used: the embedder brings the SDK and exporters.
  *
  * @example
@@ -67,13 +67,11 @@ export function instrumentOpenTelemetry(host: ToolHost, options: OpenTelemetryOp
     toolMetrics.close();
     throw error;
   }
-  host.on('lifecycle', spans.onLifecycle);
   host.on('refused', spans.onRefused);
   let installed = true;
   const uninstall = () => {
     if (!installed) return;
     installed = false;
-    host.off('lifecycle', spans.onLifecycle);
     host.off('refused', spans.onRefused);
     removeHook();
     toolMetrics.close();

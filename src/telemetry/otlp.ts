@@ -10,7 +10,7 @@
 import type { TracerProvider } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { AlwaysOnSampler, BatchSpanProcessor, NodeTracerProvider, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-node';
 
 export interface OtlpExportOptions {
   /**
@@ -26,6 +26,11 @@ export interface OtlpExportOptions {
   register?: boolean;
   /** Longest wait before a batch is exported, in ms (default 1000). */
   exportDelayMs?: number;
+  /**
+   * Share of new traces recorded, 0 to 1 (default 1: every trace). A call whose parent was
+   * sampled (or not) follows its parent, so a trace is always whole.
+   */
+  sampleRatio?: number;
 }
 
 export interface OtlpExport {
@@ -52,7 +57,10 @@ export function tracesUrl(url: string): string {
 /** Starts exporting spans over OTLP/HTTP. */
 export function startOtlpExport(options: OtlpExportOptions): OtlpExport {
   const exporter = new OTLPTraceExporter({ url: tracesUrl(options.url), ...(options.headers ? { headers: options.headers } : {}) });
+  const ratio = options.sampleRatio ?? 1;
+  if (!(ratio >= 0 && ratio <= 1)) throw new Error(`telemetry sampleRatio must be between 0 and 1, got ${ratio}`);
   const provider = new NodeTracerProvider({
+    sampler: new ParentBasedSampler({ root: ratio === 1 ? new AlwaysOnSampler() : new TraceIdRatioBasedSampler(ratio) }),
     resource: resourceFromAttributes({ 'service.name': options.serviceName ?? 'toolcell' }),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: options.exportDelayMs ?? 1000 })],
   });

@@ -300,14 +300,15 @@ test('content stays off spans by default; opted in, it is redacted and bounded l
   await host.close();
 });
 
-test('not installed, nothing listens; uninstalled, nothing is left behind', async () => {
+test('installed, only the refusal listener is added; uninstalled, nothing is left behind', async () => {
   const t = tracing();
   const host = new ToolHost({ logger: pino({ level: 'silent' }) });
   host.registerTool({ name: 'noop', description: 'Nothing', inputSchema: { type: 'object' }, handler: async () => textResult('ok') });
   assert.equal(host.listenerCount('lifecycle'), 0);
   const telemetry = instrumentOpenTelemetry(host, { tracer: t.tracer, meter: t.meter });
   assert.throws(() => instrumentOpenTelemetry(host, { tracer: t.tracer, meter: t.meter }), /already installed/);
-  assert.equal(host.listenerCount('lifecycle'), 1);
+  assert.equal(host.listenerCount('lifecycle'), 0, 'spans come from the hooks: no lifecycle event is built for them');
+  assert.equal(host.listenerCount('refused'), 1);
   const inferenceId = host.beginInference({ conversationId: 'c' });
   await host.dispatch({ inferenceId, name: 'noop', input: {} });
   telemetry.uninstall();
