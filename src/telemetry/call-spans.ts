@@ -13,6 +13,11 @@
  * Timing: the span covers the call from its opening to its terminal. A gated call's approval
  * wait is inside it, marked by the `requested` and `decided` events, while the duration metric
  * counts execution only, as the host's `durationMs` does.
+ *
+ * Spans are ended after the current turn of the event loop, with the terminal's own instant:
+ * a batching span processor serializes a whole batch inside the `end()` that fills it, and
+ * that must never delay the call whose terminal it was (tool execution never waits on an
+ * observer, and an exporter is one).
  */
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { CallInstrumentation, DispatchOutcome, InstrumentedCall, ToolResult } from '../host/types.ts';
@@ -90,6 +95,10 @@ export class CallSpans implements CallInstrumentation {
   private readonly open = new Map<string, TracedCall>();
   private readonly recent = new Map<string, Context>();
   private idleWaiters: (() => void)[] = [];
+  /** Spans to end, with their end instants, flat: [span, at, span, at, …]. */
+  private toEnd: (Span | number)[] = [];
+  private endScheduled = false;
+  private readonly endQueued = () => this.flush();
 
   constructor(
     private readonly tracer: Tracer,
@@ -167,7 +176,11 @@ export class CallSpans implements CallInstrumentation {
       span.setAttributes(attributes);
       if (type !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? (type === 'tool_error' ? 'the tool returned an error result' : type) });
     }
-    span.end(at);
+    this.toEnd.push(span, at);
+    if (!this.endScheduled) {
+      this.endScheduled = true;
+      setImmediate(this.endQueued);
+    }
     if (traced.started) this.metrics.recordDuration(call.tool.name, phase, (at - call.startedAt) / 1000, type);
     if (call.tool.scriptCallable === false) {
       this.recent.set(call.toolCallId, traced.context);
@@ -205,6 +218,15 @@ export class CallSpans implements CallInstrumentation {
     for (const wake of waiters) wake();
   }
 
+  /** Ends the spans of calls that already ended (normally done after the current event-loop turn). */
+  flush(): void {
+    this.endScheduled = false;
+    const queue = this.toEnd;
+    if (queue.length === 0) return;
+    this.toEnd = [];
+    for (let i = 0; i < queue.length; i += 2) (queue[i] as Span).end(queue[i + 1] as number);
+  }
+
   /** Resolves once no span is open. */
   idle(): Promise<void> {
     if (this.open.size === 0) return Promise.resolve();
@@ -213,6 +235,7 @@ export class CallSpans implements CallInstrumentation {
 
   /** Ends every open span now, marked as detached (the instrumentation is going away). */
   detach(): void {
+    this.flush();
     for (const traced of this.open.values()) {
       traced.span.setAttribute(DETACHED, true);
       traced.span.end();

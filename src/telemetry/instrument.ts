@@ -38,6 +38,12 @@ export interface OpenTelemetryInstrumentation {
   /** Calls whose span is open now. */
   readonly openSpans: number;
   /**
+   * Ends now the spans of calls that already ended. Spans end on their own right after the
+   * event-loop turn of their call's terminal (so that an exporter's batch work never delays a
+   * call); tests and shutdown paths call this to see them at once.
+   */
+  flush(): void;
+  /**
    * Stops instrumenting at once: listeners and the dispatch hook are removed, spans still
    * open end now with `toolcell.instrumentation.detached`.
    */
@@ -81,6 +87,7 @@ export function instrumentOpenTelemetry(host: ToolHost, options: OpenTelemetryOp
     get openSpans() {
       return spans.openCount;
     },
+    flush: () => spans.flush(),
     uninstall,
     async close({ timeoutMs = 5000 } = {}) {
       let timer: NodeJS.Timeout | undefined;

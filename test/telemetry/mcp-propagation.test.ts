@@ -49,6 +49,7 @@ test('a server tool call carries traceparent and tracestate in _meta, and the se
       }),
     );
     assert.equal(direct!.status, 'completed');
+    telemetry.flush();
     const spans = t.spans();
     const lookups = spans.filter((s) => s.name === 'execute_tool tr--lookup');
     const tool = lookups.find((s) => s.attributes['toolcell.call.origin'] === 'model')!;

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { SpanStatusCode, type Attributes } from '@opentelemetry/api';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { ToolHost, type ToolHostOptions } from '../../src/host/tool-host.ts';
 import { textResult } from '../../src/host/results.ts';
 import type { HostLifecycleEvent } from '../../src/lifecycle/events.ts';
@@ -77,6 +77,7 @@ test('a script with parallel inner calls gives the exact span tree under the age
   assert.equal(outcome.status, 'completed', JSON.stringify(outcome.result));
   assert.deepEqual((outcome.result.structuredContent as any).value, ['fulfilled', 'rejected', 'fulfilled', 'rejected']);
 
+  telemetry.flush();
   const spans = t.spans();
   const [agent] = byName(spans, 'invoke_agent test-agent');
   const [ce] = byName(spans, 'execute_tool code_execution');
@@ -178,6 +179,7 @@ test('a model call is the child of the span active at dispatch; without one it i
     chat.end();
   });
   await host.dispatch({ inferenceId, name: 'work', input: { n: 8 } });
+  telemetry.flush();
   const spans = t.spans();
   const [chat] = byName(spans, 'chat model-x');
   const [nested, root] = byName(spans, 'execute_tool work');
@@ -209,6 +211,7 @@ test('the tool runs with its span active, so spans it makes are its children', a
   });
   const telemetry = instrumentOpenTelemetry(host, { tracer: t.tracer, meter: t.meter });
   await host.dispatch({ inferenceId: host.beginInference({ conversationId: 'c' }), name: 'query', input: {} });
+  telemetry.flush();
   const [tool] = byName(t.spans(), 'execute_tool query');
   const [db] = byName(t.spans(), 'db.query');
   assert.equal(ids(db!).parent, ids(tool!).spanId);
@@ -226,6 +229,7 @@ test('the approval wait is inside the span, between its events, and outside the 
   await waitUntil(() => performance.now() - askedAt > 300 || undefined, 'a human-sized wait');
   [...holds.values()][0]!(true);
   assert.equal((await outcome).status, 'completed');
+  telemetry.flush();
   const [held] = byName(t.spans(), 'execute_tool work');
   const [requested, decided] = held!.events;
   assert.ok(seconds(decided!.time) - seconds(requested!.time) >= 0.3, 'the events bracket the wait');
@@ -255,6 +259,7 @@ test('terminal phases: a throwing tool is failed, a refused approval and a strea
   stream.end('user left');
   assert.equal((await waiting).status, 'aborted');
 
+  telemetry.flush();
   const [explode] = byName(t.spans(), 'execute_tool explode');
   assert.equal(explode!.attributes['error.type'], 'failed');
   assert.equal(explode!.attributes['toolcell.call.outcome'], 'failed');
@@ -286,6 +291,7 @@ test('content stays off spans by default; opted in, it is redacted and bounded l
   telemetry = instrumentOpenTelemetry(host, { tracer: t.tracer, meter: t.meter, captureContent: true });
   await host.dispatch({ inferenceId, name: 'work', input });
   await host.dispatch({ inferenceId, name: 'work', input: { n: 2 } });
+  telemetry.flush();
   const [plain, captured, small] = byName(t.spans(), 'execute_tool work');
   for (const key of Object.keys(plain!.attributes)) assert.ok(!/arguments|result/.test(key), `no content by default (${key})`);
   const args = JSON.parse(captured!.attributes['gen_ai.tool.call.arguments'] as string);
@@ -315,8 +321,41 @@ test('installed, only the refusal listener is added; uninstalled, nothing is lef
   assert.equal(host.listenerCount('lifecycle'), 0);
   assert.equal(host.listenerCount('refused'), 0);
   await host.dispatch({ inferenceId, name: 'noop', input: {} });
+  telemetry.flush();
   assert.equal(t.spans().length, 1, 'no span after uninstall');
   // A fresh instrumentation can be installed again.
   instrumentOpenTelemetry(host, { tracer: t.tracer, meter: t.meter }).uninstall();
+  await host.close();
+});
+
+test("an exporter's work at a span's end never delays the call, and the span keeps the terminal's instant", async () => {
+  const ended: ReadableSpan[] = [];
+  // A processor as slow as a batching one serializing a full batch inside the end() that fills it.
+  const slow = {
+    onStart() {},
+    onEnd(span: ReadableSpan) {
+      const until = performance.now() + 50;
+      while (performance.now() < until);
+      ended.push(span);
+    },
+    forceFlush: async () => {},
+    shutdown: async () => {},
+  };
+  const t = tracing();
+  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
+  host.registerTool({ name: 'quick', description: 'Quick', inputSchema: { type: 'object' }, handler: async () => textResult('ok') });
+  const tracer = new BasicTracerProvider({ spanProcessors: [slow] }).getTracer('slow');
+  const telemetry = instrumentOpenTelemetry(host, { tracer, meter: t.meter });
+  const inferenceId = host.beginInference({ conversationId: 'c' });
+  const outcomes = await Promise.all([1, 2].map(() => host.dispatch({ inferenceId, name: 'quick', input: {} })));
+  assert.deepEqual(outcomes.map((o) => o.status), ['completed', 'completed']);
+  assert.equal(ended.length, 0, 'the callers had their outcomes before any span processor ran');
+  await waitUntil(() => ended.length === 2 || undefined, 'the spans ended after the calls');
+  // The second span was handed over 50 ms after its call ended (the first one's processing).
+  for (const span of ended) {
+    const duration = seconds(span.endTime) - seconds(span.startTime);
+    assert.ok(duration < 0.04, `a span ends at its terminal's instant (${duration}s), not when it is handed over`);
+  }
+  await telemetry.close();
   await host.close();
 });
