@@ -164,6 +164,31 @@ test('a script with parallel inner calls gives the exact span tree under the age
   await host.close();
 });
 
+test("on a warm sandbox, each script's calls are children of their own code_execution, not of ambient context", async () => {
+  const t = tracing();
+  const { host } = makeHost();
+  const codeExecution = registerCodeExecution(host, { languages: ['javascript'] });
+  const telemetry = instrumentOpenTelemetry(host, { tracer: t.tracer, meter: t.meter });
+  const inferenceId = host.beginInference({ conversationId: 'conv-warm' });
+  // The sandbox process is spawned inside the first execution, so its message handlers
+  // inherit that execution's context; the second execution's calls must not.
+  const first = await host.dispatch({ inferenceId, name: 'code_execution', input: { code: 'return await tools.work({ n: 1 });' } });
+  const second = await host.dispatch({ inferenceId, name: 'code_execution', input: { code: 'return await tools.work({ n: 2 });' } });
+  assert.equal(first.status, 'completed');
+  assert.equal(second.status, 'completed');
+  telemetry.flush();
+  const spans = t.spans();
+  const execution = (id: string) => spans.find((s) => s.attributes['gen_ai.tool.call.id'] === id)!;
+  for (const outcome of [first, second]) {
+    const [inner] = spans.filter((s) => s.attributes['toolcell.call.parent_id'] === outcome.toolCallId);
+    assert.equal(ids(inner!).parent, ids(execution(outcome.toolCallId!)).spanId);
+    assert.equal(ids(inner!).traceId, ids(execution(outcome.toolCallId!)).traceId);
+  }
+  await telemetry.close();
+  await codeExecution.close();
+  await host.close();
+});
+
 test('a model call is the child of the span active at dispatch; without one it is a root', async () => {
   const t = tracing();
   const { host } = makeHost();
