@@ -19,7 +19,7 @@
  * that must never delay the call whose terminal it was (tool execution never waits on an
  * observer, and an exporter is one).
  */
-import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { context, diag, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { CallInstrumentation, DispatchOutcome, InstrumentedCall, ToolResult } from '../host/types.ts';
 import {
   APPROVED,
@@ -111,7 +111,33 @@ export class CallSpans implements CallInstrumentation {
     return this.open.size;
   }
 
+  // The hooks run inside dispatch: a failing tracer or meter must never fail a call, so each
+  // hook reports its error on the OpenTelemetry diagnostic channel and the call goes on.
   opened(call: InstrumentedCall, pending: boolean): void {
+    try {
+      this.openSpan(call, pending);
+    } catch (error) {
+      failed('opening a span', error);
+    }
+  }
+
+  approved(call: InstrumentedCall): void {
+    try {
+      this.markApproved(call);
+    } catch (error) {
+      failed('recording an approval', error);
+    }
+  }
+
+  ended(call: InstrumentedCall, phase: 'completed' | 'failed' | 'aborted', result: ToolResult, reason: string | undefined, refusal: DispatchOutcome['refusal']): void {
+    try {
+      this.endSpan(call, phase, result, reason, refusal);
+    } catch (error) {
+      failed('ending a span', error);
+    }
+  }
+
+  private openSpan(call: InstrumentedCall, pending: boolean): void {
     const parentId = call.parentToolCallId;
     // Unknown script parent (instrumented after it opened): a root, never whatever happens to be ambient.
     const parent = parentId === undefined ? context.active() : (this.open.get(parentId)?.context ?? this.recent.get(parentId) ?? ROOT_CONTEXT);
@@ -146,7 +172,7 @@ export class CallSpans implements CallInstrumentation {
     this.open.set(call.toolCallId, { span, context: trace.setSpan(parent, span), started: !pending });
   }
 
-  approved(call: InstrumentedCall): void {
+  private markApproved(call: InstrumentedCall): void {
     const traced = this.open.get(call.toolCallId);
     if (traced === undefined) return;
     traced.started = true;
@@ -158,7 +184,7 @@ export class CallSpans implements CallInstrumentation {
     }
   }
 
-  ended(call: InstrumentedCall, phase: 'completed' | 'failed' | 'aborted', result: ToolResult, reason: string | undefined, refusal: DispatchOutcome['refusal']): void {
+  private endSpan(call: InstrumentedCall, phase: 'completed' | 'failed' | 'aborted', result: ToolResult, reason: string | undefined, refusal: DispatchOutcome['refusal']): void {
     const traced = this.open.get(call.toolCallId);
     if (traced === undefined) return;
     this.open.delete(call.toolCallId);
@@ -196,17 +222,31 @@ export class CallSpans implements CallInstrumentation {
 
   requestMeta(call: InstrumentedCall): Record<string, unknown> | undefined {
     const traced = this.open.get(call.toolCallId);
-    return traced === undefined ? undefined : traceMeta(traced.context);
+    if (traced === undefined) return undefined;
+    try {
+      return traceMeta(traced.context);
+    } catch (error) {
+      failed('injecting trace context', error);
+      return undefined;
+    }
   }
 
   /** The host's `refused` listener: counted, and marked on the span the call would have joined. */
   readonly onRefused = (info: RefusedCall): void => {
+    try {
+      this.recordRefusal(info);
+    } catch (error) {
+      failed('recording a refusal', error);
+    }
+  };
+
+  private recordRefusal(info: RefusedCall): void {
     const script = info.parentToolCallId !== undefined;
     this.metrics.recordRefusal(info.code, script ? 'script' : 'model');
     // `refused` is emitted synchronously inside dispatch, so for a model call the active span is the caller's.
     const span = script ? this.open.get(info.parentToolCallId!)?.span : trace.getSpan(context.active());
     span?.addEvent(EVENT_CALL_REFUSED, { [GEN_AI_TOOL_NAME]: info.name, [REFUSAL_CODE]: info.code, [REFUSAL_MESSAGE]: info.message });
-  };
+  }
 
   private captureArguments(attributes: Attributes, input: unknown): void {
     captureBounded(attributes, input, this.options.maxContentBytes, { attribute: GEN_AI_TOOL_CALL_ARGUMENTS, altered: ARGUMENTS_ALTERED, withheld: ARGUMENTS_WITHHELD });
@@ -224,7 +264,13 @@ export class CallSpans implements CallInstrumentation {
     const queue = this.toEnd;
     if (queue.length === 0) return;
     this.toEnd = [];
-    for (let i = 0; i < queue.length; i += 2) (queue[i] as Span).end(queue[i + 1] as number);
+    for (let i = 0; i < queue.length; i += 2) {
+      try {
+        (queue[i] as Span).end(queue[i + 1] as number);
+      } catch (error) {
+        failed('ending a span', error);
+      }
+    }
   }
 
   /** Resolves once no span is open. */
@@ -244,4 +290,8 @@ export class CallSpans implements CallInstrumentation {
     this.recent.clear();
     this.wakeIdle();
   }
+}
+
+function failed(what: string, error: unknown): void {
+  diag.error(`toolcell telemetry: ${what} failed; the call is not affected`, error);
 }
