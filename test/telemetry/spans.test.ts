@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { SpanStatusCode, type Attributes } from '@opentelemetry/api';
+import { diag, DiagLogLevel, SpanStatusCode, type Attributes, type Tracer } from '@opentelemetry/api';
 import { BasicTracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { ToolHost, type ToolHostOptions } from '../../src/host/tool-host.ts';
 import { textResult } from '../../src/host/results.ts';
@@ -383,4 +383,22 @@ test("an exporter's work at a span's end never delays the call, and the span kee
   }
   await telemetry.close();
   await host.close();
+});
+
+test('a failing tracer never fails a call: the error goes to the OpenTelemetry diag channel', async () => {
+  const t = tracing();
+  const errors: string[] = [];
+  diag.setLogger({ error: (message: string) => errors.push(message), warn() {}, info() {}, debug() {}, verbose() {} }, DiagLogLevel.ERROR);
+  const broken = { startSpan: () => { throw new Error('tracer broke'); }, startActiveSpan: () => { throw new Error('tracer broke'); } } as unknown as Tracer;
+  const { host } = makeHost();
+  const telemetry = instrumentOpenTelemetry(host, { tracer: broken, meter: t.meter });
+  try {
+    const outcome = await host.dispatch({ inferenceId: host.beginInference({ conversationId: 'c' }), name: 'work', input: { n: 1 } });
+    assert.equal(outcome.status, 'completed');
+    assert.ok(errors.some((m) => m.includes('opening a span failed')), JSON.stringify(errors));
+  } finally {
+    diag.disable();
+    await telemetry.close();
+    await host.close();
+  }
 });
