@@ -6,6 +6,11 @@
  *    input for every call, in the same run.
  * 3. A fixed rate of 1,000 calls/s for 3 s with those 4 observers: delivery lag p50/p99
  *    (host emission → observer receipt, both on the machine's clock) and events lost.
+ * 4. Dispatch with OpenTelemetry enabled (src/telemetry/): every call a span, exported by the
+ *    SDK's batching OTLP/HTTP exporter to a receiver process started here, the metrics
+ *    recorded by an SDK meter provider — next to the same host without it (target ≥ 0.7),
+ *    for the no-op built-in (every call traced, and 10% of traces sampled) and for a server
+ *    tool over stdio. See telemetry-rig.ts.
  *
  * The last line is one JSON object with the figures.
  */
@@ -15,6 +20,7 @@ import { join } from 'node:path';
 import type { ToolHost } from '../src/host/tool-host.ts';
 import type { McplConnection } from '../src/mcpl/connection.ts';
 import { attachObservers, median, noopHost, percentile } from './rig.ts';
+import { telemetryFigures } from './telemetry-rig.ts';
 const OBSERVERS = 4;
 const RATE = 1000;
 const RATE_SECONDS = 3;
@@ -97,6 +103,8 @@ try {
   const callsPerSecNoObservers = await throughput(bare);
   await bare.close();
 
+  const otel = await telemetryFigures(dir, 1000);
+
   // The fixed-rate phase runs first, on fresh connections: it measures the steady state an
   // observer sees at 1,000 calls/s, not the recovery from the overload that follows.
   const observed = noopHost();
@@ -113,6 +121,18 @@ try {
   console.log(`dispatch, no observer:        ${Math.round(callsPerSecNoObservers).toLocaleString()} calls/s (median of ${ROUNDS})`);
   console.log(`dispatch, 4 observers+inputs: ${Math.round(callsPerSec4Observers).toLocaleString()} calls/s  ratio ${ratio.toFixed(2)} (target ≥ 0.50)`);
   console.log(`  events delivered during the throughput phase: ${delivered.toLocaleString()}; calls dropped above each observer's rate budget (RFC-007 §7.4): ${droppedDuringThroughput.toLocaleString()}`);
+  const ratio2 = (on: { callsPerSec: number }, off: { callsPerSec: number }) => on.callsPerSec / off.callsPerSec;
+  const line = (label: string, m: { callsPerSec: number; cpuUsPerCall: number }, off?: { callsPerSec: number; cpuUsPerCall: number }) =>
+    console.log(
+      `${label.padEnd(44)}${Math.round(m.callsPerSec).toLocaleString().padStart(9)} calls/s  ${m.cpuUsPerCall.toFixed(1).padStart(5)} µs CPU/call` +
+        (off ? `  ratio ${ratio2(m, off).toFixed(2)} (CPU ${(off.cpuUsPerCall / m.cpuUsPerCall).toFixed(2)})` : ''),
+    );
+  line('no-op built-in, OpenTelemetry off:', otel.builtin.off);
+  line('no-op built-in, every call a span + OTLP:', otel.builtin.on, otel.builtin.off);
+  line('no-op built-in, 10% of traces sampled:', otel.builtin.sampled, otel.builtin.off);
+  line('server tool (stdio), OpenTelemetry off:', otel.server.off);
+  line('server tool (stdio), every call a span + OTLP:', otel.server.on, otel.server.off);
+  console.log(`  spans received by the OTLP receiver process: ${otel.spansReceived.toLocaleString()} (under overload the batch processor drops what exceeds its queue, by design)`);
   console.log(`fixed rate ${RATE} calls/s for ${RATE_SECONDS} s: ${rate.received}/${rate.expected} events, lost ${rate.lost}, lag p50 ${rate.lagP50Ms.toFixed(2)} ms, p99 ${rate.lagP99Ms.toFixed(2)} ms`);
   console.log(
     JSON.stringify({
@@ -123,6 +143,15 @@ try {
       lagP50Ms: Number(rate.lagP50Ms.toFixed(3)),
       lagP99Ms: Number(rate.lagP99Ms.toFixed(3)),
       lost: rate.lost,
+      otelBuiltinOff: Math.round(otel.builtin.off.callsPerSec),
+      otelBuiltinOn: Math.round(otel.builtin.on.callsPerSec),
+      otelBuiltinRatio: Number(ratio2(otel.builtin.on, otel.builtin.off).toFixed(3)),
+      otelBuiltinSampledRatio: Number(ratio2(otel.builtin.sampled, otel.builtin.off).toFixed(3)),
+      otelServerOff: Math.round(otel.server.off.callsPerSec),
+      otelServerOn: Math.round(otel.server.on.callsPerSec),
+      otelServerRatio: Number(ratio2(otel.server.on, otel.server.off).toFixed(3)),
+      otelCpuUsPerCall: { off: Number(otel.builtin.off.cpuUsPerCall.toFixed(2)), on: Number(otel.builtin.on.cpuUsPerCall.toFixed(2)) },
+      otelSpansReceived: otel.spansReceived,
     }),
   );
 } finally {

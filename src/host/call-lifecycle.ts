@@ -8,7 +8,7 @@ import { CallIdMinter } from './ids.ts';
 import { OpenCall, type InferenceRecord } from './open-call.ts';
 import { errorResult } from './results.ts';
 import { normalizeToolResult } from './normalize-result.ts';
-import type { ApprovalGate, DispatchOutcome, DispatchRequest, RegisteredTool, ToolResult } from './types.ts';
+import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolContext, RegisteredTool, ToolResult } from './types.ts';
 import type { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleIdentity, type TerminalPhase } from '../lifecycle/events.ts';
 import type { McplConnection } from '../mcpl/connection.ts';
@@ -30,6 +30,8 @@ export class CallLifecycle {
   private readonly ids = new CallIdMinter();
   /** Calls between opening and terminal, by toolCallId. */
   readonly open = new Map<string, OpenCall>();
+  /** Installed by `ToolHost.instrument`; undefined (the common case) costs one check per call. */
+  instrumentation: CallInstrumentation | undefined;
 
   constructor(
     private readonly emitter: LifecycleEmitter,
@@ -104,6 +106,7 @@ export class CallLifecycle {
       return;
     }
     call.markStarted();
+    this.instrumentation?.approved(call);
     this.emitter.start(call.emitted);
     if (this.sink.wantsLifecycle()) this.sink.lifecycle({ ...this.eventBase(call), phase: 'started', input: call.args, at: call.startedAt });
     this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs, request.onProgress);
@@ -131,6 +134,7 @@ export class CallLifecycle {
     const call = new OpenCall(toolCallId, tool, inference, origin, args, emitted, request.modelCallId, request.parentToolCallId);
     call.pending = pending;
     this.open.set(toolCallId, call);
+    this.instrumentation?.opened(call, pending);
     if (this.sink.wantsLifecycle()) {
       this.sink.lifecycle(pending ? { ...this.eventBase(call), phase: 'pending', at: call.startedAt } : { ...this.eventBase(call), phase: 'started', input: args, at: call.startedAt });
     }
@@ -167,12 +171,16 @@ export class CallLifecycle {
             return call.signal;
           },
         };
-        pending = tool.handler!(call.args, ctx);
+        const hooks = this.instrumentation;
+        pending = hooks === undefined ? tool.handler!(call.args, ctx) : instrumentedHandler(hooks, call, ctx);
       } else {
         const connection = this.connection(tool.serverId!);
         if (!connection) throw new Error(`server ${tool.serverId} is gone`);
         // The SDK's own timeout sits past ours so the host's timer decides, and the SDK still cleans up.
-        pending = connection.callTool(tool.serverTool!, call.args, timeoutMs + 1000);
+        const hooks = this.instrumentation;
+        pending = hooks === undefined
+          ? connection.callTool(tool.serverTool!, call.args, timeoutMs + 1000)
+          : instrumentedServerCall(hooks, call, connection, timeoutMs + 1000);
       }
     } catch (error) {
       // Dispatch threw after the call opened: it may have done work, so this is `failed`, not a refusal.
@@ -212,6 +220,7 @@ export class CallLifecycle {
     // A call that never started has no execution to time: its terminal carries no duration.
     const timed = wasPending ? undefined : durationMs;
     this.emitter.terminal(call.emitted, phase, { ...(isError !== undefined ? { isError } : {}), ...(timed !== undefined ? { durationMs: timed } : {}) });
+    this.instrumentation?.ended(call, phase, result, reason, refusal);
     if (this.sink.wantsLifecycle()) {
       this.sink.lifecycle({
         ...this.eventBase(call),
@@ -225,4 +234,14 @@ export class CallLifecycle {
     return true;
   }
 
+}
+
+// The instrumented paths live outside `execute` so that their closures do not make V8 keep
+// `execute`'s locals in a heap context on every call, instrumented or not.
+function instrumentedHandler(hooks: CallInstrumentation, call: OpenCall, ctx: HostToolContext): Promise<ToolResult> {
+  return hooks.execute(call, () => call.tool.handler!(call.args, ctx));
+}
+
+function instrumentedServerCall(hooks: CallInstrumentation, call: OpenCall, connection: McplConnection, timeoutMs: number): Promise<ToolResult> {
+  return hooks.execute(call, () => connection.callTool(call.tool.serverTool!, call.args, timeoutMs, hooks.requestMeta(call)));
 }

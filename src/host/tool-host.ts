@@ -26,7 +26,7 @@ import type { InferenceRecord } from './open-call.ts';
 import { ToolRegistry } from './registry.ts';
 import { checkRefusal, type RefusalPolicy } from './refusals.ts';
 import { errorResult } from './results.ts';
-import type { ApprovalGate, DispatchOutcome, DispatchRequest, HostToolDefinition, RegisteredTool, ToolListing } from './types.ts';
+import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolDefinition, RegisteredTool, ToolListing } from './types.ts';
 import { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import type { HostLifecycleEvent } from '../lifecycle/events.ts';
 import { McplConnection } from '../mcpl/connection.ts';
@@ -189,6 +189,11 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return this.connections.get(id);
   }
 
+  /** Every connection now (for instrumentation reading delivery statistics). */
+  servers(): McplConnection[] {
+    return [...this.connections.values()];
+  }
+
   /** Disconnects a server and removes its tools. */
   async disconnectServer(id: string): Promise<void> {
     const connection = this.connections.get(id);
@@ -249,6 +254,18 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** Interrupts a conversation: its open model calls end `aborted`. Returns how many. */
   interrupt(conversationId: string, reason = 'interrupted'): number {
     return this.calls.abortWhere((call) => call.origin === 'model' && call.inference.conversationId === conversationId, reason);
+  }
+
+  /**
+   * Installs an instrumentation of the dispatch path (one at a time); returns its removal.
+   * Calls already open keep running without it.
+   */
+  instrument(instrumentation: CallInstrumentation): () => void {
+    if (this.calls.instrumentation) throw new Error('an instrumentation is already installed on this host');
+    this.calls.instrumentation = instrumentation;
+    return () => {
+      if (this.calls.instrumentation === instrumentation) this.calls.instrumentation = undefined;
+    };
   }
 
   /** Open calls now, for diagnostics and tests. */

@@ -104,6 +104,50 @@ export interface DispatchRequest {
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
 }
 
+/** A call as an instrumentation sees it, between its opening and its terminal. */
+export interface InstrumentedCall {
+  readonly toolCallId: string;
+  readonly tool: RegisteredTool;
+  readonly inference: { readonly inferenceId: string; readonly conversationId: string };
+  readonly origin: CallOrigin;
+  /** The arguments as the tool receives them. */
+  readonly args: Record<string, unknown>;
+  readonly modelCallId: string | undefined;
+  readonly parentToolCallId: string | undefined;
+  /** `performance.now()` at `started` (at `pending` until the call is approved). */
+  readonly startedAt: number;
+  /** `performance.now()` at the terminal (0 before). */
+  readonly endedAt: number;
+}
+
+/**
+ * Optional instrumentation of the dispatch path, installed with `ToolHost.instrument` (the
+ * OpenTelemetry exporter in src/telemetry/ is one). It is told each phase directly — no event
+ * object is built for it — and never delays a call: every method is synchronous. Without
+ * one, dispatch pays a single `undefined` check per phase.
+ */
+export interface CallInstrumentation {
+  /** The call opened, synchronously inside `dispatch`; `pending` when it waits for approval. */
+  opened(call: InstrumentedCall, pending: boolean): void;
+  /** A pending call was approved; `startedAt` is now. */
+  approved(call: InstrumentedCall): void;
+  /** The call's one terminal, with what the caller receives; `refusal` for a refused approval. */
+  ended(
+    call: InstrumentedCall,
+    phase: 'completed' | 'failed' | 'aborted',
+    result: ToolResult,
+    reason: string | undefined,
+    refusal: DispatchOutcome['refusal'],
+  ): void;
+  /**
+   * Runs a call's execution — a built-in's handler, or the request to its server — and returns
+   * what `run` returns; lets the instrumentation make ambient context (the call's span) active.
+   */
+  execute<T>(call: InstrumentedCall, run: () => T): T;
+  /** `_meta` members for a server tool's `tools/call` request (trace context), or undefined. */
+  requestMeta(call: InstrumentedCall): Record<string, unknown> | undefined;
+}
+
 /** What an approval gate is asked about. */
 export interface ApprovalRequest {
   toolCallId: string;

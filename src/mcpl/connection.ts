@@ -260,11 +260,15 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     this.emit('tools', tools);
   }
 
-  /** Calls one of the server's tools. Rejects when the transport closes or the timeout passes. */
-  async callTool(name: string, args: Record<string, unknown>, timeoutMs: number): Promise<ToolResult> {
+  /**
+   * Calls one of the server's tools. Rejects when the transport closes or the timeout passes.
+   * `meta` becomes the request's `params._meta` (the host passes trace context there).
+   */
+  async callTool(name: string, args: Record<string, unknown>, timeoutMs: number, meta?: Record<string, unknown>): Promise<ToolResult> {
     const client = this.client;
     if (!client || !this.isConnected) throw new Error(`server ${this.id} is not connected`);
-    const result = await client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
+    const params = meta === undefined ? { name, arguments: args } : { name, arguments: args, _meta: meta };
+    const result = await client.request({ method: 'tools/call', params }, CallToolResultSchema, {
       timeout: timeoutMs,
     });
     return result as ToolResult;

@@ -73,6 +73,13 @@ export const ServeConfigSchema = z.object({
   servers: z.array(Server).default([]),
   /** `false` leaves code_execution out. */
   codeExecution: z.union([z.literal(false), CodeExecution]).default({}),
+  /** OpenTelemetry: every call as a span, exported over OTLP/HTTP (src/telemetry/). */
+  telemetry: z.object({
+    otlp: z.object({
+      url: z.string().url().refine((u) => /^https?:/.test(u), 'must be an http or https URL'),
+      headers: z.record(z.string(), z.string()).optional(),
+    }).strict(),
+  }).strict().optional(),
 }).strict();
 
 /**

@@ -33,6 +33,8 @@ export interface ServeConfig {
    * the file names neither.
    */
   runtime: { engine?: 'quickjs' | 'v8'; isolation?: 'auto' | 'bwrap' | 'none' };
+  /** OTLP/HTTP export of every call as a span; absent, serve never loads OpenTelemetry. */
+  telemetry?: { otlp: { url: string; headers?: Record<string, string> } };
 }
 
 /** A config file that cannot be used; `problems` has one `path: what` line per mistake. */
@@ -70,6 +72,7 @@ export function parseServeConfig(raw: unknown, source: string, base: string): Se
     servers: data.servers.map((s) => toServerConfig(s, base)),
     codeExecution,
     runtime,
+    ...(data.telemetry ? { telemetry: { otlp: { url: data.telemetry.otlp.url, ...(data.telemetry.otlp.headers ? { headers: data.telemetry.otlp.headers } : {}) } } } : {}),
   };
 }
 

@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
 import { bearerChecker, isLoopbackHost } from './auth.ts';
 import { ServeSession } from './session.ts';
-import { createToolServer } from './tool-server.ts';
+import { createToolServer, type AroundDispatch } from './tool-server.ts';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -42,6 +42,8 @@ export interface HttpServeOptions {
   maxBodyBytes?: number;
   /** A session with no open HTTP request for this long is closed (default 30 minutes). */
   idleSessionMs?: number;
+  /** Wraps each call's dispatch (telemetry: the client's trace context as its parent). */
+  aroundDispatch?: AroundDispatch;
 }
 
 export interface HttpServing {
@@ -145,7 +147,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const openSession = (): SessionEntry => {
     const id = randomUUID();
     const session = new ServeSession(`${options.conversationPrefix}-${id}`);
-    const server = createToolServer(host, session, logger);
+    const server = createToolServer(host, session, logger, options.aroundDispatch);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {

@@ -45,9 +45,15 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const logger = pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'info' }, pino.destination(2));
   const host = new ToolHost({ logger });
   let codeExecution: CodeExecution | undefined;
+  // Loaded only when configured: without telemetry, serve never loads the OpenTelemetry SDK.
+  const telemetry = config.telemetry
+    ? (await import('../telemetry/serve-telemetry.ts')).startServeTelemetry(host, config.telemetry)
+    : undefined;
+  const around = telemetry ? telemetry.withRequestContext.bind(telemetry) : undefined;
   const shutdown = async () => {
     await codeExecution?.close();
     await host.close();
+    await telemetry?.shutdown();
   };
   try {
     for (const server of config.servers) {
@@ -71,6 +77,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
         logger,
         // A session's Python interpreter (its globals) goes with the session.
         onSessionEnd: (session) => codeExecution?.runners.reclaimPython(session.conversationId),
+        ...(around ? { aroundDispatch: around } : {}),
       });
     } catch (error) {
       await shutdown();
@@ -80,7 +87,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     await stop;
     await serving.close();
   } else {
-    await serveStdio(host, config.conversationId, logger, stop);
+    await serveStdio(host, config.conversationId, logger, stop, around);
   }
   await shutdown();
   return 0;

@@ -6,12 +6,18 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
 import { ServeSession } from './session.ts';
-import { createToolServer } from './tool-server.ts';
+import { createToolServer, type AroundDispatch } from './tool-server.ts';
 
 /** Serves `host` on this process's stdin/stdout until stdin ends, the transport closes or `stop` resolves. */
-export async function serveStdio(host: ToolHost, conversationId: string, logger: Logger, stop: Promise<unknown>): Promise<void> {
+export async function serveStdio(
+  host: ToolHost,
+  conversationId: string,
+  logger: Logger,
+  stop: Promise<unknown>,
+  around?: AroundDispatch,
+): Promise<void> {
   const session = new ServeSession(conversationId);
-  const server = createToolServer(host, session, logger);
+  const server = createToolServer(host, session, logger, around);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();

@@ -17,7 +17,13 @@ export const CONVERSATION_META_KEY = 'agent-framework/conversationId';
 export const SERVER_INFO = { name: 'toolcell', version: '0.1.0' } as const;
 
 /** Builds the SDK server answering for one session; connect it to that session's transport. */
-export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger): Server {
+/**
+ * Runs a call's dispatch inside whatever the request's `_meta` asks for (telemetry makes a
+ * client's `traceparent` the parent of the call's span). Without one, dispatch runs as is.
+ */
+export type AroundDispatch = <T>(meta: Record<string, unknown> | undefined, dispatch: () => T) => T;
+
+export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger, around?: AroundDispatch): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: host.listTools().map((t) => ({
@@ -44,12 +50,14 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
       if (session.ended !== undefined || extra.signal.aborted) {
         return { content: [{ type: 'text', text: `Tool call aborted: ${session.ended ?? 'the client cancelled the request'}` }], isError: true };
       }
-      const outcome = await host.dispatch({
-        inferenceId,
-        name: request.params.name,
-        input: request.params.arguments ?? {},
-        ...(onProgress ? { onProgress } : {}),
-      });
+      const dispatch = () =>
+        host.dispatch({
+          inferenceId,
+          name: request.params.name,
+          input: request.params.arguments ?? {},
+          ...(onProgress ? { onProgress } : {}),
+        });
+      const outcome = await (around ? around(meta, dispatch) : dispatch());
       return outcome.result as CallToolResult;
     } finally {
       extra.signal.removeEventListener('abort', cancel);
