@@ -121,9 +121,13 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     this.registry.addHostTool(def);
   }
 
-  /** Model-facing listing of every tool with its effective class. */
+  /**
+   * Model-facing listing of every tool with its effective class. A server's tools are left
+   * out while it is not connected (dead, or reconnecting): the model should not be offered
+   * tools that would only be refused. They come back when a new epoch is ready.
+   */
   listTools(): ToolListing[] {
-    return this.registry.list();
+    return this.registry.list().filter((t) => t.serverId === undefined || this.connections.get(t.serverId)?.isConnected === true);
   }
 
   // ── servers ──────────────────────────────────────────────────────────────

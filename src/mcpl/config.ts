@@ -1,6 +1,7 @@
 /** Configuration of one MCP/MCPL server the host spawns over stdio. */
 import type { ToolClass } from '../vocabulary/classes.ts';
 import type { OperatorPolicy } from '../lifecycle/grants.ts';
+import type { WireFrame } from './stdio-transport.ts';
 
 export interface ServerConfig {
   /** Host identifier for the connection; its tools appear as `<id>--<tool>`. */
@@ -34,6 +35,8 @@ export interface ServerConfig {
    * reconnect is a new transport epoch with a fresh policy exchange. Omitted: no reconnect.
    */
   reconnect?: { maxAttempts?: number; delayMs?: number };
+  /** Receives every JSON-RPC message sent to and received from this server (a wire log for debugging and tests). */
+  wireLog?: (frame: WireFrame) => void;
 }
 
 /** Variables a server inherits from the host unless configured otherwise. */

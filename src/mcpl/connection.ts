@@ -4,6 +4,10 @@
  * privileged inbound method is accepted), tool listing with re-list on `list_changed`,
  * `tools/call`, inbound `tools/observe`, grant changes, reconnect with a transport epoch.
  *
+ * A server that does not advertise `experimental.mcpl` is plain MCP: it is a tool provider
+ * and nothing else — no policy exchange (it would answer -32601), no lifecycle notifications,
+ * no `tools/observe` — so every official MCP server works unchanged.
+ *
  * It is also the observer endpoint the lifecycle emitter writes to: its own bounded queue,
  * its grant and its filter.
  */
@@ -32,6 +36,13 @@ const ToolsObserveRequest = z.object({ method: z.literal('tools/observe'), param
 const ToolsListChanged = z.object({ method: z.literal('notifications/tools/list_changed'), params: z.unknown().optional() });
 const AnyResult = z.object({}).passthrough();
 
+/** Whether `initialize` capabilities carry an `experimental.mcpl` object. */
+export function isMcplAdvertised(capabilities: Record<string, unknown> | undefined): boolean {
+  const experimental = capabilities?.experimental as Record<string, unknown> | undefined;
+  const mcpl = experimental?.mcpl;
+  return mcpl !== null && typeof mcpl === 'object' && !Array.isArray(mcpl);
+}
+
 type LifecycleGrant = ReturnType<typeof computeLifecycleGrant>;
 type Filter = Exclude<Extract<ReturnType<typeof parseObserveParams>, { ok: true }>['filter'], undefined>;
 
@@ -55,6 +66,11 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   queue: DeliveryQueue;
   /** True once the initial policy exchange of the current transport completed. */
   policyEstablished = false;
+  /**
+   * Whether the server of the current transport advertised `experimental.mcpl`. False: a
+   * plain MCP provider, never sent a policy exchange nor lifecycle notifications.
+   */
+  speaksMcpl = false;
   exchange: PolicyExchange | undefined;
   lifecycle: LifecycleGrant | undefined;
   filter: Filter | null = null;
@@ -129,6 +145,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     });
     this.transport = transport;
     transport.ongarbage = (g) => this.emit('diagnostic', { code: 'garbage-line', message: `skipped stdout line (${g.reason}): ${g.line}` });
+    if (this.config.wireLog) transport.onwire = this.config.wireLog;
     transport.onstderr = (chunk) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-8192);
     };
@@ -160,16 +177,47 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       return send(message);
     };
     const timeout = this.config.requestTimeoutMs ?? 30_000;
+    // Which request of the connect sequence is in flight, so a failure names it.
+    let step = 'initialize';
     try {
       await client.connect(transport, { timeout });
-      await this.exchangePolicy(timeout);
+      this.speaksMcpl = isMcplAdvertised(client.getServerCapabilities());
+      if (this.speaksMcpl) {
+        step = 'featureSets/update';
+        await this.exchangePolicy(timeout);
+      } else {
+        this.becomePlainMcp();
+      }
+      step = 'tools/list';
       await this.refreshTools(timeout);
       this.state = 'ready';
     } catch (error) {
       this.state = 'closed';
       await transport.close(100).catch(() => undefined);
-      const stderr = this.stderrTail.trim();
-      throw new Error(`server ${this.id} failed to start: ${(error as Error).message}${stderr ? `\n${stderr}` : ''}`);
+      throw new Error(`server ${this.id} failed to start: ${step} failed: ${(error as Error).message}${this.stderrSuffix()}`);
+    }
+  }
+
+  /** The server's recent stderr, labelled so it never reads as the error itself. */
+  private stderrSuffix(): string {
+    const lines = this.stderrTail.trim().split('\n').slice(-20).join('\n');
+    return lines ? `\nserver stderr (last lines):\n${lines}` : '';
+  }
+
+  /**
+   * A plain MCP provider: no grant, no lifecycle, no filter. Lifecycle paths the operator
+   * named cannot take effect, which the operator hears about once.
+   */
+  private becomePlainMcp(): void {
+    this.exchange = undefined;
+    this.lifecycle = undefined;
+    this.stateKey = undefined;
+    const wanted = (this.policy.enabledCapabilities ?? []).filter((p) => p.startsWith('toolLifecycle'));
+    if (wanted.length > 0) {
+      this.emit('diagnostic', {
+        code: 'plain-mcp',
+        message: `${this.id} did not advertise experimental.mcpl: it is a plain MCP provider and ${wanted.join(', ')} has no effect`,
+      });
     }
   }
 
@@ -227,11 +275,13 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   /** Replaces the operator policy at runtime and re-runs the policy exchange. */
   async setPolicy(policy: OperatorPolicy): Promise<void> {
     this.policy = policy;
-    if (!this.client || this.state !== 'ready') return;
+    if (!this.client || this.state !== 'ready' || !this.speaksMcpl) return;
     await this.exchangePolicy(this.config.requestTimeoutMs ?? 30_000);
   }
 
   private async handleObserve(params: unknown): Promise<Record<string, never>> {
+    // Not an MCPL connection: the method does not exist here.
+    if (!this.speaksMcpl) throw new McpError(-32601, 'Method not found: tools/observe (this connection is plain MCP)');
     if (!this.policyEstablished) throw new McpError(CAPABILITY_DENIED, 'tools/observe before the initial policy exchange');
     if (!this.lifecycle?.observe) throw new McpError(CAPABILITY_DENIED, 'Capability denied: toolLifecycle.observe');
     const parsed = parseObserveParams(params === undefined ? {} : params, OBSERVE_LIMITS);

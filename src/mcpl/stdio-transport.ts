@@ -21,6 +21,12 @@ export interface StdioServerParams {
   maxLineBytes?: number;
 }
 
+/** One JSON-RPC message crossing the transport, for an operator's (or a test's) wire log. */
+export interface WireFrame {
+  direction: 'out' | 'in';
+  message: JSONRPCMessage;
+}
+
 /** Something on the server's stdout that was not a JSON-RPC message. */
 export interface GarbageLine {
   line: string;
@@ -37,6 +43,8 @@ export class StdioTransport implements Transport {
   ongarbage?: (garbage: GarbageLine) => void;
   /** Called with each chunk the server writes to stderr. */
   onstderr?: (chunk: string) => void;
+  /** Called with every message sent and received (a wire log); unset costs nothing. */
+  onwire?: (frame: WireFrame) => void;
 
   /** The MCP protocol version agreed at `initialize` (the SDK client reports it here). */
   protocolVersion: string | undefined;
@@ -158,6 +166,7 @@ export class StdioTransport implements Transport {
       this.ongarbage?.({ line: text.slice(0, 200), reason: 'not a JSON-RPC message' });
       return;
     }
+    this.onwire?.({ direction: 'in', message: parsed.data });
     this.onmessage?.(parsed.data);
   }
 
@@ -171,6 +180,9 @@ export class StdioTransport implements Transport {
    * again, which is how callers respect back-pressure.
    */
   writeRaw(data: string): Promise<void> {
+    if (this.onwire) {
+      for (const line of data.split('\n')) if (line) this.onwire({ direction: 'out', message: JSON.parse(line) as JSONRPCMessage });
+    }
     const stdin = this.child?.stdin;
     if (this.closed || !stdin || stdin.destroyed) return Promise.reject(new Error('transport closed'));
     if (stdin.write(data)) return Promise.resolve();
