@@ -8,7 +8,7 @@ import { CallIdMinter } from './ids.ts';
 import { OpenCall, type InferenceRecord } from './open-call.ts';
 import { errorResult } from './results.ts';
 import { normalizeToolResult } from './normalize-result.ts';
-import type { ApprovalGate, DispatchOutcome, DispatchRequest, RegisteredTool, ToolResult } from './types.ts';
+import type { ApprovalGate, DispatchOutcome, DispatchRequest, HostToolContext, ProgressUpdate, RegisteredTool, ToolResult } from './types.ts';
 import type { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleIdentity, type TerminalPhase } from '../lifecycle/events.ts';
 import type { McplConnection } from '../mcpl/connection.ts';
@@ -19,12 +19,16 @@ export interface CallEventSink {
   wantsLifecycle(): boolean;
   lifecycle(event: HostLifecycleEvent): void;
   late(info: { toolCallId: string; tool: string; kind: 'result' | 'error' }): void;
+  /** A caller's `onProgress` threw; the call goes on. */
+  progressFailed(info: { toolCallId: string; tool: string; error: unknown }): void;
 }
 
 export interface CallLifecycleOptions {
   callTimeoutMs: number;
   approvalGate?: ApprovalGate;
 }
+
+const noProgress = (): void => undefined;
 
 export class CallLifecycle {
   private readonly ids = new CallIdMinter();
@@ -45,7 +49,7 @@ export class CallLifecycle {
     const gated = gate !== undefined && gate.required(this.approvalFacts(request, tool, inference, args, origin));
     const call = this.openCall(request, tool, inference, args, gated);
     if (gated) void this.awaitApproval(call, request, gate);
-    else this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs);
+    else this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs, request.onProgress);
     return call.outcome;
   }
 
@@ -106,7 +110,7 @@ export class CallLifecycle {
     call.markStarted();
     this.emitter.start(call.emitted);
     if (this.sink.wantsLifecycle()) this.sink.lifecycle({ ...this.eventBase(call), phase: 'started', input: call.args, at: call.startedAt });
-    this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs);
+    this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs, request.onProgress);
   }
 
   private openCall(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>, pending: boolean): OpenCall {
@@ -151,12 +155,34 @@ export class CallLifecycle {
     };
   }
 
-  private execute(call: OpenCall, timeoutMs: number): void {
+  /**
+   * The caller's progress listener, guarded: reports reach it only while the call is open,
+   * in the MCP shape and nothing else, and a listener that throws never fails the call.
+   */
+  private progressRelay(call: OpenCall, onProgress: DispatchRequest['onProgress']): ((p: ProgressUpdate) => void) | undefined {
+    if (!onProgress) return undefined;
+    return (p) => {
+      if (!call.isOpen) return;
+      const update: ProgressUpdate = {
+        progress: p.progress,
+        ...(typeof p.total === 'number' ? { total: p.total } : {}),
+        ...(typeof p.message === 'string' ? { message: p.message } : {}),
+      };
+      try {
+        onProgress(update);
+      } catch (error) {
+        this.sink.progressFailed({ toolCallId: call.toolCallId, tool: call.tool.name, error });
+      }
+    };
+  }
+
+  private execute(call: OpenCall, timeoutMs: number, onProgress?: DispatchRequest['onProgress']): void {
     const tool = call.tool;
+    const progress = this.progressRelay(call, onProgress);
     let pending: Promise<ToolResult>;
     try {
       if (tool.kind === 'host') {
-        const ctx = {
+        const ctx: HostToolContext = {
           toolCallId: call.toolCallId,
           inferenceId: call.inference.inferenceId,
           conversationId: call.inference.conversationId,
@@ -164,13 +190,20 @@ export class CallLifecycle {
           get signal() {
             return call.signal;
           },
+          progress: progress ?? noProgress,
         };
         pending = tool.handler!(call.args, ctx);
       } else {
         const connection = this.connection(tool.serverId!);
         if (!connection) throw new Error(`server ${tool.serverId} is gone`);
-        // The SDK's own timeout sits past ours so the host's timer decides, and the SDK still cleans up.
-        pending = connection.callTool(tool.serverTool!, call.args, timeoutMs + 1000);
+        // The SDK's own timeout sits past ours so the host's timer decides, and the SDK still
+        // cleans up. The call's signal is the request's: aborting the call (stream end,
+        // interrupt, its safety timeout, shutdown) sends `notifications/cancelled` downstream.
+        pending = connection.callTool(tool.serverTool!, call.args, timeoutMs + 1000, {
+          signal: call.signal,
+          ...(progress ? { onProgress: progress } : {}),
+          onLate: (kind) => this.late(call, kind),
+        });
       }
     } catch (error) {
       // Dispatch threw after the call opened: it may have done work, so this is `failed`, not a refusal.
@@ -179,7 +212,10 @@ export class CallLifecycle {
       return;
     }
     call.timer = setTimeout(() => {
-      this.finish(call, 'failed', errorResult(`Tool ${tool.name} timed out after ${timeoutMs} ms`), 'timeout');
+      // Giving up also stops the work: a built-in sees its signal abort, a server is told.
+      if (this.finish(call, 'failed', errorResult(`Tool ${tool.name} timed out after ${timeoutMs} ms`), 'timeout')) {
+        call.abort(new Error(`timed out after ${timeoutMs} ms`));
+      }
     }, timeoutMs);
     Promise.resolve(pending).then(
       (raw) => {
@@ -191,7 +227,11 @@ export class CallLifecycle {
       },
       (error: unknown) => {
         const message = (error as Error)?.message ?? String(error);
-        if (!this.finish(call, 'failed', errorResult(`Tool ${tool.name} failed: ${message}`), message)) this.late(call, 'error');
+        if (this.finish(call, 'failed', errorResult(`Tool ${tool.name} failed: ${message}`), message)) return;
+        // A server call we cancelled rejects with our own cancellation, which is not an outcome;
+        // the server's answer, should one still come, is reported through `onLate`.
+        if (tool.kind === 'server' && call.signal.aborted) return;
+        this.late(call, 'error');
       },
     );
   }

@@ -103,6 +103,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
         wantsLifecycle: () => this.listenerCount('lifecycle') > 0,
         lifecycle: (event) => this.emit('lifecycle', event),
         late: (info) => this.emit('late-result', info),
+        progressFailed: (info) =>
+          this.diagnostic(undefined, 'progress-listener-failed', `the onProgress listener of ${info.tool} (${info.toolCallId}) threw: ${(info.error as Error)?.message ?? String(info.error)}`),
       },
       { callTimeoutMs: options.callTimeoutMs ?? 300_000, ...(options.approvalGate ? { approvalGate: options.approvalGate } : {}) },
     );

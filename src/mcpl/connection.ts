@@ -24,7 +24,22 @@ import type { ObserverEndpoint } from '../lifecycle/emitter.ts';
 import { readAdvertisement, derivePolicyExchange, type PolicyExchange } from './handshake.ts';
 import { lifecycleKey } from '../lifecycle/state-key.ts';
 import type { ServerToolListing } from '../host/registry.ts';
-import type { ToolResult } from '../host/types.ts';
+import type { ProgressUpdate, ToolResult } from '../host/types.ts';
+
+/** How a `tools/call` is run: its abort signal, progress relay, and where a late answer goes. */
+export interface CallToolOptions {
+  /** Aborting it cancels the request downstream (`notifications/cancelled`). */
+  signal?: AbortSignal;
+  /** Asks the server for progress (`_meta.progressToken`) and receives each report. */
+  onProgress?: (p: ProgressUpdate) => void;
+  /** The server answered a request we had cancelled: the answer is consumed and reported here. */
+  onLate?: (kind: 'result' | 'error') => void;
+}
+
+/** How many cancelled request ids are remembered for late answers, per transport. */
+const CANCELLED_REMEMBERED = 1024;
+/** Our progress tokens, so reports for calls that already ended are recognised and dropped. */
+const PROGRESS_TOKEN_PREFIX = 'toolcell-progress-';
 
 /** MCPL pins MCP 2024-11-05; the SDK client always offers its newest version, so the offer is rewritten. */
 export const MCPL_PROTOCOL_VERSION = '2024-11-05';
@@ -35,6 +50,8 @@ const CAPABILITY_DENIED = -32002;
 const ToolsObserveRequest = z.object({ method: z.literal('tools/observe'), params: z.unknown().optional() });
 const ToolsListChanged = z.object({ method: z.literal('notifications/tools/list_changed'), params: z.unknown().optional() });
 const AnyResult = z.object({}).passthrough();
+
+const noLate = (): void => undefined;
 
 /** Whether `initialize` capabilities carry an `experimental.mcpl` object. */
 export function isMcplAdvertised(capabilities: Record<string, unknown> | undefined): boolean {
@@ -82,6 +99,13 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   private transport: StdioTransport | undefined;
   private policy: OperatorPolicy;
   private closing = false;
+  /** Id of the last `tools/call` request written, read right after the SDK wrote it. */
+  private lastToolsCallId: string | number | undefined;
+  /** Requests of this transport we cancelled, waiting for an answer that may still come. */
+  private cancelled = new Map<string | number, (kind: 'result' | 'error') => void>();
+  /** Progress listeners of open calls, by the progress token we sent. */
+  private readonly progress = new Map<string, (p: ProgressUpdate) => void>();
+  private progressCounter = 0;
 
   constructor(private readonly config: ServerConfig) {
     super();
@@ -169,10 +193,15 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       this.emit('diagnostic', { code: 'protocol-error', message: error.message });
     };
     client.onclose = () => this.onTransportClosed(epoch, transport);
+    this.cancelled = new Map();
     const send = transport.send.bind(transport);
     transport.send = (message: JSONRPCMessage) => {
-      if ('method' in message && message.method === 'initialize' && 'id' in message && message.params) {
-        message = { ...message, params: { ...message.params, protocolVersion: MCPL_PROTOCOL_VERSION } };
+      if ('method' in message && 'id' in message) {
+        if (message.method === 'initialize' && message.params) {
+          message = { ...message, params: { ...message.params, protocolVersion: MCPL_PROTOCOL_VERSION } };
+        } else if (message.method === 'tools/call') {
+          this.lastToolsCallId = message.id;
+        }
       }
       return send(message);
     };
@@ -181,6 +210,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     let step = 'initialize';
     try {
       await client.connect(transport, { timeout });
+      this.interceptInbound(transport);
       this.speaksMcpl = isMcplAdvertised(client.getServerCapabilities());
       if (this.speaksMcpl) {
         step = 'featureSets/update';
@@ -196,6 +226,43 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       await transport.close(100).catch(() => undefined);
       throw new Error(`server ${this.id} failed to start: ${step} failed: ${(error as Error).message}${this.stderrSuffix()}`);
     }
+  }
+
+  /**
+   * Two kinds of inbound message are handled here, ahead of the SDK, in arrival order:
+   * - progress for our calls. The SDK hands notifications to their handlers a microtask
+   *   later but settles responses at once, so a tool's last report, written just before its
+   *   result, would be lost; relayed here, every report reaches the caller before the result.
+   * - answers to requests we cancelled. The SDK forgets a cancelled request, so a server's
+   *   answer (a server may finish work it could not stop) would only be an "unknown message
+   *   ID" error; it is consumed here and reported as late instead.
+   */
+  private interceptInbound(transport: StdioTransport): void {
+    const deliver = transport.onmessage as ((m: JSONRPCMessage, ...r: unknown[]) => void) | undefined;
+    if (!deliver) return;
+    const cancelled = this.cancelled;
+    const progress = this.progress;
+    transport.onmessage = (message: JSONRPCMessage, ...rest: unknown[]) => {
+      if ('method' in message) {
+        if (message.method === 'notifications/progress') {
+          const params = message.params as { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined;
+          const token = params?.progressToken;
+          if (typeof token === 'string' && token.startsWith(PROGRESS_TOKEN_PREFIX)) {
+            // Reports for a call that already ended (or was cancelled) are dropped: expected, not an error.
+            if (typeof params!.progress === 'number') progress.get(token)?.(params as ProgressUpdate);
+            return;
+          }
+        }
+      } else if (cancelled.size > 0 && 'id' in message && message.id !== undefined) {
+        const onLate = cancelled.get(message.id);
+        if (onLate) {
+          cancelled.delete(message.id);
+          onLate('error' in message ? 'error' : 'result');
+          return;
+        }
+      }
+      deliver(message, ...rest);
+    };
   }
 
   /** The server's recent stderr, labelled so it never reads as the error itself. */
@@ -310,14 +377,42 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     this.emit('tools', tools);
   }
 
-  /** Calls one of the server's tools. Rejects when the transport closes or the timeout passes. */
-  async callTool(name: string, args: Record<string, unknown>, timeoutMs: number): Promise<ToolResult> {
+  /**
+   * Calls one of the server's tools. Rejects when the transport closes, the timeout passes
+   * or `options.signal` aborts (the server is then sent `notifications/cancelled`).
+   */
+  async callTool(name: string, args: Record<string, unknown>, timeoutMs: number, options: CallToolOptions = {}): Promise<ToolResult> {
     const client = this.client;
     if (!client || !this.isConnected) throw new Error(`server ${this.id} is not connected`);
-    const result = await client.request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
+    const { signal, onProgress, onLate } = options;
+    if (signal?.aborted) throw new Error('the call was aborted before it was sent');
+    this.lastToolsCallId = undefined;
+    const token = onProgress ? `${PROGRESS_TOKEN_PREFIX}${++this.progressCounter}` : undefined;
+    if (token) this.progress.set(token, onProgress!);
+    const params = { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) };
+    const result = client.request({ method: 'tools/call', params }, CallToolResultSchema, {
       timeout: timeoutMs,
+      ...(signal ? { signal } : {}),
     });
-    return result as ToolResult;
+    if (token) {
+      const forget = () => this.progress.delete(token);
+      void result.then(forget, forget);
+    }
+    // The SDK wrote the request synchronously: its id is known now.
+    const requestId = this.lastToolsCallId;
+    if (signal && requestId !== undefined) {
+      const cancelled = this.cancelled;
+      const remember = () => {
+        if (cancelled.size >= CANCELLED_REMEMBERED) cancelled.delete(cancelled.keys().next().value!);
+        cancelled.set(requestId, onLate ?? noLate);
+      };
+      signal.addEventListener('abort', remember, { once: true });
+      void result.then(
+        () => signal.removeEventListener('abort', remember),
+        () => signal.removeEventListener('abort', remember),
+      );
+    }
+    return (await result) as ToolResult;
   }
 
   /** Sends any request on this connection (custom MCPL methods, test barriers). */

@@ -28,6 +28,8 @@ export interface PeerOptions {
   tools?: PeerToolSpec[];
   calls?: unknown[];
   stall?: boolean;
+  /** Stop (and never answer) a call on `notifications/cancelled`, as the SDK does by default. */
+  honourCancel?: boolean;
   policy?: OperatorPolicy;
   log?: boolean;
 }
@@ -68,6 +70,7 @@ export function makePeer(dir: string, id: string, options: PeerOptions = {}): Pe
       tools: options.tools ?? [],
       calls: options.calls,
       stall: options.stall,
+      honourCancel: options.honourCancel,
     }),
   );
   const events = (): PeerEvent[] =>
