@@ -134,7 +134,11 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   // ── servers ──────────────────────────────────────────────────────────────
 
-  /** Spawns a server over stdio, runs the handshake and policy exchange, and registers its tools. */
+  /**
+   * Connects a server — spawned over stdio (`command`) or remote over Streamable HTTP
+   * (`url`) — runs the handshake (and, for an MCPL server, the policy exchange) and registers
+   * its tools.
+   */
   async connectServer(config: ServerConfig): Promise<McplConnection> {
     if (this.connections.has(config.id)) throw new Error(`a server with id "${config.id}" is already connected`);
     if (config.id.includes('--')) throw new Error(`server id "${config.id}" must not contain "--"`);

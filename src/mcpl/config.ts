@@ -1,18 +1,16 @@
-/** Configuration of one MCP/MCPL server the host spawns over stdio. */
+/**
+ * Configuration of one MCP/MCPL server: spawned over stdio (`command`), or remote over
+ * Streamable HTTP (`url`). Everything else — policy, classes, timeouts, queue limits,
+ * reconnect — means the same for both.
+ */
 import type { ToolClass } from '../vocabulary/classes.ts';
 import type { OperatorPolicy } from '../lifecycle/grants.ts';
-import type { WireFrame } from './stdio-transport.ts';
+import type { WireFrame } from './transports/types.ts';
 
-export interface ServerConfig {
+/** What every server configuration has, whatever its transport. */
+export interface ServerConfigBase {
   /** Host identifier for the connection; its tools appear as `<id>--<tool>`. */
   id: string;
-  command: string;
-  args?: string[];
-  /** Extra environment variables. The child does not inherit the host's environment beyond {@link ServerConfig.inheritEnv}. */
-  env?: Record<string, string>;
-  /** Host variables passed through; defaults to PATH, HOME, LANG, TMPDIR, NODE_OPTIONS-free basics. */
-  inheritEnv?: string[];
-  cwd?: string;
   /**
    * The operator's policy for this connection (RFC-002 grants, RFC-007 narrowing). Omitted:
    * plain MCP tools only. `toolLifecycle` paths are denied unless named here.
@@ -39,10 +37,38 @@ export interface ServerConfig {
   wireLog?: (frame: WireFrame) => void;
 }
 
+/** A server the host spawns and speaks to over its stdin/stdout. */
+export interface StdioServerConfig extends ServerConfigBase {
+  command: string;
+  args?: string[];
+  /** Extra environment variables. The child does not inherit the host's environment beyond {@link StdioServerConfig.inheritEnv}. */
+  env?: Record<string, string>;
+  /** Host variables passed through; defaults to PATH, HOME, LANG, TMPDIR, NODE_OPTIONS-free basics. */
+  inheritEnv?: string[];
+  cwd?: string;
+  url?: never;
+}
+
+/** A remote server reached over MCP Streamable HTTP. */
+export interface HttpServerConfig extends ServerConfigBase {
+  /** The server's MCP endpoint, e.g. `http://127.0.0.1:3001/mcp`. */
+  url: string;
+  /** Sent with every request (an `Authorization` header, for instance). */
+  headers?: Record<string, string>;
+  command?: never;
+}
+
+export type ServerConfig = StdioServerConfig | HttpServerConfig;
+
+/** Whether a config names a remote server. */
+export function isHttpConfig(config: ServerConfig): config is HttpServerConfig {
+  return typeof (config as HttpServerConfig).url === 'string';
+}
+
 /** Variables a server inherits from the host unless configured otherwise. */
 export const DEFAULT_INHERITED_ENV = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TERM', 'USER', 'LOGNAME', 'SHELL'];
 
-export function childEnvironment(config: ServerConfig): Record<string, string> {
+export function childEnvironment(config: StdioServerConfig): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of config.inheritEnv ?? DEFAULT_INHERITED_ENV) {
     const value = process.env[key];

@@ -15,8 +15,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, CallToolResultSchema, ListToolsResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { EventEmitter } from 'eventemitter3';
-import { StdioTransport } from './stdio-transport.ts';
-import { childEnvironment, type ServerConfig } from './config.ts';
+import { StdioTransport } from './transports/stdio.ts';
+import { HttpTransport } from './transports/http.ts';
+import type { HostTransport } from './transports/types.ts';
+import { childEnvironment, isHttpConfig, type ServerConfig } from './config.ts';
 import { computeLifecycleGrant, type OperatorPolicy } from '../lifecycle/grants.ts';
 import { parseObserveParams, OBSERVE_LIMITS } from '../lifecycle/observe-params.ts';
 import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
@@ -96,7 +98,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   /** Cached {@link lifecycleKey}; cleared whenever the grant or the filter changes. */
   private stateKey: string | undefined;
   private client: Client | undefined;
-  private transport: StdioTransport | undefined;
+  private transport: HostTransport | undefined;
   private policy: OperatorPolicy;
   private closing = false;
   /** Id of the last `tools/call` request written, read right after the SDK wrote it. */
@@ -161,12 +163,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     this.stateKey = undefined;
     this.queue.stop();
     this.queue = this.newQueue();
-    const transport = new StdioTransport({
-      command: this.config.command,
-      args: this.config.args,
-      env: childEnvironment(this.config),
-      cwd: this.config.cwd,
-    });
+    const transport = this.newTransport();
     this.transport = transport;
     transport.ongarbage = (g) => this.emit('diagnostic', { code: 'garbage-line', message: `skipped stdout line (${g.reason}): ${g.line}` });
     if (this.config.wireLog) transport.onwire = this.config.wireLog;
@@ -237,7 +234,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
    *   answer (a server may finish work it could not stop) would only be an "unknown message
    *   ID" error; it is consumed here and reported as late instead.
    */
-  private interceptInbound(transport: StdioTransport): void {
+  private interceptInbound(transport: HostTransport): void {
     const deliver = transport.onmessage as ((m: JSONRPCMessage, ...r: unknown[]) => void) | undefined;
     if (!deliver) return;
     const cancelled = this.cancelled;
@@ -265,6 +262,12 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     };
   }
 
+  private newTransport(): HostTransport {
+    const config = this.config;
+    if (isHttpConfig(config)) return new HttpTransport({ url: config.url, ...(config.headers ? { headers: config.headers } : {}) });
+    return new StdioTransport({ command: config.command, args: config.args, env: childEnvironment(config), cwd: config.cwd });
+  }
+
   /** The server's recent stderr, labelled so it never reads as the error itself. */
   private stderrSuffix(): string {
     const lines = this.stderrTail.trim().split('\n').slice(-20).join('\n');
@@ -288,7 +291,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     }
   }
 
-  private onTransportClosed(epoch: number, transport: StdioTransport): void {
+  private onTransportClosed(epoch: number, transport: HostTransport): void {
     if (epoch !== this.epoch) return;
     // A transport lost while connecting is connect()'s failure to report, not a server exit.
     if (this.state === 'connecting') return;
@@ -447,6 +450,6 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
 
   /** Kills the server process at once (tests, crash simulation). */
   kill(): void {
-    this.transport?.kill('SIGKILL');
+    this.transport?.kill();
   }
 }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerConfig } from '../../src/mcpl/config.ts';
+import type { StdioServerConfig } from '../../src/mcpl/config.ts';
 import { REPO_ROOT, waitUntil } from '../helpers/peers.ts';
 
 export type OfficialServer = 'everything' | 'filesystem' | 'memory';
@@ -40,11 +40,11 @@ export class WireLog {
 }
 
 /** A stdio config for one official server, with a wire log. */
-export function officialServer(server: OfficialServer, id: string, extra: Partial<Omit<ServerConfig, 'id'>> & { args?: string[] } = {}): { config: ServerConfig; wire: WireLog } {
+export function officialServer(server: OfficialServer, id: string, extra: Partial<Omit<StdioServerConfig, 'id' | 'command'>> = {}): { config: StdioServerConfig; wire: WireLog } {
   const wire = new WireLog();
   const { args = [], ...rest } = extra;
   return {
-    config: { id, command: process.execPath, args: [binPath(server), ...args], wireLog: wire.record, ...rest } as ServerConfig,
+    config: { id, command: process.execPath, args: [binPath(server), ...args], wireLog: wire.record, ...rest },
     wire,
   };
 }

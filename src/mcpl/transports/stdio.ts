@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { GarbageLine, HostTransport, WireFrame } from './types.ts';
 
 export interface StdioServerParams {
   command: string;
@@ -21,21 +21,11 @@ export interface StdioServerParams {
   maxLineBytes?: number;
 }
 
-/** One JSON-RPC message crossing the transport, for an operator's (or a test's) wire log. */
-export interface WireFrame {
-  direction: 'out' | 'in';
-  message: JSONRPCMessage;
-}
-
-/** Something on the server's stdout that was not a JSON-RPC message. */
-export interface GarbageLine {
-  line: string;
-  reason: string;
-}
+export type { GarbageLine, WireFrame };
 
 const NEWLINE = 0x0a;
 
-export class StdioTransport implements Transport {
+export class StdioTransport implements HostTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
