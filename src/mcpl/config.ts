@@ -6,6 +6,7 @@
 import type { ToolClass } from '../vocabulary/classes.ts';
 import type { OperatorPolicy } from '../lifecycle/grants.ts';
 import type { WireFrame } from './transports/types.ts';
+import { unmatchedEntries } from './capabilities.ts';
 
 /** What every server configuration has, whatever its transport. */
 export interface ServerConfigBase {
@@ -35,6 +36,19 @@ export interface ServerConfigBase {
   reconnect?: { maxAttempts?: number; delayMs?: number };
   /** Receives every JSON-RPC message sent to and received from this server (a wire log for debugging and tests). */
   wireLog?: (frame: WireFrame) => void;
+  /**
+   * An `enabledCapabilities` entry that names no known capability path (a typo, a bare
+   * parent such as `toolLifecycle`) is a configuration error, refused before anything is
+   * spawned. `false` accepts it instead: it grants nothing and is logged as a warning
+   * (RFC-007 §4.1's reading, which the conformance vectors exercise). Default true.
+   */
+  strictCapabilities?: boolean;
+  /**
+   * Largest message accepted from a stdio server, in bytes (default 16 MiB). A larger
+   * response fails its request at once, with an error naming the limit and the size; the
+   * connection goes on.
+   */
+  maxMessageBytes?: number;
 }
 
 /** A server the host spawns and speaks to over its stdin/stdout. */
@@ -75,4 +89,39 @@ export function childEnvironment(config: StdioServerConfig): Record<string, stri
     if (value !== undefined && !value.startsWith('()')) env[key] = value;
   }
   return { ...env, ...(config.env ?? {}) };
+}
+
+/**
+ * The mistakes in one server's configuration, each naming its field; empty when it is
+ * usable. Checked before anything is spawned (by `ToolHost.connectServer`, and by anyone
+ * validating a configuration file up front).
+ */
+export function serverConfigErrors(config: ServerConfig): string[] {
+  const errors: string[] = [];
+  const raw = config as unknown as Record<string, unknown>;
+  if (typeof raw.id !== 'string' || raw.id === '') errors.push('id: expected a non-empty string');
+  else if (raw.id.includes('--')) errors.push(`id: "${raw.id}" must not contain "--" (it separates the server id from its tool names)`);
+  const hasCommand = raw.command !== undefined;
+  const hasUrl = raw.url !== undefined;
+  if (hasCommand === hasUrl) errors.push('command/url: give exactly one — a command to spawn over stdio, or the URL of a Streamable HTTP server');
+  if (hasCommand && (typeof raw.command !== 'string' || raw.command === '')) errors.push('command: expected a non-empty string');
+  if (hasUrl) {
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(String(raw.url)).protocol;
+    } catch {
+      errors.push(`url: "${String(raw.url)}" is not a URL`);
+    }
+    if (protocol !== undefined && protocol !== 'http:' && protocol !== 'https:') errors.push(`url: expected http: or https:, got ${protocol}`);
+  }
+  const enabled = config.policy?.enabledCapabilities;
+  if (enabled !== undefined && !Array.isArray(enabled)) errors.push('policy.enabledCapabilities: expected an array of capability paths');
+  else if (enabled !== undefined && config.strictCapabilities !== false) {
+    for (const entry of unmatchedEntries(enabled)) {
+      errors.push(
+        `policy.enabledCapabilities: ${JSON.stringify(entry)} names no known capability path (use a full path such as "toolLifecycle.observe", or "toolLifecycle.*")`,
+      );
+    }
+  }
+  return errors;
 }

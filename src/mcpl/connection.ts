@@ -18,7 +18,7 @@ import { EventEmitter } from 'eventemitter3';
 import { StdioTransport } from './transports/stdio.ts';
 import { HttpTransport } from './transports/http.ts';
 import type { HostTransport } from './transports/types.ts';
-import { childEnvironment, isHttpConfig, type ServerConfig } from './config.ts';
+import { childEnvironment, isHttpConfig, serverConfigErrors, type ServerConfig } from './config.ts';
 import { computeLifecycleGrant, type OperatorPolicy } from '../lifecycle/grants.ts';
 import { parseObserveParams, OBSERVE_LIMITS } from '../lifecycle/observe-params.ts';
 import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
@@ -265,7 +265,13 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   private newTransport(): HostTransport {
     const config = this.config;
     if (isHttpConfig(config)) return new HttpTransport({ url: config.url, ...(config.headers ? { headers: config.headers } : {}) });
-    return new StdioTransport({ command: config.command, args: config.args, env: childEnvironment(config), cwd: config.cwd });
+    return new StdioTransport({
+      command: config.command,
+      args: config.args,
+      env: childEnvironment(config),
+      cwd: config.cwd,
+      ...(config.maxMessageBytes !== undefined ? { maxLineBytes: config.maxMessageBytes } : {}),
+    });
   }
 
   /** The server's recent stderr, labelled so it never reads as the error itself. */
@@ -344,6 +350,8 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
 
   /** Replaces the operator policy at runtime and re-runs the policy exchange. */
   async setPolicy(policy: OperatorPolicy): Promise<void> {
+    const errors = serverConfigErrors({ ...this.config, policy });
+    if (errors.length > 0) throw new Error(`policy for server ${this.id} refused: ${errors.join('; ')}`);
     this.policy = policy;
     if (!this.client || this.state !== 'ready' || !this.speaksMcpl) return;
     await this.exchangePolicy(this.config.requestTimeoutMs ?? 30_000);

@@ -17,13 +17,53 @@ export interface StdioServerParams {
   /** Full environment for the child. The caller decides what is inherited. */
   env?: Record<string, string>;
   cwd?: string;
-  /** Largest line accepted from the server, in bytes; a longer line is dropped and logged. */
+  /**
+   * Largest line accepted from the server, in bytes (default 16 MiB); a longer line is
+   * dropped and logged, and when it answered one of our requests that request fails.
+   */
   maxLineBytes?: number;
 }
 
 export type { GarbageLine, WireFrame };
 
 const NEWLINE = 0x0a;
+/** JSON-RPC error code of the synthetic answer to a request whose response was too large. */
+export const RESPONSE_TOO_LARGE = -32001;
+const EDGE_BYTES = 512;
+
+/**
+ * The parts of a dropped, oversized line worth keeping: its size, and its first and last
+ * bytes, where a JSON-RPC response's kind and id are (the SDK writes `{"result":…,"jsonrpc":
+ * "2.0","id":7}`; other writers put `"jsonrpc"` and `"id"` first).
+ */
+class OversizedLine {
+  bytes = 0;
+  head: Buffer;
+  private tail: Buffer;
+
+  constructor(parts: Buffer[]) {
+    const first = Buffer.concat(parts);
+    this.bytes = first.length;
+    this.head = Buffer.from(first.subarray(0, EDGE_BYTES));
+    this.tail = Buffer.from(first.subarray(Math.max(0, first.length - EDGE_BYTES)));
+  }
+
+  add(piece: Buffer): void {
+    this.bytes += piece.length;
+    this.tail = piece.length >= EDGE_BYTES ? Buffer.from(piece.subarray(piece.length - EDGE_BYTES)) : Buffer.concat([this.tail, piece]).subarray(-EDGE_BYTES);
+  }
+
+  /** The id of the response this line was, when it can be told; undefined for requests, notifications and the unreadable. */
+  responseId(): string | number | undefined {
+    const head = this.head.toString('utf8');
+    const ID = '(-?\\d+|"(?:[^"\\\\]|\\\\.)*")';
+    const opening = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"(id|result|error)"/.exec(head)?.[1];
+    let id: string | undefined;
+    if (opening === 'id') id = new RegExp(`^\\s*\\{\\s*(?:"jsonrpc"\\s*:\\s*"2\\.0"\\s*,\\s*)?"id"\\s*:\\s*${ID}\\s*,\\s*"(?:result|error)"`).exec(head)?.[1];
+    else if (opening !== undefined) id = new RegExp(`"id"\\s*:\\s*${ID}\\s*\\}\\s*\\r?$`).exec(this.tail.toString('utf8'))?.[1];
+    return id === undefined ? undefined : (JSON.parse(id) as string | number);
+  }
+}
 
 export class StdioTransport implements HostTransport {
   onclose?: () => void;
@@ -44,6 +84,10 @@ export class StdioTransport implements HostTransport {
   private closed = false;
   private readonly maxLineBytes: number;
   private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** The line being dropped for exceeding the limit, until its end arrives. */
+  private oversized: OversizedLine | undefined;
+  /** The pending wait for the child's stdin to drain, shared by every blocked writer. */
+  private drain: Promise<void> | undefined;
 
   constructor(private readonly params: StdioServerParams) {
     this.maxLineBytes = params.maxLineBytes ?? 16 * 1024 * 1024;
@@ -115,29 +159,46 @@ export class StdioTransport implements HostTransport {
 
   private receive(chunk: Buffer): void {
     let start = 0;
-    let index = chunk.indexOf(NEWLINE);
-    while (index !== -1) {
-      let line: Buffer = chunk.subarray(start, index);
-      if (this.pending.length > 0) {
-        line = Buffer.concat([...this.pending, line]);
+    while (start < chunk.length) {
+      const index = chunk.indexOf(NEWLINE, start);
+      const piece = chunk.subarray(start, index === -1 ? chunk.length : index);
+      if (this.oversized) this.oversized.add(piece);
+      else if (this.pendingBytes + piece.length > this.maxLineBytes) {
+        // Past the limit the line is no longer kept, only its ends (to find its id) and its size.
+        this.oversized = new OversizedLine([...this.pending, piece]);
         this.pending = [];
         this.pendingBytes = 0;
+      } else if (piece.length > 0) {
+        this.pending.push(piece);
+        this.pendingBytes += piece.length;
       }
-      this.handleLine(line);
+      if (index === -1) return;
       start = index + 1;
-      index = chunk.indexOf(NEWLINE, start);
-    }
-    if (start < chunk.length) {
-      const rest = chunk.subarray(start);
-      this.pendingBytes += rest.length;
-      if (this.pendingBytes > this.maxLineBytes) {
-        this.ongarbage?.({ line: `<${this.pendingBytes} bytes>`, reason: 'line exceeds the size limit' });
+      if (this.oversized) {
+        this.endOversized(this.oversized);
+        this.oversized = undefined;
+      } else {
+        const line = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
         this.pending = [];
         this.pendingBytes = 0;
-      } else {
-        this.pending.push(rest);
+        if (line.length > 0) this.handleLine(line);
       }
     }
+  }
+
+  /**
+   * A line over the limit was dropped. When it was the answer to one of our requests, that
+   * request fails now with an error naming the limit and the size, instead of waiting for a
+   * timeout; the connection goes on.
+   */
+  private endOversized(line: OversizedLine): void {
+    const reason = `a message of ${line.bytes} bytes exceeds this transport's limit of ${this.maxLineBytes} bytes`;
+    this.ongarbage?.({ line: `${line.head.toString('utf8', 0, 80)}…`, reason });
+    const id = line.responseId();
+    if (id === undefined) return;
+    const message: JSONRPCMessage = { jsonrpc: '2.0', id, error: { code: RESPONSE_TOO_LARGE, message: `the response was dropped: ${reason}` } };
+    this.onwire?.({ direction: 'in', message });
+    this.onmessage?.(message);
   }
 
   private handleLine(raw: Buffer): void {
@@ -176,7 +237,15 @@ export class StdioTransport implements HostTransport {
     const stdin = this.child?.stdin;
     if (this.closed || !stdin || stdin.destroyed) return Promise.reject(new Error('transport closed'));
     if (stdin.write(data)) return Promise.resolve();
-    return new Promise((resolve, reject) => {
+    return this.drained(stdin);
+  }
+
+  /**
+   * One wait for `drain` shared by every blocked writer: a listener per write would pile up
+   * (MaxListenersExceededWarning with 11 writers behind a full pipe).
+   */
+  private drained(stdin: NodeJS.WritableStream & { off: NodeJS.WritableStream['removeListener'] }): Promise<void> {
+    this.drain ??= new Promise<void>((resolve, reject) => {
       const onDrain = () => {
         cleanup();
         resolve();
@@ -186,12 +255,14 @@ export class StdioTransport implements HostTransport {
         reject(new Error('transport closed'));
       };
       const cleanup = () => {
+        this.drain = undefined;
         stdin.off('drain', onDrain);
         stdin.off('close', onClose);
       };
       stdin.once('drain', onDrain);
       stdin.once('close', onClose);
     });
+    return this.drain;
   }
 
   /** Ends stdin, then escalates to SIGTERM and SIGKILL if the child lingers. */
