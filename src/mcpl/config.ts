@@ -44,9 +44,9 @@ export interface ServerConfigBase {
    */
   strictCapabilities?: boolean;
   /**
-   * Largest message accepted from a stdio server, in bytes (default 16 MiB). A larger
-   * response fails its request at once, with an error naming the limit and the size; the
-   * connection goes on.
+   * Largest message accepted from the server, in bytes (default 16 MiB): a stdio line, or an
+   * HTTP answer (JSON body or SSE event). A larger response fails its request at once, with
+   * an error naming the limit and the size; the connection goes on.
    */
   maxMessageBytes?: number;
 }

@@ -264,7 +264,13 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
 
   private newTransport(): HostTransport {
     const config = this.config;
-    if (isHttpConfig(config)) return new HttpTransport({ url: config.url, ...(config.headers ? { headers: config.headers } : {}) });
+    if (isHttpConfig(config)) {
+      return new HttpTransport({
+        url: config.url,
+        ...(config.headers ? { headers: config.headers } : {}),
+        ...(config.maxMessageBytes !== undefined ? { maxMessageBytes: config.maxMessageBytes } : {}),
+      });
+    }
     return new StdioTransport({
       command: config.command,
       args: config.args,

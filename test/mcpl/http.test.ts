@@ -116,3 +116,23 @@ test('a URL nobody listens on: connectServer fails naming the request that faile
     await host.close();
   }
 });
+
+for (const json of [false, true]) {
+  test(`an answer over the size limit (${json ? 'JSON body' : 'SSE event'}) fails its call at once, naming limit and size; the session goes on`, async () => {
+    const server = await startHttpPeer(scratchDir(), 'remote', { tools: [{ name: 'dump' }], json });
+    const host = new ToolHost({ logger: silent(), callTimeoutMs: 120_000 });
+    try {
+      await host.connectServer({ ...server.config, maxMessageBytes: 64 * 1024 });
+      const inferenceId = host.beginInference({ conversationId: 'c' });
+      const outcome = await host.dispatch({ inferenceId, name: 'remote--dump', input: { result_bytes: 2 * 1024 * 1024 } });
+      assert.equal(outcome.status, 'failed');
+      assert.match(resultText(outcome.result), /^Tool remote--dump failed: .*a message of more than \d+ bytes exceeds this transport's limit of 65536 bytes/);
+      const small = await host.dispatch({ inferenceId, name: 'remote--dump', input: { result_bytes: 1000 } });
+      assert.equal(small.status, 'completed');
+      assert.equal(resultText(small.result), 'x'.repeat(1000));
+    } finally {
+      await host.close();
+      await server.kill();
+    }
+  });
+}

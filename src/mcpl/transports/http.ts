@@ -5,6 +5,7 @@
  *   mid-call, an expired session) closes the transport, so its open calls end `failed` at
  *   once and the reconnect policy applies — instead of the SDK's silent stream retries
  *   leaving a call to its safety timeout;
+ * - the message size limit (see http-limit.ts);
  * - batched lifecycle writes (each message still travels as its own POST);
  * - the wire log.
  */
@@ -12,11 +13,14 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { GarbageLine, HostTransport, WireFrame } from './types.ts';
+import { limitedFetch } from './http-limit.ts';
 
 export interface HttpServerParams {
   url: string;
   /** Sent with every request (an `Authorization` header, for instance). */
   headers?: Record<string, string>;
+  /** Largest answer accepted for one request, in bytes (default 16 MiB); a larger one fails that request. */
+  maxMessageBytes?: number;
 }
 
 /** Errors after which the server is considered gone for this session. */
@@ -39,6 +43,7 @@ export class HttpTransport implements HostTransport {
   constructor(params: HttpServerParams) {
     this.inner = new StreamableHTTPClientTransport(new URL(params.url), {
       ...(params.headers ? { requestInit: { headers: params.headers } } : {}),
+      fetch: limitedFetch(params.maxMessageBytes ?? 16 * 1024 * 1024),
       // A cut stream is a lost server here (see isFatal); one quick retry of the standalone stream at most.
       reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 1 },
     });
