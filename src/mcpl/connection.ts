@@ -13,6 +13,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, CallToolResultSchema, ListToolsResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { EventEmitter } from 'eventemitter3';
 import { StdioTransport } from './transports/stdio.ts';
@@ -192,7 +193,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     client.onclose = () => this.onTransportClosed(epoch, transport);
     this.cancelled = new Map();
     const send = transport.send.bind(transport);
-    transport.send = (message: JSONRPCMessage) => {
+    transport.send = (message: JSONRPCMessage, options?: TransportSendOptions) => {
       if ('method' in message && 'id' in message) {
         if (message.method === 'initialize' && message.params) {
           message = { ...message, params: { ...message.params, protocolVersion: MCPL_PROTOCOL_VERSION } };
@@ -200,7 +201,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
           this.lastToolsCallId = message.id;
         }
       }
-      return send(message);
+      return send(message, options);
     };
     const timeout = this.config.requestTimeoutMs ?? 30_000;
     // Which request of the connect sequence is in flight, so a failure names it.

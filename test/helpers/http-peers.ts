@@ -18,11 +18,11 @@ export interface HttpPeer {
   kill(): Promise<void>;
 }
 
-export async function startHttpPeer(dir: string, id: string, options: PeerOptions & { json?: boolean } = {}): Promise<HttpPeer> {
+export async function startHttpPeer(dir: string, id: string, options: PeerOptions & { json?: boolean; port?: number } = {}): Promise<HttpPeer> {
   const peer = makePeer(dir, id, options);
   const stdio = peer.config as { env?: Record<string, string> };
   const child = spawn(process.execPath, [PEER], {
-    env: { PATH: process.env.PATH ?? '', ...stdio.env, TOOLCELL_PEER_HTTP: '1', ...(options.json ? { TOOLCELL_PEER_HTTP_JSON: '1' } : {}) },
+    env: { PATH: process.env.PATH ?? '', ...stdio.env, TOOLCELL_PEER_HTTP: '1', ...(options.json ? { TOOLCELL_PEER_HTTP_JSON: '1' } : {}), ...(options.port ? { TOOLCELL_PEER_PORT: String(options.port) } : {}) },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! });

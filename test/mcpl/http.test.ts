@@ -10,7 +10,7 @@ import pino from 'pino';
 import { ToolHost } from '../../src/host/tool-host.ts';
 import { resultText } from '../../src/host/results.ts';
 import type { ProgressUpdate } from '../../src/host/types.ts';
-import { observePolicy, scratchDir } from '../helpers/peers.ts';
+import { observePolicy, scratchDir, waitUntil } from '../helpers/peers.ts';
 import { startHttpPeer } from '../helpers/http-peers.ts';
 import { registerWaitTool } from '../helpers/tools.ts';
 
@@ -102,6 +102,32 @@ test('a server that goes away mid-call: the call ends failed at once, its tools 
   } finally {
     await host.close();
     await server.kill();
+  }
+});
+
+test('reconnect over HTTP: the server comes back at the same URL; a new epoch and session, its tools listed again', async () => {
+  const dir = scratchDir();
+  const first = await startHttpPeer(dir, 'remote', { tools: [{ name: 'run' }] });
+  const port = Number(new URL(first.url).port);
+  const host = new ToolHost({ logger: silent() });
+  let second: Awaited<ReturnType<typeof startHttpPeer>> | undefined;
+  try {
+    const connection = await host.connectServer({ ...first.config, reconnect: { delayMs: 100, maxAttempts: 20 } });
+    const closed = new Promise<void>((resolve) => host.once('server-closed', () => resolve()));
+    await first.kill();
+    await closed;
+    assert.ok(!host.listTools().some((t) => t.serverId === 'remote'));
+    second = await startHttpPeer(dir, 'remote-2', { tools: [{ name: 'run' }], port });
+    await waitUntil(() => connection.isConnected, 'reconnected', 30_000);
+    assert.ok(connection.epoch >= 2);
+    assert.ok(host.listTools().some((t) => t.name === 'remote--run'));
+    const outcome = await host.dispatch({ inferenceId: host.beginInference({ conversationId: 'c' }), name: 'remote--run', input: { n: 2 } });
+    assert.equal(outcome.status, 'completed');
+    assert.ok(second.peer.events().some((e) => e.event === 'call'), 'the call reached the new server');
+  } finally {
+    await host.close();
+    await first.kill();
+    await second?.kill();
   }
 });
 
