@@ -16,10 +16,9 @@ import { McpError, CallToolResultSchema, ListToolsResultSchema, type JSONRPCMess
 import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { EventEmitter } from 'eventemitter3';
-import { StdioTransport } from './transports/stdio.ts';
-import { HttpTransport } from './transports/http.ts';
+import { createTransport } from './transports/create.ts';
 import type { HostTransport } from './transports/types.ts';
-import { childEnvironment, isHttpConfig, serverConfigErrors, type ServerConfig } from './config.ts';
+import { serverConfigErrors, type ServerConfig } from './config.ts';
 import { computeLifecycleGrant, type OperatorPolicy } from '../lifecycle/grants.ts';
 import { parseObserveParams, OBSERVE_LIMITS } from '../lifecycle/observe-params.ts';
 import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
@@ -28,6 +27,7 @@ import { readAdvertisement, derivePolicyExchange, type PolicyExchange } from './
 import { lifecycleKey } from '../lifecycle/state-key.ts';
 import type { ServerToolListing } from '../host/registry.ts';
 import type { ProgressUpdate, ToolResult } from '../host/types.ts';
+import { CallTracker } from './call-tracker.ts';
 
 /** How a `tools/call` is run: its abort signal, progress relay, and where a late answer goes. */
 export interface CallToolOptions {
@@ -39,11 +39,6 @@ export interface CallToolOptions {
   onLate?: (kind: 'result' | 'error') => void;
 }
 
-/** How many cancelled request ids are remembered for late answers, per transport. */
-const CANCELLED_REMEMBERED = 1024;
-/** Our progress tokens, so reports for calls that already ended are recognised and dropped. */
-const PROGRESS_TOKEN_PREFIX = 'toolcell-progress-';
-
 /** MCPL pins MCP 2024-11-05; the SDK client always offers its newest version, so the offer is rewritten. */
 export const MCPL_PROTOCOL_VERSION = '2024-11-05';
 export const MCPL_VERSION = '0.5';
@@ -53,8 +48,6 @@ const CAPABILITY_DENIED = -32002;
 const ToolsObserveRequest = z.object({ method: z.literal('tools/observe'), params: z.unknown().optional() });
 const ToolsListChanged = z.object({ method: z.literal('notifications/tools/list_changed'), params: z.unknown().optional() });
 const AnyResult = z.object({}).passthrough();
-
-const noLate = (): void => undefined;
 
 /** Whether `initialize` capabilities carry an `experimental.mcpl` object. */
 export function isMcplAdvertised(capabilities: Record<string, unknown> | undefined): boolean {
@@ -102,13 +95,8 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   private transport: HostTransport | undefined;
   private policy: OperatorPolicy;
   private closing = false;
-  /** Id of the last `tools/call` request written, read right after the SDK wrote it. */
-  private lastToolsCallId: string | number | undefined;
-  /** Requests of this transport we cancelled, waiting for an answer that may still come. */
-  private cancelled = new Map<string | number, (kind: 'result' | 'error') => void>();
-  /** Progress listeners of open calls, by the progress token we sent. */
-  private readonly progress = new Map<string, (p: ProgressUpdate) => void>();
-  private progressCounter = 0;
+  /** Progress and cancelled requests of the current transport's calls. */
+  private tracker = new CallTracker();
 
   constructor(private readonly config: ServerConfig) {
     super();
@@ -164,7 +152,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     this.stateKey = undefined;
     this.queue.stop();
     this.queue = this.newQueue();
-    const transport = this.newTransport();
+    const transport = createTransport(this.config);
     this.transport = transport;
     transport.ongarbage = (g) => this.emit('diagnostic', { code: 'garbage-line', message: `skipped stdout line (${g.reason}): ${g.line}` });
     if (this.config.wireLog) transport.onwire = this.config.wireLog;
@@ -191,16 +179,14 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       this.emit('diagnostic', { code: 'protocol-error', message: error.message });
     };
     client.onclose = () => this.onTransportClosed(epoch, transport);
-    this.cancelled = new Map();
+    const tracker = new CallTracker();
+    this.tracker = tracker;
     const send = transport.send.bind(transport);
     transport.send = (message: JSONRPCMessage, options?: TransportSendOptions) => {
-      if ('method' in message && 'id' in message) {
-        if (message.method === 'initialize' && message.params) {
-          message = { ...message, params: { ...message.params, protocolVersion: MCPL_PROTOCOL_VERSION } };
-        } else if (message.method === 'tools/call') {
-          this.lastToolsCallId = message.id;
-        }
+      if ('method' in message && 'id' in message && message.method === 'initialize' && message.params) {
+        message = { ...message, params: { ...message.params, protocolVersion: MCPL_PROTOCOL_VERSION } };
       }
+      tracker.noteSent(message);
       return send(message, options);
     };
     const timeout = this.config.requestTimeoutMs ?? 30_000;
@@ -208,7 +194,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     let step = 'initialize';
     try {
       await client.connect(transport, { timeout });
-      this.interceptInbound(transport);
+      this.interceptInbound(transport, tracker);
       this.speaksMcpl = isMcplAdvertised(client.getServerCapabilities());
       if (this.speaksMcpl) {
         step = 'featureSets/update';
@@ -226,59 +212,13 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     }
   }
 
-  /**
-   * Two kinds of inbound message are handled here, ahead of the SDK, in arrival order:
-   * - progress for our calls. The SDK hands notifications to their handlers a microtask
-   *   later but settles responses at once, so a tool's last report, written just before its
-   *   result, would be lost; relayed here, every report reaches the caller before the result.
-   * - answers to requests we cancelled. The SDK forgets a cancelled request, so a server's
-   *   answer (a server may finish work it could not stop) would only be an "unknown message
-   *   ID" error; it is consumed here and reported as late instead.
-   */
-  private interceptInbound(transport: HostTransport): void {
+  /** Inbound messages meet the call tracker before the SDK (see call-tracker.ts for why). */
+  private interceptInbound(transport: HostTransport, tracker: CallTracker): void {
     const deliver = transport.onmessage as ((m: JSONRPCMessage, ...r: unknown[]) => void) | undefined;
     if (!deliver) return;
-    const cancelled = this.cancelled;
-    const progress = this.progress;
     transport.onmessage = (message: JSONRPCMessage, ...rest: unknown[]) => {
-      if ('method' in message) {
-        if (message.method === 'notifications/progress') {
-          const params = message.params as { progressToken?: unknown; progress?: unknown; total?: unknown; message?: unknown } | undefined;
-          const token = params?.progressToken;
-          if (typeof token === 'string' && token.startsWith(PROGRESS_TOKEN_PREFIX)) {
-            // Reports for a call that already ended (or was cancelled) are dropped: expected, not an error.
-            if (typeof params!.progress === 'number') progress.get(token)?.(params as ProgressUpdate);
-            return;
-          }
-        }
-      } else if (cancelled.size > 0 && 'id' in message && message.id !== undefined) {
-        const onLate = cancelled.get(message.id);
-        if (onLate) {
-          cancelled.delete(message.id);
-          onLate('error' in message ? 'error' : 'result');
-          return;
-        }
-      }
-      deliver(message, ...rest);
+      if (!tracker.consume(message)) deliver(message, ...rest);
     };
-  }
-
-  private newTransport(): HostTransport {
-    const config = this.config;
-    if (isHttpConfig(config)) {
-      return new HttpTransport({
-        url: config.url,
-        ...(config.headers ? { headers: config.headers } : {}),
-        ...(config.maxMessageBytes !== undefined ? { maxMessageBytes: config.maxMessageBytes } : {}),
-      });
-    }
-    return new StdioTransport({
-      command: config.command,
-      args: config.args,
-      env: childEnvironment(config),
-      cwd: config.cwd,
-      ...(config.maxMessageBytes !== undefined ? { maxLineBytes: config.maxMessageBytes } : {}),
-    });
   }
 
   /** The server's recent stderr, labelled so it never reads as the error itself. */
@@ -404,32 +344,15 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     if (!client || !this.isConnected) throw new Error(`server ${this.id} is not connected`);
     const { signal, onProgress, onLate } = options;
     if (signal?.aborted) throw new Error('the call was aborted before it was sent');
-    this.lastToolsCallId = undefined;
-    const token = onProgress ? `${PROGRESS_TOKEN_PREFIX}${++this.progressCounter}` : undefined;
-    if (token) this.progress.set(token, onProgress!);
+    const tracker = this.tracker;
+    const token = onProgress ? tracker.progressToken(onProgress) : undefined;
     const params = { name, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) };
+    tracker.expectCall();
     const result = client.request({ method: 'tools/call', params }, CallToolResultSchema, {
       timeout: timeoutMs,
       ...(signal ? { signal } : {}),
     });
-    if (token) {
-      const forget = () => this.progress.delete(token);
-      void result.then(forget, forget);
-    }
-    // The SDK wrote the request synchronously: its id is known now.
-    const requestId = this.lastToolsCallId;
-    if (signal && requestId !== undefined) {
-      const cancelled = this.cancelled;
-      const remember = () => {
-        if (cancelled.size >= CANCELLED_REMEMBERED) cancelled.delete(cancelled.keys().next().value!);
-        cancelled.set(requestId, onLate ?? noLate);
-      };
-      signal.addEventListener('abort', remember, { once: true });
-      void result.then(
-        () => signal.removeEventListener('abort', remember),
-        () => signal.removeEventListener('abort', remember),
-      );
-    }
+    tracker.track(result, token, signal, onLate);
     return (await result) as ToolResult;
   }
 

@@ -7,7 +7,7 @@
  * limit, per body or per event, so an oversized answer never sits in memory whole.
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { RESPONSE_TOO_LARGE } from './stdio.ts';
+import { RESPONSE_TOO_LARGE } from './types.ts';
 
 /** The id of the single request in a POST body we wrote, if it is one. */
 function requestIdOf(body: RequestInit['body']): string | number | undefined {

@@ -5,11 +5,13 @@
  * give. Lifecycle notifications are written in batches (one `write` per drain of an
  * observer's queue, not one per message), so that four observers cost little. Writes report
  * back-pressure to the caller, so a stuck observer fills a bounded queue instead of memory.
- * And a line that is not JSON-RPC is logged and skipped without tearing the connection down.
+ * A line that is not JSON-RPC is logged and skipped without tearing the connection down, and
+ * a line over the size limit fails the request it answered at once (see oversized-line.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { GarbageLine, HostTransport, WireFrame } from './types.ts';
+import { RESPONSE_TOO_LARGE, type GarbageLine, type HostTransport, type WireFrame } from './types.ts';
+import { OversizedLine } from './oversized-line.ts';
 
 export interface StdioServerParams {
   command: string;
@@ -27,44 +29,6 @@ export interface StdioServerParams {
 export type { GarbageLine, WireFrame };
 
 const NEWLINE = 0x0a;
-/** JSON-RPC error code of the synthetic answer to a request whose response was too large. */
-export const RESPONSE_TOO_LARGE = -32001;
-const EDGE_BYTES = 512;
-
-/**
- * The parts of a dropped, oversized line worth keeping: its size, and its first and last
- * bytes, where a JSON-RPC response's kind and id are (the SDK writes `{"result":…,"jsonrpc":
- * "2.0","id":7}`; other writers put `"jsonrpc"` and `"id"` first).
- */
-class OversizedLine {
-  bytes = 0;
-  head: Buffer;
-  private tail: Buffer;
-
-  constructor(parts: Buffer[]) {
-    const first = Buffer.concat(parts);
-    this.bytes = first.length;
-    this.head = Buffer.from(first.subarray(0, EDGE_BYTES));
-    this.tail = Buffer.from(first.subarray(Math.max(0, first.length - EDGE_BYTES)));
-  }
-
-  add(piece: Buffer): void {
-    this.bytes += piece.length;
-    this.tail = piece.length >= EDGE_BYTES ? Buffer.from(piece.subarray(piece.length - EDGE_BYTES)) : Buffer.concat([this.tail, piece]).subarray(-EDGE_BYTES);
-  }
-
-  /** The id of the response this line was, when it can be told; undefined for requests, notifications and the unreadable. */
-  responseId(): string | number | undefined {
-    const head = this.head.toString('utf8');
-    const ID = '(-?\\d+|"(?:[^"\\\\]|\\\\.)*")';
-    const opening = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"(id|result|error)"/.exec(head)?.[1];
-    let id: string | undefined;
-    if (opening === 'id') id = new RegExp(`^\\s*\\{\\s*(?:"jsonrpc"\\s*:\\s*"2\\.0"\\s*,\\s*)?"id"\\s*:\\s*${ID}\\s*,\\s*"(?:result|error)"`).exec(head)?.[1];
-    else if (opening !== undefined) id = new RegExp(`"id"\\s*:\\s*${ID}\\s*\\}\\s*\\r?$`).exec(this.tail.toString('utf8'))?.[1];
-    return id === undefined ? undefined : (JSON.parse(id) as string | number);
-  }
-}
-
 export class StdioTransport implements HostTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;

@@ -8,6 +8,12 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
+/**
+ * JSON-RPC error code of the synthetic answer a transport gives a request whose response it
+ * dropped for exceeding its size limit.
+ */
+export const RESPONSE_TOO_LARGE = -32001;
+
 /** One JSON-RPC message crossing the transport, for an operator's (or a test's) wire log. */
 export interface WireFrame {
   direction: 'out' | 'in';
