@@ -30,6 +30,8 @@ export interface PeerOptions {
   stall?: boolean;
   /** Stop (and never answer) a call on `notifications/cancelled`, as the SDK does by default. */
   honourCancel?: boolean;
+  /** Advertise no `experimental.mcpl`: a plain MCP server. */
+  plain?: boolean;
   policy?: OperatorPolicy;
   log?: boolean;
 }
@@ -71,6 +73,7 @@ export function makePeer(dir: string, id: string, options: PeerOptions = {}): Pe
       calls: options.calls,
       stall: options.stall,
       honourCancel: options.honourCancel,
+      plain: options.plain,
     }),
   );
   const events = (): PeerEvent[] =>
