@@ -152,9 +152,11 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     this.stateKey = undefined;
     this.queue.stop();
     this.queue = this.newQueue();
+    // Each epoch's failure is explained by its own process's stderr.
+    this.stderrTail = '';
     const transport = createTransport(this.config);
     this.transport = transport;
-    transport.ongarbage = (g) => this.emit('diagnostic', { code: 'garbage-line', message: `skipped stdout line (${g.reason}): ${g.line}` });
+    transport.ongarbage = (g) => this.emit('diagnostic', { code: 'garbage-line', message: `skipped an inbound message (${g.reason}): ${g.line}` });
     if (this.config.wireLog) transport.onwire = this.config.wireLog;
     transport.onstderr = (chunk) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-8192);
