@@ -19,10 +19,12 @@ export type {
   ApprovalGate,
   ApprovalRequest,
   ApprovalDecision,
+  ProgressUpdate,
 } from './host/types.ts';
 export { TOOL_CLASSES, isToolClass, type ToolClass } from './vocabulary/classes.ts';
 export type { RefusalPolicy } from './host/refusals.ts';
-export type { ServerConfig } from './mcpl/config.ts';
+export { serverConfigErrors, type ServerConfig, type StdioServerConfig, type HttpServerConfig } from './mcpl/config.ts';
+export type { WireFrame } from './mcpl/transports/types.ts';
 export { McplConnection } from './mcpl/connection.ts';
 export type { OperatorPolicy, NarrowingSpec } from './lifecycle/grants.ts';
 export { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleParams, type ToolPhase } from './lifecycle/events.ts';

@@ -74,7 +74,8 @@ export function scriptValue(result: ToolResult): unknown {
 
 function failure(name: string, outcome: DispatchOutcome): ToolError {
   const text = resultText(outcome.result) || `${name} ${outcome.status}`;
-  return new ToolError(outcome.status === 'completed' ? text : `${name} ${outcome.status}: ${text}`);
+  // The host's own error texts already name the tool ("Tool x failed: …"); a prefix would repeat it.
+  return new ToolError(outcome.status === 'completed' || text.includes(name) ? text : `${name} ${outcome.status}: ${text}`);
 }
 
 export function buildBindings(

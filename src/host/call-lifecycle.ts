@@ -8,10 +8,10 @@ import { CallIdMinter } from './ids.ts';
 import { OpenCall, type InferenceRecord } from './open-call.ts';
 import { errorResult } from './results.ts';
 import { normalizeToolResult } from './normalize-result.ts';
-import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolContext, RegisteredTool, ToolResult } from './types.ts';
+import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolContext, ProgressUpdate, RegisteredTool, ToolResult } from './types.ts';
 import type { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleIdentity, type TerminalPhase } from '../lifecycle/events.ts';
-import type { McplConnection } from '../mcpl/connection.ts';
+import type { CallToolOptions, McplConnection } from '../mcpl/connection.ts';
 
 /** Where the call lifecycle reports to (the ToolHost's events). */
 export interface CallEventSink {
@@ -19,12 +19,16 @@ export interface CallEventSink {
   wantsLifecycle(): boolean;
   lifecycle(event: HostLifecycleEvent): void;
   late(info: { toolCallId: string; tool: string; kind: 'result' | 'error' }): void;
+  /** A caller's `onProgress` threw; the call goes on. */
+  progressFailed(info: { toolCallId: string; tool: string; error: unknown }): void;
 }
 
 export interface CallLifecycleOptions {
   callTimeoutMs: number;
   approvalGate?: ApprovalGate;
 }
+
+const noProgress = (): void => undefined;
 
 export class CallLifecycle {
   private readonly ids = new CallIdMinter();
@@ -155,32 +159,62 @@ export class CallLifecycle {
     };
   }
 
+  /**
+   * The caller's progress listener, guarded: reports reach it only while the call is open,
+   * in the MCP shape and nothing else, and a listener that throws never fails the call.
+   */
+  private progressRelay(call: OpenCall, onProgress: DispatchRequest['onProgress']): ((p: ProgressUpdate) => void) | undefined {
+    if (!onProgress) return undefined;
+    return (p) => {
+      if (!call.isOpen) return;
+      const update: ProgressUpdate = {
+        progress: p.progress,
+        ...(typeof p.total === 'number' ? { total: p.total } : {}),
+        ...(typeof p.message === 'string' ? { message: p.message } : {}),
+      };
+      try {
+        onProgress(update);
+      } catch (error) {
+        this.sink.progressFailed({ toolCallId: call.toolCallId, tool: call.tool.name, error });
+      }
+    };
+  }
+
   private execute(call: OpenCall, timeoutMs: number, onProgress?: DispatchRequest['onProgress']): void {
     const tool = call.tool;
+    const progress = this.progressRelay(call, onProgress);
     let pending: Promise<ToolResult>;
     try {
       if (tool.kind === 'host') {
-        const ctx = {
+        const ctx: HostToolContext = {
           toolCallId: call.toolCallId,
           inferenceId: call.inference.inferenceId,
           conversationId: call.inference.conversationId,
           ...(call.parentToolCallId ? { parentToolCallId: call.parentToolCallId } : {}),
           // Progress reported after the terminal belongs to no call any more: dropped.
-          ...(onProgress ? { onProgress: (p: { progress: number; total?: number; message?: string }) => call.isOpen && onProgress(p) } : {}),
+          ...(progress ? { onProgress: progress } : {}),
           get signal() {
             return call.signal;
           },
+          progress: progress ?? noProgress,
         };
         const hooks = this.instrumentation;
         pending = hooks === undefined ? tool.handler!(call.args, ctx) : instrumentedHandler(hooks, call, ctx);
       } else {
         const connection = this.connection(tool.serverId!);
         if (!connection) throw new Error(`server ${tool.serverId} is gone`);
-        // The SDK's own timeout sits past ours so the host's timer decides, and the SDK still cleans up.
+        // The SDK's own timeout sits past ours so the host's timer decides, and the SDK still
+        // cleans up. The call's signal is the request's: aborting the call (stream end,
+        // interrupt, its safety timeout, shutdown) sends `notifications/cancelled` downstream.
+        const options: CallToolOptions = {
+          signal: call.signal,
+          ...(progress ? { onProgress: progress } : {}),
+          onLate: (kind) => this.late(call, kind),
+        };
         const hooks = this.instrumentation;
         pending = hooks === undefined
-          ? connection.callTool(tool.serverTool!, call.args, timeoutMs + 1000)
-          : instrumentedServerCall(hooks, call, connection, timeoutMs + 1000);
+          ? connection.callTool(tool.serverTool!, call.args, timeoutMs + 1000, options)
+          : instrumentedServerCall(hooks, call, connection, timeoutMs + 1000, options);
       }
     } catch (error) {
       // Dispatch threw after the call opened: it may have done work, so this is `failed`, not a refusal.
@@ -189,7 +223,10 @@ export class CallLifecycle {
       return;
     }
     call.timer = setTimeout(() => {
-      this.finish(call, 'failed', errorResult(`Tool ${tool.name} timed out after ${timeoutMs} ms`), 'timeout');
+      // Giving up also stops the work: a built-in sees its signal abort, a server is told.
+      if (this.finish(call, 'failed', errorResult(`Tool ${tool.name} timed out after ${timeoutMs} ms`), 'timeout')) {
+        call.abort(new Error(`timed out after ${timeoutMs} ms`));
+      }
     }, timeoutMs);
     Promise.resolve(pending).then(
       (raw) => {
@@ -201,7 +238,11 @@ export class CallLifecycle {
       },
       (error: unknown) => {
         const message = (error as Error)?.message ?? String(error);
-        if (!this.finish(call, 'failed', errorResult(`Tool ${tool.name} failed: ${message}`), message)) this.late(call, 'error');
+        if (this.finish(call, 'failed', errorResult(`Tool ${tool.name} failed: ${message}`), message)) return;
+        // A server call we cancelled rejects with our own cancellation, which is not an outcome;
+        // the server's answer, should one still come, is reported through `onLate`.
+        if (tool.kind === 'server' && call.signal.aborted) return;
+        this.late(call, 'error');
       },
     );
   }
@@ -242,6 +283,13 @@ function instrumentedHandler(hooks: CallInstrumentation, call: OpenCall, ctx: Ho
   return hooks.execute(call, () => call.tool.handler!(call.args, ctx));
 }
 
-function instrumentedServerCall(hooks: CallInstrumentation, call: OpenCall, connection: McplConnection, timeoutMs: number): Promise<ToolResult> {
-  return hooks.execute(call, () => connection.callTool(call.tool.serverTool!, call.args, timeoutMs, hooks.requestMeta(call)));
+function instrumentedServerCall(
+  hooks: CallInstrumentation,
+  call: OpenCall,
+  connection: McplConnection,
+  timeoutMs: number,
+  options: CallToolOptions,
+): Promise<ToolResult> {
+  const meta = hooks.requestMeta(call);
+  return hooks.execute(call, () => connection.callTool(call.tool.serverTool!, call.args, timeoutMs, meta ? { ...options, meta } : options));
 }

@@ -30,7 +30,7 @@ import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchReques
 import { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import type { HostLifecycleEvent } from '../lifecycle/events.ts';
 import { McplConnection } from '../mcpl/connection.ts';
-import type { ServerConfig } from '../mcpl/config.ts';
+import { serverConfigErrors, type ServerConfig } from '../mcpl/config.ts';
 
 export interface ToolHostOptions {
   /** RFC-007 §5.2 input bound in bytes (default 16 KiB). */
@@ -81,6 +81,8 @@ export interface Stream {
 }
 
 const MAX_INFERENCES = 100_000;
+/** Diagnostics an operator should see at the default log level. */
+const WARN_CODES = new Set(['grants-nothing', 'reconnect-failed', 'delivery-failed', 'progress-listener-failed', 'plain-mcp', 'response-too-large']);
 
 export class ToolHost extends EventEmitter<ToolHostEvents> {
   readonly registry: ToolRegistry;
@@ -94,6 +96,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private streamCounter = 0;
   private inferenceCounter = 0;
   private closing = false;
+  /** Reconnect back-offs being waited out. */
+  private readonly backoffs = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
 
   constructor(options: ToolHostOptions = {}) {
     super();
@@ -107,6 +111,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
         wantsLifecycle: () => this.listenerCount('lifecycle') > 0,
         lifecycle: (event) => this.emit('lifecycle', event),
         late: (info) => this.emit('late-result', info),
+        progressFailed: (info) =>
+          this.diagnostic(undefined, 'progress-listener-failed', `the onProgress listener of ${info.tool} (${info.toolCallId}) threw: ${(info.error as Error)?.message ?? String(info.error)}`),
       },
       { callTimeoutMs: options.callTimeoutMs ?? 300_000, ...(options.approvalGate ? { approvalGate: options.approvalGate } : {}) },
     );
@@ -125,17 +131,26 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     this.registry.addHostTool(def);
   }
 
-  /** Model-facing listing of every tool with its effective class. */
+  /**
+   * Model-facing listing of every tool with its effective class. A server's tools are left
+   * out while it is not connected (dead, or reconnecting): the model should not be offered
+   * tools that would only be refused. They come back when a new epoch is ready.
+   */
   listTools(): ToolListing[] {
-    return this.registry.list();
+    return this.registry.list().filter((t) => t.serverId === undefined || this.connections.get(t.serverId)?.isConnected === true);
   }
 
   // ── servers ──────────────────────────────────────────────────────────────
 
-  /** Spawns a server over stdio, runs the handshake and policy exchange, and registers its tools. */
+  /**
+   * Connects a server — spawned over stdio (`command`) or remote over Streamable HTTP
+   * (`url`) — runs the handshake (and, for an MCPL server, the policy exchange) and registers
+   * its tools.
+   */
   async connectServer(config: ServerConfig): Promise<McplConnection> {
+    const errors = serverConfigErrors(config);
+    if (errors.length > 0) throw new Error(`server ${JSON.stringify(config.id)} is misconfigured: ${errors.join('; ')}`);
     if (this.connections.has(config.id)) throw new Error(`a server with id "${config.id}" is already connected`);
-    if (config.id.includes('--')) throw new Error(`server id "${config.id}" must not contain "--"`);
     const connection = new McplConnection(config);
     for (const [tool, classes] of Object.entries(config.classOverrides ?? {})) {
       this.registry.setOverride(`${config.id}--${tool}`, classes);
@@ -171,17 +186,31 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const attempts = policy.maxAttempts ?? 3;
     let delay = policy.delayMs ?? 200;
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await this.backoff(delay);
       if (this.closing || this.connections.get(connection.id) !== connection) return;
       try {
         await connection.connect();
         this.diagnostic(connection.id, 'reconnected', `${connection.id} reconnected (epoch ${connection.epoch}, attempt ${attempt})`);
         return;
       } catch (error) {
-        this.diagnostic(connection.id, 'reconnect-failed', `${connection.id}: reconnect attempt ${attempt} of ${attempts} failed: ${(error as Error).message}`);
+        this.diagnostic(connection.id, 'reconnect-failed', `reconnect attempt ${attempt} of ${attempts}: ${(error as Error).message}`);
         delay *= 2;
       }
     }
+  }
+
+  /** Waits out a reconnect back-off; `close()` ends the wait at once, so no timer outlives the host. */
+  private backoff(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wait = {
+        timer: setTimeout(() => {
+          this.backoffs.delete(wait);
+          resolve();
+        }, ms),
+        resolve,
+      };
+      this.backoffs.add(wait);
+    });
   }
 
   /** The connection with this id, if any. */
@@ -210,7 +239,10 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   };
 
   private diagnostic(serverId: string | undefined, code: string, message: string): void {
-    this.logger.info({ serverId, code }, message);
+    // Routine per-tool class notes (one per unclassed tool of a plain MCP server) stay out of
+    // the operator's way; what needs attention is a warning.
+    const level = code === 'class' ? 'debug' : WARN_CODES.has(code) ? 'warn' : 'info';
+    this.logger[level]({ serverId, code }, message);
     this.emit('diagnostic', { ...(serverId ? { serverId } : {}), code, message });
   }
 
@@ -315,6 +347,11 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    for (const wait of this.backoffs) {
+      clearTimeout(wait.timer);
+      wait.resolve();
+    }
+    this.backoffs.clear();
     this.calls.abortWhere(() => true, 'host shutting down');
     await Promise.all([...this.connections.values()].map((c) => c.close()));
     this.connections.clear();

@@ -17,17 +17,35 @@ export interface ToolResult {
   _meta?: Record<string, unknown>;
 }
 
+/**
+ * One progress report of a running call (MCP `notifications/progress`): `progress` grows
+ * with each report; `total` when the tool knows it; `message` a human-readable note.
+ */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 /** What a host built-in's handler receives besides its arguments. */
 export interface HostToolContext {
-  /** Aborted when the call is aborted (stream end, interrupt, shutdown). */
+  /** Aborted when the call is aborted (stream end, interrupt, shutdown, its safety timeout). */
   signal: AbortSignal;
+  /**
+   * Reports progress to the caller, when the caller asked for it (`onProgress`); otherwise a
+   * no-op. Reports after the call ended are dropped.
+   */
+  progress(p: ProgressUpdate): void;
   toolCallId: string;
   inferenceId: string;
   conversationId: string;
   /** Set when a script made this call; the parent `code_execution` call's `toolCallId`. */
   parentToolCallId?: string;
-  /** The caller's {@link DispatchRequest.onProgress}, when it asked for progress: a built-in reports through it. */
-  onProgress?: DispatchRequest['onProgress'];
+  /**
+   * Present only when the caller asked for progress, and then the same function as `progress`:
+   * a tool that relays progress from elsewhere (code_execution's inner calls) asks for it only then.
+   */
+  onProgress?: (p: ProgressUpdate) => void;
 }
 
 /** A tool the embedding framework implements in-process. */
@@ -100,7 +118,11 @@ export interface DispatchRequest {
    * never counts against the script's time limit.
    */
   onPending?: () => () => void;
-  /** Receives the call's progress notifications (MCP `notifications/progress`), when the tool reports any. */
+  /**
+   * Asks for the call's progress. A server tool is sent `_meta.progressToken` and its
+   * `notifications/progress` are relayed here; a built-in reports through `ctx.progress`.
+   * Called only while the call is open.
+   */
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
 }
 

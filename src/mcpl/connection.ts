@@ -4,15 +4,21 @@
  * privileged inbound method is accepted), tool listing with re-list on `list_changed`,
  * `tools/call`, inbound `tools/observe`, grant changes, reconnect with a transport epoch.
  *
+ * A server that does not advertise `experimental.mcpl` is plain MCP: it is a tool provider
+ * and nothing else — no policy exchange (it would answer -32601), no lifecycle notifications,
+ * no `tools/observe` — so every official MCP server works unchanged.
+ *
  * It is also the observer endpoint the lifecycle emitter writes to: its own bounded queue,
  * its grant and its filter.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, CallToolResultSchema, ListToolsResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { EventEmitter } from 'eventemitter3';
-import { StdioTransport } from './stdio-transport.ts';
-import { childEnvironment, type ServerConfig } from './config.ts';
+import { createTransport } from './transports/create.ts';
+import type { HostTransport } from './transports/types.ts';
+import { serverConfigErrors, type ServerConfig } from './config.ts';
 import { computeLifecycleGrant, type OperatorPolicy } from '../lifecycle/grants.ts';
 import { parseObserveParams, OBSERVE_LIMITS } from '../lifecycle/observe-params.ts';
 import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
@@ -20,7 +26,20 @@ import type { ObserverEndpoint } from '../lifecycle/emitter.ts';
 import { readAdvertisement, derivePolicyExchange, type PolicyExchange } from './handshake.ts';
 import { lifecycleKey } from '../lifecycle/state-key.ts';
 import type { ServerToolListing } from '../host/registry.ts';
-import type { ToolResult } from '../host/types.ts';
+import type { ProgressUpdate, ToolResult } from '../host/types.ts';
+import { CallTracker } from './call-tracker.ts';
+
+/** How a `tools/call` is run: its abort signal, progress relay, and where a late answer goes. */
+export interface CallToolOptions {
+  /** Aborting it cancels the request downstream (`notifications/cancelled`). */
+  signal?: AbortSignal;
+  /** Asks the server for progress (`_meta.progressToken`) and receives each report. */
+  onProgress?: (p: ProgressUpdate) => void;
+  /** The server answered a request we had cancelled: the answer is consumed and reported here. */
+  onLate?: (kind: 'result' | 'error') => void;
+  /** Members of the request's `params._meta` (the host passes trace context there). */
+  meta?: Record<string, unknown>;
+}
 
 /** MCPL pins MCP 2024-11-05; the SDK client always offers its newest version, so the offer is rewritten. */
 export const MCPL_PROTOCOL_VERSION = '2024-11-05';
@@ -31,6 +50,13 @@ const CAPABILITY_DENIED = -32002;
 const ToolsObserveRequest = z.object({ method: z.literal('tools/observe'), params: z.unknown().optional() });
 const ToolsListChanged = z.object({ method: z.literal('notifications/tools/list_changed'), params: z.unknown().optional() });
 const AnyResult = z.object({}).passthrough();
+
+/** Whether `initialize` capabilities carry an `experimental.mcpl` object. */
+export function isMcplAdvertised(capabilities: Record<string, unknown> | undefined): boolean {
+  const experimental = capabilities?.experimental as Record<string, unknown> | undefined;
+  const mcpl = experimental?.mcpl;
+  return mcpl !== null && typeof mcpl === 'object' && !Array.isArray(mcpl);
+}
 
 type LifecycleGrant = ReturnType<typeof computeLifecycleGrant>;
 type Filter = Exclude<Extract<ReturnType<typeof parseObserveParams>, { ok: true }>['filter'], undefined>;
@@ -55,6 +81,11 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   queue: DeliveryQueue;
   /** True once the initial policy exchange of the current transport completed. */
   policyEstablished = false;
+  /**
+   * Whether the server of the current transport advertised `experimental.mcpl`. False: a
+   * plain MCP provider, never sent a policy exchange nor lifecycle notifications.
+   */
+  speaksMcpl = false;
   exchange: PolicyExchange | undefined;
   lifecycle: LifecycleGrant | undefined;
   filter: Filter | null = null;
@@ -63,9 +94,11 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   /** Cached {@link lifecycleKey}; cleared whenever the grant or the filter changes. */
   private stateKey: string | undefined;
   private client: Client | undefined;
-  private transport: StdioTransport | undefined;
+  private transport: HostTransport | undefined;
   private policy: OperatorPolicy;
   private closing = false;
+  /** Progress and cancelled requests of the current transport's calls. */
+  private tracker = new CallTracker();
 
   constructor(private readonly config: ServerConfig) {
     super();
@@ -121,14 +154,12 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     this.stateKey = undefined;
     this.queue.stop();
     this.queue = this.newQueue();
-    const transport = new StdioTransport({
-      command: this.config.command,
-      args: this.config.args,
-      env: childEnvironment(this.config),
-      cwd: this.config.cwd,
-    });
+    // Each epoch's failure is explained by its own process's stderr.
+    this.stderrTail = '';
+    const transport = createTransport(this.config);
     this.transport = transport;
-    transport.ongarbage = (g) => this.emit('diagnostic', { code: 'garbage-line', message: `skipped stdout line (${g.reason}): ${g.line}` });
+    transport.ongarbage = (g) => this.emit('diagnostic', { code: 'garbage-line', message: `skipped an inbound message (${g.reason}): ${g.line}` });
+    if (this.config.wireLog) transport.onwire = this.config.wireLog;
     transport.onstderr = (chunk) => {
       this.stderrTail = (this.stderrTail + chunk).slice(-8192);
     };
@@ -152,28 +183,72 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       this.emit('diagnostic', { code: 'protocol-error', message: error.message });
     };
     client.onclose = () => this.onTransportClosed(epoch, transport);
+    const tracker = new CallTracker();
+    this.tracker = tracker;
     const send = transport.send.bind(transport);
-    transport.send = (message: JSONRPCMessage) => {
-      if ('method' in message && message.method === 'initialize' && 'id' in message && message.params) {
+    transport.send = (message: JSONRPCMessage, options?: TransportSendOptions) => {
+      if ('method' in message && 'id' in message && message.method === 'initialize' && message.params) {
         message = { ...message, params: { ...message.params, protocolVersion: MCPL_PROTOCOL_VERSION } };
       }
-      return send(message);
+      tracker.noteSent(message);
+      return send(message, options);
     };
     const timeout = this.config.requestTimeoutMs ?? 30_000;
+    // Which request of the connect sequence is in flight, so a failure names it.
+    let step = 'initialize';
     try {
       await client.connect(transport, { timeout });
-      await this.exchangePolicy(timeout);
+      this.interceptInbound(transport, tracker);
+      this.speaksMcpl = isMcplAdvertised(client.getServerCapabilities());
+      if (this.speaksMcpl) {
+        step = 'featureSets/update';
+        await this.exchangePolicy(timeout);
+      } else {
+        this.becomePlainMcp();
+      }
+      step = 'tools/list';
       await this.refreshTools(timeout);
       this.state = 'ready';
     } catch (error) {
       this.state = 'closed';
       await transport.close(100).catch(() => undefined);
-      const stderr = this.stderrTail.trim();
-      throw new Error(`server ${this.id} failed to start: ${(error as Error).message}${stderr ? `\n${stderr}` : ''}`);
+      throw new Error(`server ${this.id} failed to start: ${step} failed: ${(error as Error).message}${this.stderrSuffix()}`);
     }
   }
 
-  private onTransportClosed(epoch: number, transport: StdioTransport): void {
+  /** Inbound messages meet the call tracker before the SDK (see call-tracker.ts for why). */
+  private interceptInbound(transport: HostTransport, tracker: CallTracker): void {
+    const deliver = transport.onmessage as ((m: JSONRPCMessage, ...r: unknown[]) => void) | undefined;
+    if (!deliver) return;
+    transport.onmessage = (message: JSONRPCMessage, ...rest: unknown[]) => {
+      if (!tracker.consume(message)) deliver(message, ...rest);
+    };
+  }
+
+  /** The server's recent stderr, labelled so it never reads as the error itself. */
+  private stderrSuffix(): string {
+    const lines = this.stderrTail.trim().split('\n').slice(-20).join('\n');
+    return lines ? `\nserver stderr (last lines):\n${lines}` : '';
+  }
+
+  /**
+   * A plain MCP provider: no grant, no lifecycle, no filter. Lifecycle paths the operator
+   * named cannot take effect, which the operator hears about once.
+   */
+  private becomePlainMcp(): void {
+    this.exchange = undefined;
+    this.lifecycle = undefined;
+    this.stateKey = undefined;
+    const wanted = (this.policy.enabledCapabilities ?? []).filter((p) => p.startsWith('toolLifecycle'));
+    if (wanted.length > 0) {
+      this.emit('diagnostic', {
+        code: 'plain-mcp',
+        message: `${this.id} did not advertise experimental.mcpl: it is a plain MCP provider and ${wanted.join(', ')} has no effect`,
+      });
+    }
+  }
+
+  private onTransportClosed(epoch: number, transport: HostTransport): void {
     if (epoch !== this.epoch) return;
     // A transport lost while connecting is connect()'s failure to report, not a server exit.
     if (this.state === 'connecting') return;
@@ -226,12 +301,16 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
 
   /** Replaces the operator policy at runtime and re-runs the policy exchange. */
   async setPolicy(policy: OperatorPolicy): Promise<void> {
+    const errors = serverConfigErrors({ ...this.config, policy });
+    if (errors.length > 0) throw new Error(`policy for server ${this.id} refused: ${errors.join('; ')}`);
     this.policy = policy;
-    if (!this.client || this.state !== 'ready') return;
+    if (!this.client || this.state !== 'ready' || !this.speaksMcpl) return;
     await this.exchangePolicy(this.config.requestTimeoutMs ?? 30_000);
   }
 
   private async handleObserve(params: unknown): Promise<Record<string, never>> {
+    // Not an MCPL connection: the method does not exist here.
+    if (!this.speaksMcpl) throw new McpError(-32601, 'Method not found: tools/observe (this connection is plain MCP)');
     if (!this.policyEstablished) throw new McpError(CAPABILITY_DENIED, 'tools/observe before the initial policy exchange');
     if (!this.lifecycle?.observe) throw new McpError(CAPABILITY_DENIED, 'Capability denied: toolLifecycle.observe');
     const parsed = parseObserveParams(params === undefined ? {} : params, OBSERVE_LIMITS);
@@ -261,17 +340,25 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   }
 
   /**
-   * Calls one of the server's tools. Rejects when the transport closes or the timeout passes.
-   * `meta` becomes the request's `params._meta` (the host passes trace context there).
+   * Calls one of the server's tools. Rejects when the transport closes, the timeout passes
+   * or `options.signal` aborts (the server is then sent `notifications/cancelled`).
    */
-  async callTool(name: string, args: Record<string, unknown>, timeoutMs: number, meta?: Record<string, unknown>): Promise<ToolResult> {
+  async callTool(name: string, args: Record<string, unknown>, timeoutMs: number, options: CallToolOptions = {}): Promise<ToolResult> {
     const client = this.client;
     if (!client || !this.isConnected) throw new Error(`server ${this.id} is not connected`);
-    const params = meta === undefined ? { name, arguments: args } : { name, arguments: args, _meta: meta };
-    const result = await client.request({ method: 'tools/call', params }, CallToolResultSchema, {
+    const { signal, onProgress, onLate, meta } = options;
+    if (signal?.aborted) throw new Error('the call was aborted before it was sent');
+    const tracker = this.tracker;
+    const token = onProgress ? tracker.progressToken(onProgress) : undefined;
+    const _meta = token ? { ...meta, progressToken: token } : meta;
+    const params = { name, arguments: args, ...(_meta ? { _meta } : {}) };
+    tracker.expectCall();
+    const result = client.request({ method: 'tools/call', params }, CallToolResultSchema, {
       timeout: timeoutMs,
+      ...(signal ? { signal } : {}),
     });
-    return result as ToolResult;
+    tracker.track(result, token, signal, onLate);
+    return (await result) as ToolResult;
   }
 
   /** Sends any request on this connection (custom MCPL methods, test barriers). */
@@ -306,6 +393,6 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
 
   /** Kills the server process at once (tests, crash simulation). */
   kill(): void {
-    this.transport?.kill('SIGKILL');
+    this.transport?.kill();
   }
 }

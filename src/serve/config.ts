@@ -5,22 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { ServerConfig } from '../mcpl/config.ts';
+import type { HttpServerConfig, ServerConfig, StdioServerConfig } from '../mcpl/config.ts';
 import type { CodeExecutionOptions } from '../code-execution/index.ts';
 import { ServeConfigSchema, serverIdProblems, type ParsedServer } from './config-schema.ts';
 import { boundsHint, formatIssues, formatPath } from './config-issues.ts';
 
-/** A server reached over Streamable HTTP instead of spawned. */
-export interface RemoteServerConfig extends Omit<ServerConfig, 'command' | 'args' | 'env' | 'inheritEnv' | 'cwd'> {
-  url: string;
-  headers?: Record<string, string>;
-}
-
-export type ServeServerConfig = ServerConfig | RemoteServerConfig;
-
-export function isRemoteServer(server: ServeServerConfig): server is RemoteServerConfig {
-  return 'url' in server && typeof server.url === 'string';
-}
+/** A server in the file: spawned over stdio (`command`) or reached over Streamable HTTP (`url`). */
+export type ServeServerConfig = ServerConfig;
 
 export interface ServeConfig {
   conversationId: string;
@@ -78,8 +69,8 @@ export function parseServeConfig(raw: unknown, source: string, base: string): Se
 
 function toServerConfig(server: ParsedServer, base: string): ServeServerConfig {
   const { url, headers, command, cwd, ...rest } = server;
-  if (url !== undefined) return { ...rest, url, ...(headers ? { headers } : {}) } as RemoteServerConfig;
-  return { ...rest, command: command!, ...(cwd !== undefined ? { cwd: resolve(base, cwd) } : {}) } as ServerConfig;
+  if (url !== undefined) return { ...rest, url, ...(headers ? { headers } : {}) } as HttpServerConfig;
+  return { ...rest, command: command!, ...(cwd !== undefined ? { cwd: resolve(base, cwd) } : {}) } as StdioServerConfig;
 }
 
 /** Reads and checks a config file; relative `cwd`s are resolved against the file's folder. */

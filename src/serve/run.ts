@@ -9,7 +9,7 @@ import pino from 'pino';
 import { ToolHost } from '../host/tool-host.ts';
 import { registerCodeExecution, type CodeExecution } from '../code-execution/index.ts';
 import { isLoopbackHost, readTokenFile } from './auth.ts';
-import { isRemoteServer, loadServeConfig } from './config.ts';
+import { loadServeConfig } from './config.ts';
 import { serveHttp } from './http.ts';
 import { serveStdio } from './stdio.ts';
 
@@ -37,11 +37,6 @@ export async function runServe(options: ServeOptions): Promise<number> {
       `serve --http ${options.http.host}:${options.http.port}: ${options.http.host} is not a loopback address, so clients must authenticate: give --token-file FILE (a bearer token)`,
     );
   }
-  const remote = config.servers.filter(isRemoteServer);
-  if (remote.length > 0) {
-    // The schema accepts remote servers; connecting to one needs the host's Streamable HTTP client.
-    throw new Error(`servers ${remote.map((s) => `"${s.id}"`).join(', ')} are remote ("url"), and this build of toolcell connects only to spawned ("command") servers`);
-  }
   const logger = pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'info' }, pino.destination(2));
   const host = new ToolHost({ logger });
   let codeExecution: CodeExecution | undefined;
@@ -57,7 +52,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   };
   try {
     for (const server of config.servers) {
-      if (!isRemoteServer(server)) await host.connectServer(server);
+      await host.connectServer(server);
     }
     if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, config.codeExecution);
   } catch (error) {

@@ -147,7 +147,7 @@ for (const language of ['javascript', 'python'] as const) {
       const before = rig.thrown.count;
       const { outcomes } = await turn(rig, `throw-${language}`, [ce(language, script('throwing'))]);
       const parent = outcomes[0]!;
-      assert.equal(summary(parent).value, 'ToolError:notify failed: Tool notify failed: notify blew up after sending');
+      assert.equal(summary(parent).value, 'ToolError:Tool notify failed: notify blew up after sending');
       assert.equal(rig.thrown.count, before + 1, 'the tool did its work');
       await rig.barrier();
       for (const observer of [rig.observers.all, rig.observers.comms]) {

@@ -28,6 +28,10 @@ export interface PeerOptions {
   tools?: PeerToolSpec[];
   calls?: unknown[];
   stall?: boolean;
+  /** Stop (and never answer) a call on `notifications/cancelled`, as the SDK does by default. */
+  honourCancel?: boolean;
+  /** Advertise no `experimental.mcpl`: a plain MCP server. */
+  plain?: boolean;
   policy?: OperatorPolicy;
   log?: boolean;
 }
@@ -68,6 +72,8 @@ export function makePeer(dir: string, id: string, options: PeerOptions = {}): Pe
       tools: options.tools ?? [],
       calls: options.calls,
       stall: options.stall,
+      honourCancel: options.honourCancel,
+      plain: options.plain,
     }),
   );
   const events = (): PeerEvent[] =>

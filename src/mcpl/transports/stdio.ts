@@ -5,11 +5,13 @@
  * give. Lifecycle notifications are written in batches (one `write` per drain of an
  * observer's queue, not one per message), so that four observers cost little. Writes report
  * back-pressure to the caller, so a stuck observer fills a bounded queue instead of memory.
- * And a line that is not JSON-RPC is logged and skipped without tearing the connection down.
+ * A line that is not JSON-RPC is logged and skipped without tearing the connection down, and
+ * a line over the size limit fails the request it answered at once (see oversized-line.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { RESPONSE_TOO_LARGE, type GarbageLine, type HostTransport, type WireFrame } from './types.ts';
+import { OversizedLine } from './oversized-line.ts';
 
 export interface StdioServerParams {
   command: string;
@@ -17,19 +19,17 @@ export interface StdioServerParams {
   /** Full environment for the child. The caller decides what is inherited. */
   env?: Record<string, string>;
   cwd?: string;
-  /** Largest line accepted from the server, in bytes; a longer line is dropped and logged. */
+  /**
+   * Largest line accepted from the server, in bytes (default 16 MiB); a longer line is
+   * dropped and logged, and when it answered one of our requests that request fails.
+   */
   maxLineBytes?: number;
 }
 
-/** Something on the server's stdout that was not a JSON-RPC message. */
-export interface GarbageLine {
-  line: string;
-  reason: string;
-}
+export type { GarbageLine, WireFrame };
 
 const NEWLINE = 0x0a;
-
-export class StdioTransport implements Transport {
+export class StdioTransport implements HostTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -37,6 +37,8 @@ export class StdioTransport implements Transport {
   ongarbage?: (garbage: GarbageLine) => void;
   /** Called with each chunk the server writes to stderr. */
   onstderr?: (chunk: string) => void;
+  /** Called with every message sent and received (a wire log); unset costs nothing. */
+  onwire?: (frame: WireFrame) => void;
 
   /** The MCP protocol version agreed at `initialize` (the SDK client reports it here). */
   protocolVersion: string | undefined;
@@ -46,6 +48,10 @@ export class StdioTransport implements Transport {
   private closed = false;
   private readonly maxLineBytes: number;
   private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** The line being dropped for exceeding the limit, until its end arrives. */
+  private oversized: OversizedLine | undefined;
+  /** The pending wait for the child's stdin to drain, shared by every blocked writer. */
+  private drain: Promise<void> | undefined;
 
   constructor(private readonly params: StdioServerParams) {
     this.maxLineBytes = params.maxLineBytes ?? 16 * 1024 * 1024;
@@ -117,29 +123,46 @@ export class StdioTransport implements Transport {
 
   private receive(chunk: Buffer): void {
     let start = 0;
-    let index = chunk.indexOf(NEWLINE);
-    while (index !== -1) {
-      let line: Buffer = chunk.subarray(start, index);
-      if (this.pending.length > 0) {
-        line = Buffer.concat([...this.pending, line]);
+    while (start < chunk.length) {
+      const index = chunk.indexOf(NEWLINE, start);
+      const piece = chunk.subarray(start, index === -1 ? chunk.length : index);
+      if (this.oversized) this.oversized.add(piece);
+      else if (this.pendingBytes + piece.length > this.maxLineBytes) {
+        // Past the limit the line is no longer kept, only its ends (to find its id) and its size.
+        this.oversized = new OversizedLine([...this.pending, piece]);
         this.pending = [];
         this.pendingBytes = 0;
+      } else if (piece.length > 0) {
+        this.pending.push(piece);
+        this.pendingBytes += piece.length;
       }
-      this.handleLine(line);
+      if (index === -1) return;
       start = index + 1;
-      index = chunk.indexOf(NEWLINE, start);
-    }
-    if (start < chunk.length) {
-      const rest = chunk.subarray(start);
-      this.pendingBytes += rest.length;
-      if (this.pendingBytes > this.maxLineBytes) {
-        this.ongarbage?.({ line: `<${this.pendingBytes} bytes>`, reason: 'line exceeds the size limit' });
+      if (this.oversized) {
+        this.endOversized(this.oversized);
+        this.oversized = undefined;
+      } else {
+        const line = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
         this.pending = [];
         this.pendingBytes = 0;
-      } else {
-        this.pending.push(rest);
+        if (line.length > 0) this.handleLine(line);
       }
     }
+  }
+
+  /**
+   * A line over the limit was dropped. When it was the answer to one of our requests, that
+   * request fails now with an error naming the limit and the size, instead of waiting for a
+   * timeout; the connection goes on.
+   */
+  private endOversized(line: OversizedLine): void {
+    const reason = `a message of ${line.bytes} bytes exceeds this transport's limit of ${this.maxLineBytes} bytes`;
+    this.ongarbage?.({ line: `${line.head.toString('utf8', 0, 80)}…`, reason });
+    const id = line.responseId();
+    if (id === undefined) return;
+    const message: JSONRPCMessage = { jsonrpc: '2.0', id, error: { code: RESPONSE_TOO_LARGE, message: `the response was dropped: ${reason}` } };
+    this.onwire?.({ direction: 'in', message });
+    this.onmessage?.(message);
   }
 
   private handleLine(raw: Buffer): void {
@@ -158,6 +181,7 @@ export class StdioTransport implements Transport {
       this.ongarbage?.({ line: text.slice(0, 200), reason: 'not a JSON-RPC message' });
       return;
     }
+    this.onwire?.({ direction: 'in', message: parsed.data });
     this.onmessage?.(parsed.data);
   }
 
@@ -171,10 +195,21 @@ export class StdioTransport implements Transport {
    * again, which is how callers respect back-pressure.
    */
   writeRaw(data: string): Promise<void> {
+    if (this.onwire) {
+      for (const line of data.split('\n')) if (line) this.onwire({ direction: 'out', message: JSON.parse(line) as JSONRPCMessage });
+    }
     const stdin = this.child?.stdin;
     if (this.closed || !stdin || stdin.destroyed) return Promise.reject(new Error('transport closed'));
     if (stdin.write(data)) return Promise.resolve();
-    return new Promise((resolve, reject) => {
+    return this.drained(stdin);
+  }
+
+  /**
+   * One wait for `drain` shared by every blocked writer: a listener per write would pile up
+   * (MaxListenersExceededWarning with 11 writers behind a full pipe).
+   */
+  private drained(stdin: NodeJS.WritableStream & { off: NodeJS.WritableStream['removeListener'] }): Promise<void> {
+    this.drain ??= new Promise<void>((resolve, reject) => {
       const onDrain = () => {
         cleanup();
         resolve();
@@ -184,12 +219,14 @@ export class StdioTransport implements Transport {
         reject(new Error('transport closed'));
       };
       const cleanup = () => {
+        this.drain = undefined;
         stdin.off('drain', onDrain);
         stdin.off('close', onClose);
       };
       stdin.once('drain', onDrain);
       stdin.once('close', onClose);
     });
+    return this.drain;
   }
 
   /** Ends stdin, then escalates to SIGTERM and SIGKILL if the child lingers. */

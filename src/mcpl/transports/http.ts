@@ -1,0 +1,139 @@
+/**
+ * A remote MCP/MCPL server over Streamable HTTP: the SDK's client transport, wrapped so a
+ * connection treats it exactly like a spawned server. What the wrapper adds:
+ * - failure rules: a server that goes away (refused connection, a response stream cut
+ *   mid-call, an expired session) closes the transport, so its open calls end `failed` at
+ *   once and the reconnect policy applies — instead of the SDK's silent stream retries
+ *   leaving a call to its safety timeout;
+ * - the message size limit (see http-limit.ts);
+ * - batched lifecycle writes (each message still travels as its own POST);
+ * - the wire log.
+ */
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { GarbageLine, HostTransport, WireFrame } from './types.ts';
+import { limitedFetch } from './http-limit.ts';
+
+export interface HttpServerParams {
+  url: string;
+  /** Sent with every request (an `Authorization` header, for instance). */
+  headers?: Record<string, string>;
+  /** Largest answer accepted for one request, in bytes (default 16 MiB); a larger one fails that request. */
+  maxMessageBytes?: number;
+}
+
+/** Errors after which the server is considered gone for this session. */
+function isFatal(error: Error): boolean {
+  if (error instanceof StreamableHTTPError) return error.code === 404 || error.code === 401 || error.code === 403;
+  const text = `${error.name}: ${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`;
+  return /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts|fetch failed|ECONNREFUSED|ECONNRESET|terminated|other side closed/i.test(text);
+}
+
+export class HttpTransport implements HostTransport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  ongarbage?: (garbage: GarbageLine) => void;
+  onwire?: (frame: WireFrame) => void;
+  private readonly inner: StreamableHTTPClientTransport;
+  private closed = false;
+  private started = false;
+
+  constructor(params: HttpServerParams) {
+    this.inner = new StreamableHTTPClientTransport(new URL(params.url), {
+      ...(params.headers ? { requestInit: { headers: params.headers } } : {}),
+      fetch: limitedFetch(params.maxMessageBytes ?? 16 * 1024 * 1024),
+      // A cut stream is a lost server here (see isFatal); one quick retry of the standalone stream at most.
+      reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 1 },
+    });
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.inner.protocolVersion;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion(version);
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  get isOpen(): boolean {
+    return this.started && !this.closed;
+  }
+
+  get pid(): undefined {
+    return undefined;
+  }
+
+  get exit(): undefined {
+    return undefined;
+  }
+
+  async start(): Promise<void> {
+    this.inner.onmessage = (message) => {
+      this.onwire?.({ direction: 'in', message });
+      this.onmessage?.(message);
+    };
+    this.inner.onerror = (error) => {
+      if (this.closed) return;
+      if (isFatal(error)) {
+        this.onerror?.(error);
+        this.lose();
+        return;
+      }
+      // A message the SDK could not parse: skipped, like a garbage stdout line.
+      if (error.name === 'ZodError' || error instanceof SyntaxError) this.ongarbage?.({ line: error.message.slice(0, 200), reason: 'not a JSON-RPC message' });
+      else this.onerror?.(error);
+    };
+    this.inner.onclose = () => this.finish();
+    await this.inner.start();
+    this.started = true;
+  }
+
+  private finish(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+
+  /** The server is gone: stop the SDK transport (no stream retries) and report the close. */
+  private lose(): void {
+    void this.inner.close().catch(() => undefined);
+    this.finish();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.closed) throw new Error('transport closed');
+    this.onwire?.({ direction: 'out', message });
+    await this.inner.send(message, options);
+  }
+
+  /** Each message of the batch is its own POST, in order; resolves when all were accepted. */
+  async writeRaw(data: string): Promise<void> {
+    for (const line of data.split('\n')) {
+      if (line) await this.send(JSON.parse(line) as JSONRPCMessage);
+    }
+  }
+
+  /** Ends the session (HTTP DELETE, bounded by `graceMs`), then the transport. */
+  async close(graceMs = 500): Promise<void> {
+    if (!this.closed && this.inner.sessionId) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.inner.terminateSession().catch(() => undefined),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs))),
+      ]);
+      clearTimeout(timer);
+    }
+    await this.inner.close().catch(() => undefined);
+    this.finish();
+  }
+
+  kill(): void {
+    this.lose();
+  }
+}
