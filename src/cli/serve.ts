@@ -26,7 +26,7 @@ export async function runServe(configPath: string | undefined): Promise<number> 
   };
   try {
     for (const server of config.servers) await host.connectServer(server);
-    if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, config.codeExecution);
+    if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, { whenBusy: 'wait', ...config.codeExecution });
   } catch (error) {
     await shutdown();
     throw error;

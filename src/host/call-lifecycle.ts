@@ -49,6 +49,14 @@ export class CallLifecycle {
     return call.outcome;
   }
 
+  /**
+   * Whether `toolCallId` names a call this host opened that has since ended: a script call
+   * naming it as parent would open after its parent's terminal, so it is refused.
+   */
+  hasEnded(toolCallId: string): boolean {
+    return !this.open.has(toolCallId) && this.ids.issued(toolCallId);
+  }
+
   /** Ends matching open calls as `aborted`. Returns how many. */
   abortWhere(match: (call: OpenCall) => boolean, reason: string): number {
     let count = 0;
@@ -179,7 +187,10 @@ export class CallLifecycle {
       return;
     }
     call.timer = setTimeout(() => {
-      this.finish(call, 'failed', errorResult(`Tool ${tool.name} timed out after ${timeoutMs} ms`), 'timeout');
+      // The host gave up: the tool's work is told to stop too (a script is killed with its call).
+      if (this.finish(call, 'failed', errorResult(`Tool ${tool.name} timed out after ${timeoutMs} ms`), 'timeout')) {
+        call.abort(new Error(`timed out after ${timeoutMs} ms`));
+      }
     }, timeoutMs);
     Promise.resolve(pending).then(
       (raw) => {

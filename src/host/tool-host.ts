@@ -261,6 +261,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       connection: (id) => this.connections.get(id),
       policy: this.options.policy,
       validateArguments: this.options.validateArguments ?? true,
+      parentEnded: (id) => this.calls.hasEnded(id),
       ...(this.options.callsPerInference !== undefined ? { callsPerInference: this.options.callsPerInference } : {}),
     });
     if (refusal) {
