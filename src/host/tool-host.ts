@@ -90,6 +90,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private streamCounter = 0;
   private inferenceCounter = 0;
   private closing = false;
+  /** Wakers of pending reconnect back-offs. */
+  private readonly backoffs = new Set<() => void>();
 
   constructor(options: ToolHostOptions = {}) {
     super();
@@ -167,7 +169,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const attempts = policy.maxAttempts ?? 3;
     let delay = policy.delayMs ?? 200;
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await this.backoff(delay);
       if (this.closing || this.connections.get(connection.id) !== connection) return;
       try {
         await connection.connect();
@@ -178,6 +180,19 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
         delay *= 2;
       }
     }
+  }
+
+  /** A reconnect back-off that close() cuts short, so that no timer outlives the host. */
+  private backoff(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.backoffs.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.backoffs.add(wake);
+    });
   }
 
   /** The connection with this id, if any. */
@@ -289,6 +304,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    for (const wake of [...this.backoffs]) wake();
     this.calls.abortWhere(() => true, 'host shutting down');
     await Promise.all([...this.connections.values()].map((c) => c.close()));
     this.connections.clear();

@@ -4,7 +4,8 @@
  * (check.ts): after quiescing, or — in some worlds — after a `close()` in mid-flight.
  *
  * As a program (`npm run faults`): `FAULT_SEED` (default random), `FAULT_CALLS` (default
- * 10,000 dispatches), `FAULT_WORLDS`; prints the seed first and one JSON line last.
+ * 10,000 dispatches), `FAULT_WORLDS`, `FAULT_CLOSE_MID` (chance of a close() in mid-flight,
+ * default 0.2); prints the seed first and one JSON line last.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkHost, checkObserver, hostView, type ObserverFigures } from './check.ts';
@@ -67,6 +68,7 @@ async function oneWorld(index: number, rng: Rng, calls: number, options: FaultRu
     innerCallTimeoutMs: 600,
     innerCallGraceMs: 300,
     maxTimeLimitMs: 3_000,
+    reconnectDelayMs: rng.int(20, 1_500),
   };
   const baseline = handleCounts();
   const world = await makeWorld(worldOptions);
@@ -100,6 +102,18 @@ async function oneWorld(index: number, rng: Rng, calls: number, options: FaultRu
     await chaos.stop();
     pids = descendants();
     dropped = stalledDrops();
+    // Sometimes the provider dies just before close(): its restart back-off must not outlive it.
+    const provider = world.pid('p');
+    if (provider !== undefined && rng.chance(0.5)) {
+      let timer: NodeJS.Timeout | undefined;
+      const gone = new Promise<void>((resolve) => {
+        world.host.on('server-closed', (info) => info.serverId === 'p' && resolve());
+        timer = setTimeout(resolve, 2_000);
+      });
+      process.kill(provider, 'SIGKILL');
+      await gone;
+      clearTimeout(timer);
+    }
     await world.close();
     report.closedMidFlight += 1;
     if (!(await until(() => rec.pending() === 0, longest))) violations.push(`${rec.pending()} dispatches still unsettled ${longest} ms after close()`);
@@ -193,7 +207,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const calls = Number(process.env.FAULT_CALLS ?? 10_000);
   const worlds = Number(process.env.FAULT_WORLDS ?? Math.max(1, Math.round(calls / 1_000)));
   console.log(`fault run: seed ${seed} (reproduce with FAULT_SEED=${seed}), ${calls} calls over ${worlds} worlds`);
-  const report = await runFaults({ seed, calls, worlds, log: (line) => console.log(line) });
+  const closeMidFlight = process.env.FAULT_CLOSE_MID === undefined ? undefined : Number(process.env.FAULT_CLOSE_MID);
+  const report = await runFaults({ seed, calls, worlds, ...(closeMidFlight !== undefined ? { closeMidFlight } : {}), log: (line) => console.log(line) });
   for (const v of report.violations.slice(0, 50)) console.log(`VIOLATION ${v}`);
   const { violations, ...figures } = report;
   console.log(JSON.stringify({ ...figures, violations: violations.length }));

@@ -32,6 +32,8 @@ export interface WorldOptions {
   innerCallTimeoutMs: number;
   innerCallGraceMs: number;
   maxTimeLimitMs: number;
+  /** First back-off before the provider is restarted after it died. */
+  reconnectDelayMs: number;
 }
 
 export interface World {
@@ -156,7 +158,7 @@ export async function makeWorld(options: WorldOptions): Promise<World> {
     stalled: { maxQueuedNotifications: 60, maxQueuedBytes: 16_000, maxObservedCallsPerSecond: 30 },
     doomed: { maxObservedCallsPerSecond: Infinity },
   };
-  await host.connectServer({ ...provider.config, reconnect: { maxAttempts: 50, delayMs: 30 } });
+  await host.connectServer({ ...provider.config, reconnect: { maxAttempts: 50, delayMs: options.reconnectDelayMs } });
   for (const o of observers) await host.connectServer({ ...o.peer.config, ...limits[o.role] });
   for (const o of observers) {
     if (o.id === 'shellweb' || o.id === 'slowed' || o.id === 'stalled') {
