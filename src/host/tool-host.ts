@@ -184,6 +184,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   /** A reconnect back-off that close() cuts short, so that no timer outlives the host. */
   private backoff(ms: number): Promise<void> {
+    // An attempt that failed because the host closed meanwhile must not start another wait.
+    if (this.closing) return Promise.resolve();
     return new Promise((resolve) => {
       const wake = () => {
         clearTimeout(timer);
