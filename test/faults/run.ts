@@ -8,6 +8,7 @@
  * default 0.2); prints the seed first and one JSON line last.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { BUSY_MESSAGE } from '../../src/code-execution/conversation-lock.ts';
 import { checkHost, checkObserver, hostView, type ObserverFigures } from './check.ts';
 import { startChaos, type ChaosCounts } from './chaos.ts';
 import { commandLine, descendants, extraHandles, handleCounts, stillAlive } from './processes.ts';
@@ -37,6 +38,8 @@ export interface FaultReport {
   scriptCalls: number;
   opened: number;
   refused: number;
+  /** Refusals by code; `busy` counts executions refused because another one's call was open. */
+  refusals: Record<string, number>;
   statuses: Record<string, number>;
   lateResults: number;
   workload: WorkloadCounts;
@@ -88,7 +91,7 @@ async function oneWorld(index: number, rng: Rng, calls: number, options: FaultRu
     maxTimeLimitMs: worldOptions.maxTimeLimitMs,
   });
   // Every run has at least one world checked exactly (quiesced before close).
-  const lastChance = index === options.worlds - 1 && report.closedMidFlight === index;
+  const lastChance = index >= options.worlds - 1 && report.closedMidFlight === index;
   const closeMid = rng.chance(options.closeMidFlight ?? 0.2) && !lastChance;
   const stalledDrops = () => world.host.server('stalled')?.queue.stats.droppedCalls ?? 0;
   let dropped = 0;
@@ -151,6 +154,7 @@ async function oneWorld(index: number, rng: Rng, calls: number, options: FaultRu
     } else report.observers.push(f);
   }
 
+  world.removeFiles();
   report.worlds += 1;
   report.dispatches += rec.dispatches.length;
   for (const d of rec.dispatches) {
@@ -159,6 +163,8 @@ async function oneWorld(index: number, rng: Rng, calls: number, options: FaultRu
     const status = d.outcome?.status ?? 'unsettled';
     report.statuses[status] = (report.statuses[status] ?? 0) + 1;
     if (status === 'refused') report.refused += 1;
+    const code = d.outcome?.refusal?.code ?? (d.outcome?.result.content[0]?.text === BUSY_MESSAGE ? 'busy' : undefined);
+    if (code !== undefined) report.refusals[code] = (report.refusals[code] ?? 0) + 1;
   }
   report.opened += view.openings.length;
   report.lateResults += rec.lateResults;
@@ -186,6 +192,7 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultReport> 
     scriptCalls: 0,
     opened: 0,
     refused: 0,
+    refusals: {},
     statuses: {},
     lateResults: 0,
     workload: { turns: 0, sameTickEnds: 0, delayedEnds: 0, interrupts: 0, bursts: 0, executions: { javascript: 0, python: 0 } },
@@ -196,8 +203,12 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultReport> 
     violations: [],
     durationMs: 0,
   };
-  const perWorld = Math.ceil(options.calls / options.worlds);
-  for (let i = 0; i < options.worlds; i++) await oneWorld(i, rng.fork(), perWorld, options, report);
+  // At least `worlds` worlds, and as many more as it takes to reach `calls` (a world closed in
+  // mid-flight makes fewer).
+  for (let i = 0; i < options.worlds || report.dispatches < options.calls; i++) {
+    const left = Math.max(0, options.calls - report.dispatches);
+    await oneWorld(i, rng.fork(), Math.max(50, Math.ceil(left / Math.max(1, options.worlds - i))), options, report);
+  }
   report.durationMs = Math.round(performance.now() - started);
   return report;
 }

@@ -6,13 +6,16 @@
  * mid-run); and `code_execution` in both languages. Each observer's expected view is written
  * here as a plain rule of its own, independent of the host's decision code.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { ToolHost } from '../../src/host/tool-host.ts';
 import { textResult } from '../../src/host/results.ts';
 import { registerCodeExecution, type CodeExecution } from '../../src/code-execution/index.ts';
 import type { WhenBusy } from '../../src/code-execution/conversation-lock.ts';
 import type { HostLifecycleEvent } from '../../src/lifecycle/events.ts';
-import { makePeer, scratchDir, type Peer } from '../helpers/peers.ts';
+import { makePeer, type Peer } from '../helpers/peers.ts';
 
 /** What an observer should hear about one opened call: nothing, metadata only, or the full input. */
 export type Expectation = null | 'metadata' | 'input';
@@ -46,6 +49,8 @@ export interface World {
   /** Pid of a server process now, if it is running. */
   pid(id: string): number | undefined;
   close(): Promise<void>;
+  /** Deletes the world's scratch files (observer logs included): after the checks. */
+  removeFiles(): void;
 }
 
 const OBSERVE = ['toolLifecycle.observe'];
@@ -100,7 +105,8 @@ function registerBuiltins(host: ToolHost): void {
 }
 
 export async function makeWorld(options: WorldOptions): Promise<World> {
-  const dir = scratchDir('toolcell-faults-');
+  // Removed by close(): a run makes many worlds, and a process exit hook per world would pile up.
+  const dir = mkdtempSync(join(tmpdir(), 'toolcell-faults-'));
   const host = new ToolHost({ logger: pino({ level: 'silent' }), callTimeoutMs: options.callTimeoutMs });
   registerBuiltins(host);
   const provider = makePeer(dir, 'p', {
@@ -184,6 +190,9 @@ export async function makeWorld(options: WorldOptions): Promise<World> {
     async close() {
       await codeExecution.close();
       await host.close();
+    },
+    removeFiles() {
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
