@@ -113,9 +113,14 @@ async function oneWorld(index: number, rng: Rng, calls: number, options: FaultRu
         world.host.on('server-closed', (info) => info.serverId === 'p' && resolve());
         timer = setTimeout(resolve, 2_000);
       });
-      process.kill(provider, 'SIGKILL');
-      await gone;
-      clearTimeout(timer);
+      try {
+        process.kill(provider, 'SIGKILL');
+        await gone;
+      } catch {
+        // it had already died
+      } finally {
+        clearTimeout(timer);
+      }
     }
     await world.close();
     report.closedMidFlight += 1;
