@@ -31,7 +31,6 @@ export interface AcquireOptions {
 }
 
 interface Waiter {
-  signal: AbortSignal;
   grant(): void;
   refuse(message: string): void;
 }
@@ -117,7 +116,6 @@ export class ConversationLock {
         options.busyWaitMs,
       );
       const waiter: Waiter = {
-        signal,
         refuse: leave,
         grant: () => {
           clearTimeout(timer);

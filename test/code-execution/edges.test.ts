@@ -114,17 +114,18 @@ for (const language of ['javascript', 'python'] as const) {
 }
 
 test("the host's safety timeout on code_execution kills the script: nothing runs after the parent's terminal", async () => {
-  const r = rig({ callTimeoutMs: 400 });
+  // The script would make its second call 3 s after it started; the host gives up on it at 1.5 s.
+  const r = rig({ callTimeoutMs: 1500 });
   try {
     const inferenceId = r.host.beginInference({ conversationId: 'c' });
     const parent = await r.host.dispatch({
       inferenceId,
       name: 'code_execution',
-      input: { code: 'await tools.mark({ first: true }); const t = Date.now(); while (Date.now() - t < 1500) {} await tools.mark({ second: true }); return 1;' },
+      input: { code: 'await tools.mark({ first: true }); const t = Date.now(); while (Date.now() - t < 3000) {} await tools.mark({ second: true }); return 1;' },
     });
     assert.equal(parent.status, 'failed');
     await waitUntil(() => r.late.includes(parent.toolCallId!), 'the execution returned');
-    assert.deepEqual(r.marks, [{ first: true }], 'the script was killed at its parent\'s terminal');
+    assert.ok(!r.marks.some((m: any) => m.second), "the script was killed at its parent's terminal");
     const { events, refusals } = r.children(parent.toolCallId!);
     assert.deepEqual(refusals, [], 'the script never got as far as trying');
     const parentEnd = r.events.find((e) => e.toolCallId === parent.toolCallId && e.phase === 'failed')!;
