@@ -9,6 +9,7 @@ import pino from 'pino';
 import { ToolHost } from '../src/host/tool-host.ts';
 import { textResult } from '../src/host/results.ts';
 import type { McplConnection } from '../src/mcpl/connection.ts';
+import type { ServerConfigBase } from '../src/mcpl/config.ts';
 
 const PEER = join(resolve(fileURLToPath(new URL('..', import.meta.url))), 'fixtures', 'peer.mjs');
 
@@ -33,7 +34,7 @@ export function noopHost(): ToolHost {
 }
 
 /** Connects `count` observer processes and waits until each one's filter is in force. */
-export async function attachObservers(host: ToolHost, dir: string, count: number): Promise<McplConnection[]> {
+export async function attachObservers(host: ToolHost, dir: string, count: number, extra: Partial<ServerConfigBase> = {}): Promise<McplConnection[]> {
   const connections: McplConnection[] = [];
   for (let i = 0; i < count; i++) {
     const config = join(dir, `obs${i}.json`);
@@ -48,6 +49,7 @@ export async function attachObservers(host: ToolHost, dir: string, count: number
           enabledCapabilities: ['toolLifecycle.observe', 'toolLifecycle.inputs'],
           toolLifecycle: { inputs: { classes: ['shell'] } },
         },
+        ...extra,
       }),
     );
   }

@@ -1,6 +1,7 @@
 /** Configuration of the `code_execution` host tool. */
 import type { RegisteredTool } from '../host/types.ts';
 import type { PythonRunnerOptions } from '../runtime/python/index.ts';
+import type { WhenBusy } from './conversation-lock.ts';
 
 export type ScriptLanguage = 'javascript' | 'python';
 
@@ -23,6 +24,16 @@ export interface CodeExecutionOptions {
   python?: PythonRunnerOptions;
   /** Cap on the serialized result text handed back to the model (default 64 KiB). */
   maxResultChars?: number;
+  /**
+   * When another execution's call is still open in the same conversation: `'refuse'` this one
+   * at once with a clear result (default), or `'wait'` its turn (first come, first served),
+   * cancelled by this call's signal and given up after {@link busyWaitMs}. Either way, an
+   * execution whose call has already ended (aborted, timed out) is waited for while its
+   * script stops, never a reason to refuse.
+   */
+  whenBusy?: WhenBusy;
+  /** Longest wait for the conversation before the execution is not run (default 30 s). */
+  busyWaitMs?: number;
 }
 
 export const DEFAULTS = {
@@ -31,6 +42,7 @@ export const DEFAULTS = {
   innerCallTimeoutMs: 60_000,
   innerCallGraceMs: 5_000,
   maxResultChars: 64 * 1024,
+  busyWaitMs: 30_000,
 } as const;
 
 /** The tool's name; scripts can never call it. */

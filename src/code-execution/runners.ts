@@ -1,38 +1,33 @@
 /**
- * Script runners per conversation. One foreground execution per conversation at a time: an
- * execution claims the conversation synchronously, before its first await, so two executions
- * started in the same tick cannot both get in — the second is refused. JavaScript runs in the
- * shared sandbox pool (a fresh context per run); Python keeps one warm interpreter per
- * conversation so globals persist between runs.
+ * Script runners per conversation. One foreground execution per conversation at a time (see
+ * conversation-lock.ts for who waits and who is refused). JavaScript runs in the shared
+ * sandbox pool (a fresh context per run); Python keeps one warm interpreter per conversation
+ * so globals persist between runs.
  */
 import type { JsRuntime } from '../runtime/js/index.ts';
 import { PythonRunner, type PythonRunnerOptions } from '../runtime/python/index.ts';
+import { ConversationLock, type AcquireOptions, type Acquired } from './conversation-lock.ts';
 
 export class ConversationRunners {
-  private readonly busy = new Set<string>();
+  private readonly lock = new ConversationLock();
   private readonly python = new Map<string, PythonRunner>();
   private js: Promise<JsRuntime> | undefined;
-  private closed = false;
 
   constructor(
     private readonly jsPoolSize: number,
     private readonly pythonOptions: PythonRunnerOptions,
   ) {}
 
-  /** Claims the conversation; returns the release function, or undefined when it is busy. */
-  claim(conversationId: string): (() => void) | undefined {
-    if (this.closed || this.busy.has(conversationId)) return undefined;
-    this.busy.add(conversationId);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.busy.delete(conversationId);
-    };
+  /**
+   * Takes the conversation for one execution: a lease (synchronously when it is free), or why
+   * the execution was not run. Release the lease once the script has stopped.
+   */
+  claim(conversationId: string, options: AcquireOptions): Acquired | Promise<Acquired> {
+    return this.lock.acquire(conversationId, options);
   }
 
   isBusy(conversationId: string): boolean {
-    return this.busy.has(conversationId);
+    return this.lock.isBusy(conversationId);
   }
 
   /** The shared JavaScript runtime, loaded and created on first use (Python-only hosts never load it). */
@@ -59,7 +54,7 @@ export class ConversationRunners {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
+    this.lock.close();
     await Promise.all([...this.python.values()].map((r) => r.close()));
     this.python.clear();
     if (this.js) await (await this.js).close();

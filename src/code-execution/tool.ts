@@ -34,6 +34,10 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   if (defaultMs < 1000 || maxMs < 1000) throw new Error('code_execution time limits must be at least 1000 ms');
   const callTimeoutMs = (options.innerCallTimeoutMs ?? DEFAULTS.innerCallTimeoutMs) + (options.innerCallGraceMs ?? DEFAULTS.innerCallGraceMs);
   const maxResultChars = options.maxResultChars ?? DEFAULTS.maxResultChars;
+  const whenBusy = options.whenBusy ?? 'refuse';
+  if (whenBusy !== 'refuse' && whenBusy !== 'wait') throw new Error(`whenBusy must be 'refuse' or 'wait', got ${String(whenBusy)}`);
+  const busyWaitMs = options.busyWaitMs ?? DEFAULTS.busyWaitMs;
+  if (!(busyWaitMs >= 0) || busyWaitMs > 2 ** 31 - 1) throw new Error('busyWaitMs must be a number of milliseconds ≥ 0');
   const runners = new ConversationRunners(options.jsPoolSize ?? 1, options.python ?? {});
   const allow = options.allowTool ?? (() => true);
   const scriptTools = (): RegisteredTool[] =>
@@ -44,24 +48,26 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const boundTools = (): RegisteredTool[] => [...scriptTools(), ...host.registry.all().filter((t) => t.scriptCallable === false)];
 
   async function handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult> {
-    // Claim first, synchronously: a second execution started in the same tick must not get in.
-    const release = runners.claim(ctx.conversationId);
-    if (!release) {
-      return refusalResult('Another code_execution is already running in this conversation; this one was not run. Wait for it to finish, then try again.');
-    }
+    // Read now: an abort that came before this point must reach the script (the signal is lazy).
+    const signal = ctx.signal;
+    const code = args.code;
+    if (typeof code !== 'string' || code.trim() === '') return refusalResult('code_execution needs `code`: a non-empty string.');
+    const language = (args.language ?? 'javascript') as ScriptLanguage;
+    if (!languages.includes(language)) return refusalResult(`language must be one of: ${languages.join(', ')}.`);
+    const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
+    if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
+    const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
+    // Claim synchronously, before any await: a second execution started in the same tick must not get in.
+    let acquired = runners.claim(ctx.conversationId, { signal, whenBusy, busyWaitMs });
+    if (acquired instanceof Promise) acquired = await acquired;
+    if ('refused' in acquired) return refusalResult(acquired.refused);
+    const lease = acquired.lease;
     try {
-      const code = args.code;
-      if (typeof code !== 'string' || code.trim() === '') return refusalResult('code_execution needs `code`: a non-empty string.');
-      const language = (args.language ?? 'javascript') as ScriptLanguage;
-      if (!languages.includes(language)) return refusalResult(`language must be one of: ${languages.join(', ')}.`);
-      const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
-      if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
-      const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
       const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, ...(ctx.onProgress ? { progress: ctx.onProgress } : {}) };
       const bindings = buildBindings(host, boundTools(), { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs);
       let summary: ExecutionSummary;
       if (language === 'javascript') {
-        const run = await (await runners.javascript()).execute(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal: ctx.signal });
+        const run = await (await runners.javascript()).execute(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal });
         summary = {
           language,
           ok: run.ok,
@@ -71,7 +77,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
           timeLimit,
         };
       } else {
-        const run = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal: ctx.signal });
+        const run = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal });
         summary = {
           language,
           ok: run.ok,
@@ -88,7 +94,9 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       ledger.live = false;
       return toToolResult(summary, maxResultChars, ledger.endTurn);
     } finally {
-      release();
+      // The runtime has returned: the script has stopped (JavaScript: its process killed;
+      // Python: it reported done, or its interpreter exited).
+      lease.release();
     }
   }
 

@@ -55,6 +55,14 @@ export class CallLifecycle {
     return call.outcome;
   }
 
+  /**
+   * Whether `toolCallId` names a call this host opened that has since ended: a script call
+   * naming it as parent would open after its parent's terminal, so it is refused.
+   */
+  hasEnded(toolCallId: string): boolean {
+    return !this.open.has(toolCallId) && this.ids.issued(toolCallId);
+  }
+
   /** Ends matching open calls as `aborted`. Returns how many. */
   abortWhere(match: (call: OpenCall) => boolean, reason: string): number {
     let count = 0;
@@ -223,7 +231,7 @@ export class CallLifecycle {
       return;
     }
     call.timer = setTimeout(() => {
-      // Giving up also stops the work: a built-in sees its signal abort, a server is told.
+      // Giving up also stops the work: a built-in sees its signal abort, a server is told, a script is killed.
       if (this.finish(call, 'failed', errorResult(`Tool ${tool.name} timed out after ${timeoutMs} ms`), 'timeout')) {
         call.abort(new Error(`timed out after ${timeoutMs} ms`));
       }

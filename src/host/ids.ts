@@ -13,6 +13,7 @@ export class CallIdMinter {
   /** Per-process nonce so ids from two host instances (or runs) never collide in a log. */
   private readonly nonce = randomBytes(4).toString('hex');
   private readonly recent = new Set<string>();
+  private readonly prefix = `tc_${this.nonce}_`;
 
   constructor(private readonly recentLimit = 50_000) {}
 
@@ -28,7 +29,16 @@ export class CallIdMinter {
   /** A fresh host id. Minted ids cannot collide with reused ones: they never start with `toolu_`. */
   mint(): string {
     this.counter += 1;
-    return `tc_${this.nonce}_${this.counter.toString(36)}`;
+    return `${this.prefix}${this.counter.toString(36)}`;
+  }
+
+  /** Whether this minter handed out `id` (reused model ids: only while they are remembered). */
+  issued(id: string): boolean {
+    if (id.startsWith(this.prefix)) {
+      const n = Number.parseInt(id.slice(this.prefix.length), 36);
+      return n >= 1 && n <= this.counter && n.toString(36) === id.slice(this.prefix.length);
+    }
+    return this.recent.has(id);
   }
 
   private remember(id: string): void {

@@ -18,6 +18,11 @@ export interface InferenceRecord {
 export class OpenCall {
   /** Made on first use: most tools never read their signal, and a controller is not free. */
   private abortController: AbortController | undefined;
+  /**
+   * Set by {@link abort}, even before anyone holds the signal: a tool that first reads its
+   * signal after the call was aborted (after an `await`, say) gets one that is already aborted.
+   */
+  private abortReason: Error | undefined;
   readonly outcome: Promise<DispatchOutcome>;
   /** `performance.now()` at `started` (at `pending` until approved; reset by {@link markStarted}). */
   startedAt: number;
@@ -55,14 +60,24 @@ export class OpenCall {
     this.startedAt = performance.now();
   }
 
-  /** The call's abort signal, created when a tool first asks for it. */
+  /** The call's abort signal, created when a tool first asks for it (already aborted if the call was). */
   get signal(): AbortSignal {
-    this.abortController ??= new AbortController();
+    if (this.abortController === undefined) {
+      this.abortController = new AbortController();
+      if (this.abortReason !== undefined) this.abortController.abort(this.abortReason);
+    }
     return this.abortController.signal;
   }
 
-  /** Aborts the signal, if anyone holds it. */
+  /** Whether {@link abort} was called. */
+  get aborted(): boolean {
+    return this.abortReason !== undefined;
+  }
+
+  /** Aborts the signal now, or — when nobody holds it yet — at its first read. The first reason wins. */
   abort(reason: Error): void {
+    if (this.abortReason !== undefined) return;
+    this.abortReason = reason;
     this.abortController?.abort(reason);
   }
 

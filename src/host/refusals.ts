@@ -28,6 +28,8 @@ export interface RefusalContext {
   schemaProblems?: (tool: RegisteredTool, problems: readonly string[]) => void;
   /** Most calls one inference may open, the model's and its scripts' together. */
   callsPerInference?: number;
+  /** True when the id names a call of this host that has already ended. */
+  parentEnded: (toolCallId: string) => boolean;
 }
 
 export interface Refusal {
@@ -48,6 +50,14 @@ export function checkRefusal(request: DispatchRequest, ctx: RefusalContext): Ref
   }
   if (!ctx.inference) {
     return { code: 'unknown_inference', message: `Unknown inference "${request.inferenceId}": call beginInference first.` };
+  }
+  if (request.parentToolCallId !== undefined && ctx.parentEnded(request.parentToolCallId)) {
+    // A script outliving its parent's terminal (an abort, a safety timeout) may not open calls:
+    // an observer would see a child after its parent's end.
+    return {
+      code: 'parent_ended',
+      message: `"${request.name}" was not run: its parent call ${request.parentToolCallId} has already ended.`,
+    };
   }
   const tool = ctx.tool;
   if (!tool) {

@@ -96,8 +96,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private streamCounter = 0;
   private inferenceCounter = 0;
   private closing = false;
-  /** Reconnect back-offs being waited out. */
-  private readonly backoffs = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  /** Wakers of pending reconnect back-offs. */
+  private readonly backoffs = new Set<() => void>();
 
   constructor(options: ToolHostOptions = {}) {
     super();
@@ -199,17 +199,18 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     }
   }
 
-  /** Waits out a reconnect back-off; `close()` ends the wait at once, so no timer outlives the host. */
+  /** A reconnect back-off that close() cuts short, so that no timer outlives the host. */
   private backoff(ms: number): Promise<void> {
+    // An attempt that failed because the host closed meanwhile must not start another wait.
+    if (this.closing) return Promise.resolve();
     return new Promise((resolve) => {
-      const wait = {
-        timer: setTimeout(() => {
-          this.backoffs.delete(wait);
-          resolve();
-        }, ms),
-        resolve,
+      const wake = () => {
+        clearTimeout(timer);
+        this.backoffs.delete(wake);
+        resolve();
       };
-      this.backoffs.add(wait);
+      const timer = setTimeout(wake, ms);
+      this.backoffs.add(wake);
     });
   }
 
@@ -320,6 +321,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       policy: this.options.policy,
       validateArguments: this.options.validateArguments ?? true,
       schemaProblems: this.schemaProblems,
+      parentEnded: (id) => this.calls.hasEnded(id),
       ...(this.options.callsPerInference !== undefined ? { callsPerInference: this.options.callsPerInference } : {}),
     });
     if (refusal) {
@@ -347,11 +349,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    for (const wait of this.backoffs) {
-      clearTimeout(wait.timer);
-      wait.resolve();
-    }
-    this.backoffs.clear();
+    for (const wake of [...this.backoffs]) wake();
     this.calls.abortWhere(() => true, 'host shutting down');
     await Promise.all([...this.connections.values()].map((c) => c.close()));
     this.connections.clear();

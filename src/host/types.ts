@@ -212,6 +212,8 @@ export type RefusalCode =
   | 'unknown_inference'
   /** The inference's call budget was spent. */
   | 'budget_exceeded'
+  /** A script call whose parent call (its `code_execution`) had already ended. */
+  | 'parent_ended'
   /** Refused by the approval gate after `pending`: the call opened, and ended `aborted`. */
   | 'approval_refused';
 

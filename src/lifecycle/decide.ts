@@ -70,6 +70,15 @@ export function decideOpening(
 }
 
 /**
+ * Steps 1–3 only: whether the connection hears about the call at all. Cheap (no input work),
+ * for counting a call dropped for a full queue exactly when the observer would have had it.
+ */
+export function reportsCall(call: CallFacts, grant: LifecycleGrant, filter: CompiledFilter | null): boolean {
+  if (grant.observe === null || !inNarrowing(grant.observe, call)) return false;
+  return filter === null || matchFilter(filter, call).report;
+}
+
+/**
  * RFC-007 §4.3 class exclusions, whatever the narrowing says: an unclassed tool, or one any
  * of whose classes is `comms`, never carries arguments.
  */

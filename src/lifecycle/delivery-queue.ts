@@ -3,10 +3,13 @@
  *
  * Tool execution never waits on it: enqueueing is synchronous, draining runs on its own,
  * one batched write at a time, and waits for the pipe to drain before the next (stdio
- * back-pressure). A stuck observer therefore costs at most `maxQueued` openings of memory.
- * When the queue is full, whole new calls are dropped for this observer — their opening is
- * never queued, so no terminal follows — and counted. A terminal of an opening that was
- * queued is always queued, so an observer never sees a lone `started` because of load.
+ * back-pressure). A stuck observer therefore costs bounded memory: at most `maxQueued`
+ * messages and `maxQueuedBytes` of them (an opening carries up to the input bound, 16 KiB by
+ * default, so a count alone would allow ~160 MB). When either bound is reached, whole new
+ * calls are dropped for this observer — their opening is never queued, so no terminal follows
+ * — and counted. A terminal of an opening that was queued is always queued (it may overshoot
+ * the byte bound by a terminal's size per open call), so an observer never sees a lone
+ * `started` because of load.
  */
 
 export interface DeliveryStats {
@@ -18,11 +21,20 @@ export interface DeliveryStats {
   queued: number;
   /** Highest number of messages ever waiting at once. */
   highWater: number;
+  /** Size of the messages waiting now (characters of JSON, about a byte each). */
+  queuedBytes: number;
+  /** Highest {@link queuedBytes} ever. */
+  highWaterBytes: number;
 }
 
 export interface DeliveryQueueOptions {
-  /** Openings refused beyond this many waiting messages. */
+  /** Openings refused beyond this many waiting messages (default 10,000). */
   maxQueued?: number;
+  /**
+   * Openings refused once the waiting messages reach this size, in characters of JSON — about
+   * a byte each, as lifecycle lines are mostly ASCII (default 4 MiB).
+   */
+  maxQueuedBytes?: number;
   /**
    * Calls per second this observer hears about; beyond it whole calls are dropped and counted
    * (RFC-007 §7.4 lets hosts drop at high rates). Bursts up to one second's worth pass.
@@ -45,6 +57,8 @@ export class DeliveryQueue {
   private draining = false;
   private stopped = false;
   private readonly maxQueued: number;
+  private readonly maxQueuedBytes: number;
+  private bytes = 0;
   private readonly maxBatchChars: number;
   private readonly rate: number;
   private readonly minWriteIntervalMs: number;
@@ -52,7 +66,7 @@ export class DeliveryQueue {
   private tokens: number;
   private refilledAt = performance.now();
   private idleWaiters: (() => void)[] = [];
-  readonly stats: DeliveryStats = { sent: 0, droppedCalls: 0, queued: 0, highWater: 0 };
+  readonly stats: DeliveryStats = { sent: 0, droppedCalls: 0, queued: 0, highWater: 0, queuedBytes: 0, highWaterBytes: 0 };
 
   /**
    * @param write writes newline-terminated messages; resolves when the pipe has room again
@@ -65,6 +79,7 @@ export class DeliveryQueue {
     options: DeliveryQueueOptions = {},
   ) {
     this.maxQueued = options.maxQueued ?? 10_000;
+    this.maxQueuedBytes = options.maxQueuedBytes ?? 4 * 1024 * 1024;
     this.maxBatchChars = options.maxBatchChars ?? 64 * 1024;
     this.rate = options.maxCallsPerSecond ?? Infinity;
     this.minWriteIntervalMs = options.minWriteIntervalMs ?? 1;
@@ -73,7 +88,7 @@ export class DeliveryQueue {
 
   /** Whether an opening would be accepted now (queue room and rate budget). */
   hasRoom(): boolean {
-    if (this.stopped || this.items.length - this.head >= this.maxQueued) return false;
+    if (this.stopped || this.items.length - this.head >= this.maxQueued || this.bytes >= this.maxQueuedBytes) return false;
     if (this.rate === Infinity) return true;
     if (this.tokens < 1) {
       const now = performance.now();
@@ -90,7 +105,7 @@ export class DeliveryQueue {
 
   /** Queues a call's opening if there is room; false means the whole call is dropped for this observer. */
   offerOpening(message: string): boolean {
-    if (!this.hasRoom()) {
+    if (!this.hasRoom() || this.bytes + message.length > this.maxQueuedBytes) {
       this.stats.droppedCalls += 1;
       return false;
     }
@@ -107,9 +122,12 @@ export class DeliveryQueue {
 
   private enqueue(message: string): void {
     this.items.push(message);
+    this.bytes += message.length;
     const queued = this.items.length - this.head;
     this.stats.queued = queued;
+    this.stats.queuedBytes = this.bytes;
     if (queued > this.stats.highWater) this.stats.highWater = queued;
+    if (this.bytes > this.stats.highWaterBytes) this.stats.highWaterBytes = this.bytes;
     if (!this.draining) {
       // Never a synchronous write: dispatch returns before any I/O happens.
       this.draining = true;
@@ -128,6 +146,9 @@ export class DeliveryQueue {
         this.head += 1;
         count += 1;
       }
+      // Handed to the transport: a batch in flight is bounded by maxBatchChars, not by the queue.
+      this.bytes -= batch.length;
+      this.stats.queuedBytes = this.bytes;
       if (this.head > 4096 && this.head * 2 > this.items.length) {
         this.items = this.items.slice(this.head);
         this.head = 0;
@@ -147,7 +168,9 @@ export class DeliveryQueue {
     if (this.head >= this.items.length) {
       this.items = [];
       this.head = 0;
+      this.bytes = 0;
       this.stats.queued = 0;
+      this.stats.queuedBytes = 0;
     }
     this.wakeIdleWaiters();
   }
@@ -169,7 +192,9 @@ export class DeliveryQueue {
     this.stopped = true;
     this.items = [];
     this.head = 0;
+    this.bytes = 0;
     this.stats.queued = 0;
+    this.stats.queuedBytes = 0;
     this.wakeIdleWaiters();
   }
 }

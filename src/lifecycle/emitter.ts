@@ -5,7 +5,7 @@
  * opening — and only on that same transport, and only while the grant still covers the call
  * (RFC-007 §4.5, §7.3). All of it is synchronous: nothing here awaits an observer.
  */
-import { decideOpening, mayDeliverTerminal } from './decide.ts';
+import { decideOpening, mayDeliverTerminal, reportsCall } from './decide.ts';
 import type { CallFacts } from './decide.ts';
 import type { DeliveryQueue } from './delivery-queue.ts';
 import { lifecycleLine, type LifecycleIdentity, type LifecycleParams, type TerminalPhase } from './events.ts';
@@ -72,9 +72,11 @@ export class LifecycleEmitter {
       if (identity.serverId !== undefined && endpoint.id === identity.serverId) continue;
       const state = endpoint.lifecycleState();
       if (!state) continue;
-      // A full queue drops the whole call for this observer before any work is spent on it.
+      // A full queue drops the whole call for this observer before its opening is built; the
+      // drop is counted only when its grant and filter would have let the call through.
       if (!endpoint.queue.hasRoom()) {
-        endpoint.queue.countDroppedCall();
+        const known = state.key === lastKey ? lastLine : others?.get(state.key);
+        if (known === undefined ? reportsCall(facts, state.grant, state.filter) : known !== null) endpoint.queue.countDroppedCall();
         continue;
       }
       let line: string | null;

@@ -23,6 +23,8 @@ export interface ServerConfigBase {
   requestTimeoutMs?: number;
   /** Lifecycle notifications that may wait for this observer before new calls are dropped for it (default 10,000). */
   maxQueuedNotifications?: number;
+  /** Size bound of the same queue, in characters of JSON (about bytes; default 4 MiB). */
+  maxQueuedBytes?: number;
   /**
    * Calls per second this observer hears about before whole calls are dropped for it and
    * counted (RFC-007 §7.4). Default 1,000; `Infinity` for no limit.

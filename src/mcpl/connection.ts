@@ -137,6 +137,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       (error) => this.emit('diagnostic', { code: 'delivery-failed', message: `lifecycle delivery stopped: ${error.message}` }),
       {
         maxQueued: this.config.maxQueuedNotifications ?? 10_000,
+        ...(this.config.maxQueuedBytes !== undefined ? { maxQueuedBytes: this.config.maxQueuedBytes } : {}),
         maxCallsPerSecond: this.config.maxObservedCallsPerSecond ?? 1_000,
       },
     );

@@ -59,6 +59,10 @@ const CodeExecution = z.object({
   innerCallGraceMs: z.number().min(0).optional(),
   jsPoolSize: z.number().int().min(1).optional(),
   maxResultChars: z.number().int().min(1).optional(),
+  /** A second script in a busy conversation waits its turn (serve's default) or is refused. */
+  whenBusy: z.enum(['wait', 'refuse']).optional(),
+  /** How long a script waits for its turn before it is refused. */
+  busyWaitMs: z.number().positive().optional(),
   /** The JavaScript engine scripts run in. */
   engine: z.enum(['quickjs', 'v8']).optional(),
   /** OS-level isolation of script processes: `auto` uses bubblewrap when it works here. */
