@@ -65,6 +65,12 @@ async function createGuest() {
     maxStackSize: MAX_STACK_SIZE,
     intrinsics: INTRINSICS,
     interruptHandler,
+    // import() reaches no module. A string, not an Error: an Error's host stack would be copied in.
+    moduleLoader: {
+      load() {
+        throw 'import() is not available in the sandbox';
+      },
+    },
     // Engine diagnostics would go to this process's stdout; there is nobody to read them.
     wasi: (memory) => ({
       fd_write(_fd, iovs, count, written) {

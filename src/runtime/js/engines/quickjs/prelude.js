@@ -32,6 +32,7 @@
   const objectToString = Object.prototype.toString;
   const errorToString = Error.prototype.toString;
   const ErrorCtor = Error;
+  const captureStackTrace = Error.captureStackTrace;
   const TypeErrorCtor = TypeError;
   const RangeErrorCtor = RangeError;
   const errorCtors = create(null);
@@ -49,7 +50,7 @@
     'SharedArrayBuffer', 'Atomics', 'FinalizationRegistry', 'WeakRef', 'performance', 'console',
     'ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array',
     'Uint16Array', 'Int32Array', 'Uint32Array', 'Float16Array', 'Float32Array', 'Float64Array',
-    'BigInt64Array', 'BigUint64Array', 'WebAssembly', 'eval',
+    'BigInt64Array', 'BigUint64Array', 'WebAssembly', 'eval', 'queueMicrotask',
   ];
   for (let i = 0; i < removed.length; i++) delete G[removed[i]];
 
@@ -205,6 +206,8 @@
     const error = new Ctor(message);
     if (Ctor === ErrorCtor && typeof name === 'string' && name !== 'Error') {
       defineProperty(error, 'name', { value: name, writable: true, enumerable: false, configurable: true });
+      // QuickJS formats the stack when the error is made; once more, now that it has its name.
+      if (typeof captureStackTrace === 'function') captureStackTrace(error);
     }
     return error;
   }
