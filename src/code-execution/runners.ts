@@ -2,10 +2,10 @@
  * Script runners per conversation. One foreground execution per conversation at a time: an
  * execution claims the conversation synchronously, before its first await, so two executions
  * started in the same tick cannot both get in — the second is refused. JavaScript runs in the
- * shared sandbox pool (a fresh context per run); Python keeps one warm interpreter per
+ * runtime's sandbox pool (one VM per conversation, fresh for each run); Python keeps one warm interpreter per
  * conversation so globals persist between runs.
  */
-import type { JsRuntime } from '../runtime/js/index.ts';
+import type { JsRuntime, JsRuntimeOptions } from '../runtime/js/index.ts';
 import { PythonRunner, type PythonRunnerOptions } from '../runtime/python/index.ts';
 
 export class ConversationRunners {
@@ -17,6 +17,7 @@ export class ConversationRunners {
   constructor(
     private readonly jsPoolSize: number,
     private readonly pythonOptions: PythonRunnerOptions,
+    private readonly jsOptions: Pick<JsRuntimeOptions, 'engine' | 'pool'> = {},
   ) {}
 
   /** Claims the conversation; returns the release function, or undefined when it is busy. */
@@ -37,7 +38,7 @@ export class ConversationRunners {
 
   /** The shared JavaScript runtime, loaded and created on first use (Python-only hosts never load it). */
   javascript(): Promise<JsRuntime> {
-    this.js ??= import('../runtime/js/index.ts').then(({ JsRuntime }) => new JsRuntime({ poolSize: this.jsPoolSize }));
+    this.js ??= import('../runtime/js/index.ts').then(({ JsRuntime }) => new JsRuntime({ ...this.jsOptions, poolSize: this.jsPoolSize }));
     return this.js;
   }
 
