@@ -39,7 +39,6 @@ let current = null;
 let nextCancelCheck = 0;
 /** Frames read while a script ran (to look for a cancel); served before blocking again. */
 const early = [];
-let vmSerial = 0;
 
 function interruptHandler() {
   if (current === null) return false;
@@ -58,36 +57,53 @@ function interruptHandler() {
   return false;
 }
 
-/** A fresh VM with the prelude installed and the bridge unbound. */
-async function createGuest() {
-  const vm = await QuickJS.create({
-    wasm: wasmModule,
-    maxStackSize: MAX_STACK_SIZE,
-    intrinsics: INTRINSICS,
-    interruptHandler,
-    // import() reaches no module. A string, not an Error: an Error's host stack would be copied in.
-    moduleLoader: {
-      load() {
-        throw 'import() is not available in the sandbox';
-      },
+const vmOptions = {
+  wasm: wasmModule,
+  maxStackSize: MAX_STACK_SIZE,
+  intrinsics: INTRINSICS,
+  interruptHandler,
+  // import() reaches no module. A string, not an Error: an Error's host stack would be copied in.
+  moduleLoader: {
+    load() {
+      throw 'import() is not available in the sandbox';
     },
-    // Engine diagnostics would go to this process's stdout; there is nobody to read them.
-    wasi: (memory) => ({
-      fd_write(_fd, iovs, count, written) {
-        const view = new DataView(memory.buffer);
-        let total = 0;
-        for (let i = 0; i < count; i++) total += view.getUint32(iovs + i * 8 + 4, true);
-        view.setUint32(written, total, true);
-        return 0;
-      },
-    }),
-  });
-  let handler = null;
-  const bridgeFn = vm.newFunction(`bridge${++vmSerial}`, (op, a, b, c) => (handler === null ? vm.null : handler(op, a, b, c)));
+  },
+  // Engine diagnostics would go to this process's stdout; there is nobody to read them.
+  wasi: (memory) => ({
+    fd_write(_fd, iovs, count, written) {
+      const view = new DataView(memory.buffer);
+      let total = 0;
+      for (let i = 0; i < count; i++) total += view.getUint32(iovs + i * 8 + 4, true);
+      view.setUint32(written, total, true);
+      return 0;
+    },
+  }),
+};
+
+/**
+ * The template every VM is restored from: a VM with the prelude installed, captured before any
+ * script existed. Restoring copies its memory into a new WebAssembly instance (about 2 ms),
+ * where creating a VM and evaluating the prelude takes several times that.
+ */
+async function makeTemplate() {
+  const vm = await QuickJS.create(vmOptions);
+  const bridgeFn = vm.newFunction('bridge', () => vm.null);
   const setup = vm.evalCode(preludeSource, 'toolcell-prelude');
   const control = vm.callFunction(setup, vm.undefined, bridgeFn);
   setup.dispose();
   bridgeFn.dispose();
+  const token = vm.exportHandle(control);
+  const snapshot = vm.snapshot();
+  return { snapshot, token };
+}
+const template = await makeTemplate();
+
+/** A fresh VM with the prelude installed and the bridge unbound. */
+async function createGuest() {
+  const vm = await QuickJS.restore(template.snapshot, vmOptions);
+  const control = vm.importHandle(template.token);
+  let handler = null;
+  vm.registerHostCallback('bridge', (op, a, b, c) => (handler === null ? vm.null : handler(op, a, b, c)));
   const exports = vm._getExports();
   // vm.callFunction builds a DataView and an argument array per call (about 15 µs, more than the
   // rest of a tool call); this calls the control function through the exports directly.

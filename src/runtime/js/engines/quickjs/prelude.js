@@ -259,8 +259,30 @@
     return true;
   }
 
-  function bind(configJson) {
+  // Every VM is restored from one snapshot, so the engine's own generator would repeat the same
+  // numbers in every run. Math.random draws from sfc32 instead, seeded by the host for each run.
+  const seed = [0x9e3779b9, 0x243f6a88, 0xb7e15162, 0x71374491];
+  function sfc32() {
+    const t = (((seed[0] + seed[1]) | 0) + seed[3]) | 0;
+    seed[3] = (seed[3] + 1) | 0;
+    seed[0] = seed[1] ^ (seed[1] >>> 9);
+    seed[1] = (seed[2] + (seed[2] << 3)) | 0;
+    seed[2] = (seed[2] << 21) | (seed[2] >>> 11);
+    seed[2] = (seed[2] + t) | 0;
+    return t >>> 0;
+  }
+  defineProperty(Math, 'random', {
+    value: function random() {
+      return ((sfc32() >>> 5) * 67108864 + (sfc32() >>> 6)) / 9007199254740992;
+    },
+    writable: true, enumerable: false, configurable: true,
+  });
+
+  function bind(configJson, seedText) {
     const config = jsonParse(configJson);
+    const words = jsonParse(seedText);
+    for (let i = 0; i < 4; i++) seed[i] = words[i] | 0;
+    for (let i = 0; i < 12; i++) sfc32();
     const target = create(null);
     for (let i = 0; i < config.tools.length; i++) {
       const [name, label] = config.tools[i];
@@ -373,7 +395,7 @@
 
   return function control(op, a, b, c, d) {
     switch (op) {
-      case C_BIND: return bind(a);
+      case C_BIND: return bind(a, b);
       case C_RUN: run(a); return undefined;
       case C_DELIVER: return deliver(a, b === 1, c, d);
       default: return undefined;

@@ -4,6 +4,7 @@
 //
 // Only numbers and strings cross between the VM and this file: the bridge reads its arguments
 // as primitives and answers with a number, a string or null; answers go in as strings.
+import { randomBytes } from 'node:crypto';
 import { send } from '../../child/io.mjs';
 import { unknownToolMessage } from '../../child/closest.mjs';
 
@@ -66,6 +67,8 @@ export class GuestRun {
     this.outArgs = [];
     this.outLogs = [];
     this.outChars = 0;
+    /** Handles answered to the guest, disposed at the next crossing. */
+    this.answered = [];
     guest.bindBridge((op, a, b, c) => this.bridge(op, a, b, c));
   }
 
@@ -88,7 +91,8 @@ export class GuestRun {
     const { vm, control } = this.guest;
     this.config = JSON.parse(configJson);
     this.labels = new Map(this.config.tools.map(([name, label]) => [name, label]));
-    const bound = this.callControl(() => vm.callFunction(control, vm.undefined, vm.newNumber(C_BIND), vm.newString(configJson)));
+    const seed = JSON.stringify([...new Int32Array(randomBytes(16).buffer)]);
+    const bound = this.callControl(() => vm.callFunction(control, vm.undefined, vm.newNumber(C_BIND), vm.newString(configJson), vm.newString(seed)));
     if (bound !== '') return this.fail('sandbox', undefined, typeof bound === 'string' ? bound : 'the prelude failed to install the tools');
     let fn;
     try {
@@ -118,32 +122,43 @@ export class GuestRun {
     });
   }
 
-  /** The bridge: arguments are handles, read as primitives only. */
+  /**
+   * The bridge: arguments are handles, read as primitives only. The engine copies the answer, so
+   * answers made here are disposed on the next crossing instead of piling up in the VM's handle set.
+   */
   bridge(op, a, b, c) {
     const { vm } = this.guest;
+    for (const h of this.answered) h.dispose();
+    this.answered.length = 0;
     if (!this.running) return vm.null;
-    const opCode = num(vm, op);
-    switch (opCode) {
+    const ex = this.guest.exports;
+    switch (num(ex, op)) {
       case B_CALL: {
-        const answer = this.call(num(vm, a) === 1, str(vm, b), str(vm, c));
-        return typeof answer === 'number' ? vm.newNumber(answer) : answer === null ? vm.null : vm.newString(answer);
+        const answer = this.call(num(ex, a) === 1, str(ex, b), str(ex, c));
+        return this.answer(typeof answer === 'number' ? vm.newNumber(answer) : answer === null ? null : vm.newString(answer));
       }
       case B_LOG:
-        this.log(str(vm, a), str(vm, b));
+        this.log(str(ex, a), str(ex, b));
         return vm.null;
       case B_DONE:
-        this.done(str(vm, a));
+        this.done(str(ex, a));
         return vm.null;
       case B_FAIL:
-        this.scriptFailed(str(vm, a), str(vm, b), str(vm, c));
+        this.scriptFailed(str(ex, a), str(ex, b), str(ex, c));
         return vm.null;
       case B_UNKNOWN_TOOL: {
-        const key = str(vm, a);
-        return key === undefined ? vm.null : vm.newString(unknownToolMessage(key, this.config));
+        const key = str(ex, a);
+        return this.answer(key === undefined ? null : vm.newString(unknownToolMessage(key, this.config)));
       }
       default:
         return vm.null;
     }
+  }
+
+  answer(handle) {
+    if (handle === null) return this.guest.vm.null;
+    this.answered.push(handle);
+    return handle;
   }
 
   call(isGlobal, name, json) {
@@ -219,6 +234,8 @@ export class GuestRun {
   finish(result, payloads) {
     if (!this.running) return;
     this.running = false;
+    for (const h of this.answered) h.dispose();
+    this.answered.length = 0;
     if (this.cancelled) {
       // The host already ended this run: it wants no outcome, only the idle that follows.
       this.onEnd(this);
@@ -342,10 +359,11 @@ function disposeIfHandle(error) {
   }
 }
 
-function num(vm, handle) {
-  return handle !== undefined && vm.typeof(handle) === 'number' ? handle.toNumber() : undefined;
+function num(ex, handle) {
+  return handle !== undefined && ex.qjs_is_number(handle.ptr) ? ex.qjs_get_float64(handle.ptr) : undefined;
 }
 
-function str(vm, handle) {
-  return handle !== undefined && vm.typeof(handle) === 'string' ? handle.toString() : undefined;
+/** A string argument; anything else reads as undefined, so no guest code runs here. */
+function str(ex, handle) {
+  return handle !== undefined && ex.qjs_is_string(handle.ptr) ? handle.toString() : undefined;
 }
