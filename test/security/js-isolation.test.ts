@@ -75,7 +75,8 @@ const KILL_ROUTES = `
 `;
 
 describe('JavaScript isolation (QuickJS, the default engine)', () => {
-  const runtime = new JsRuntime();
+  // The attacks walk thousands of objects several times: generous on a loaded machine.
+  const runtime = new JsRuntime({ limits: { timeoutMs: 120_000 } });
   after(() => runtime.close());
   const tools = [tool('echo')];
 
