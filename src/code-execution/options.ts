@@ -1,6 +1,6 @@
 /** Configuration of the `code_execution` host tool. */
 import type { RegisteredTool } from '../host/types.ts';
-import type { JsEngine, QuickjsPoolOptions } from '../runtime/js/index.ts';
+import type { JsEngine, JsPoolOptions } from '../runtime/js/index.ts';
 import type { PythonRunnerOptions } from '../runtime/python/index.ts';
 
 export type ScriptLanguage = 'javascript' | 'python';
@@ -24,8 +24,8 @@ export interface CodeExecutionOptions {
    * for trusted script authors only).
    */
   engine?: JsEngine;
-  /** QuickJS engine: bounds of the shared sandbox pool (process cap, queue, idle reclaim). */
-  jsPool?: QuickjsPoolOptions;
+  /** Bounds of the JavaScript sandbox processes (cap, queue, idle reclaim). */
+  jsPool?: JsPoolOptions;
   /** V8 engine: warm JavaScript sandbox processes kept ready (default 1). */
   jsPoolSize?: number;
   /** Options for each conversation's Python interpreter. */

@@ -34,6 +34,11 @@ export class SandboxPool {
     private readonly options: SandboxProcessOptions,
   ) {}
 
+  /** Processes alive or starting, and those idle (ready for a run without starting one). */
+  get size(): { live: number; idle: number } {
+    return { live: this.live.size, idle: this.idle.length };
+  }
+
   /** Starts spare processes ahead of demand. */
   warm(): void {
     this.topUp();

@@ -22,8 +22,10 @@
 import type { RunError, ToolBinding } from '../types.ts';
 import { planBindings, type BindingPlan } from './bindings.ts';
 import { checkLimits, resolveLimits, type JsLimits } from './limits.ts';
-import { CapacityError, QuickjsPool, type QuickjsPoolOptions } from './engines/quickjs/pool.ts';
-import { PoolClosedError, SandboxPool } from './pool.ts';
+import { resolvePoolOptions, type JsPoolOptions } from './engines/pool-options.ts';
+import { CapacityError, QuickjsPool } from './engines/quickjs/pool.ts';
+import { V8Processes } from './engines/v8/processes.ts';
+import { PoolClosedError } from './pool.ts';
 import type { SandboxProcess } from './sandbox-process.ts';
 import { abortMessage, RunSession, type ExecuteResult, type RunProcess, type SessionRelease } from './session.ts';
 
@@ -37,8 +39,8 @@ export interface JsRuntimeOptions {
    * per conversation; only for trusted script authors.
    */
   engine?: JsEngine;
-  /** QuickJS engine: the shared pool's bounds and idle reclaim. */
-  pool?: QuickjsPoolOptions;
+  /** Bounds of the sandbox processes (cap, queue, idle reclaim); both engines. */
+  pool?: JsPoolOptions;
   /** V8 engine: warm spare sandbox processes kept ready beyond those serving runs (default 1). */
   poolSize?: number;
   /** Default limits for every run of this runtime. */
@@ -96,10 +98,7 @@ export class JsRuntime {
   /** The engine of this runtime. */
   readonly engine: JsEngine;
   private readonly quickjs: QuickjsPool | undefined;
-  private readonly pools = new Map<string, SandboxPool>();
-  private readonly conversationPools = new Map<string, { pool: SandboxPool; lastUsed: number; active: number }>();
-  private readonly v8Sweeper: NodeJS.Timeout | undefined;
-  private readonly idleConversationMs: number;
+  private readonly v8: V8Processes | undefined;
   private readonly sessions = new Set<RunSession>();
   private nextRun = 1;
   private closed = false;
@@ -115,14 +114,22 @@ export class JsRuntime {
     const engine = options.engine ?? 'quickjs';
     if (engine !== 'quickjs' && engine !== 'v8') throw new TypeError('engine must be "quickjs" or "v8"');
     this.engine = engine;
-    this.idleConversationMs = options.pool?.idleVmMs ?? 300_000;
+    const pool = resolvePoolOptions(options.pool);
     if (engine === 'quickjs') {
-      this.quickjs = new QuickjsPool(options.pool ?? {}, this.entry);
+      this.quickjs = new QuickjsPool(pool, this.entry);
       this.quickjs.warm();
     } else {
-      this.poolFor(this.limits.heapMb, undefined).warm();
-      this.v8Sweeper = setInterval(() => this.sweepConversations(), Math.max(20, Math.min(this.idleConversationMs, 60_000) / 2));
-      this.v8Sweeper.unref();
+      this.v8 = new V8Processes({
+        spare: this.poolSize,
+        heapMb: this.limits.heapMb,
+        entry: this.entry,
+        contextify: this.fallbackContext,
+        maxProcesses: pool.maxProcesses,
+        maxQueued: pool.maxQueued,
+        queueTimeoutMs: pool.queueTimeoutMs,
+        idleMs: pool.idleProcessMs,
+      });
+      this.v8.warm();
     }
   }
 
@@ -164,28 +171,31 @@ export class JsRuntime {
         return failure({ kind: 'sandbox', message: `the sandbox could not start: ${(error as Error).message}` });
       }
     }
-    const pool = this.poolFor(limits.heapMb, conversation);
-    const held = conversation === undefined ? undefined : this.conversationPools.get(`${limits.heapMb}\u0000${conversation}`);
-    if (held) held.active++;
-    let process: SandboxProcess;
+    let slot: Awaited<ReturnType<V8Processes['pool']>>;
     try {
-      process = await pool.acquire(signal);
+      slot = await this.v8!.pool(limits.heapMb, conversation, signal);
     } catch (error) {
-      if (held) held.active--;
       if (signal?.aborted) return failure({ kind: 'aborted', message: abortMessage(signal) });
-      if (error instanceof PoolClosedError) return failure({ kind: 'aborted', message: 'the runtime is closed' });
-      return failure({ kind: 'sandbox', message: `the sandbox could not start: ${(error as Error).message}` });
+      if (this.closed) return failure({ kind: 'aborted', message: 'the runtime is closed' });
+      if (error instanceof CapacityError) return failure({ kind: 'sandbox', message: error.message });
+      throw error;
     }
+    const { pool } = slot;
     try {
+      let process: SandboxProcess;
+      try {
+        process = await pool.acquire(signal);
+      } catch (error) {
+        if (signal?.aborted) return failure({ kind: 'aborted', message: abortMessage(signal) });
+        if (error instanceof PoolClosedError) return failure({ kind: 'aborted', message: 'the runtime is closed' });
+        return failure({ kind: 'sandbox', message: `the sandbox could not start: ${(error as Error).message}` });
+      }
       return await this.run(process, runId, code, plan, limits, signal, {
         returning: () => pool.returningSoon(),
         release: (p, healthy, wasReturning) => pool.release(p as SandboxProcess, healthy, wasReturning),
       });
     } finally {
-      if (held) {
-        held.active--;
-        held.lastUsed = performance.now();
-      }
+      slot.done();
     }
   }
 
@@ -208,44 +218,13 @@ export class JsRuntime {
     }
   }
 
-  /**
-   * V8 engine: runs without a conversation share warm pools per heap size; each conversation
-   * gets pools of its own (one process kept for its next run), so a process never serves two.
-   */
-  private poolFor(heapMb: number, conversation: string | undefined): SandboxPool {
-    const key = conversation === undefined ? `${heapMb}` : `${heapMb}\u0000${conversation}`;
-    let pool = this.pools.get(key);
-    if (pool === undefined) {
-      // Only the runtime's own heap size keeps spares; other sizes keep one process for reuse.
-      const spare = conversation === undefined && heapMb === this.limits.heapMb ? this.poolSize : 0;
-      pool = new SandboxPool(spare, { heapMb, entry: this.entry, contextify: this.fallbackContext });
-      this.pools.set(key, pool);
-      if (conversation !== undefined) this.conversationPools.set(key, { pool, lastUsed: performance.now(), active: 0 });
-    }
-    return pool;
-  }
-
-  /** V8 engine: a conversation's process is closed once it has been idle long enough. */
-  private sweepConversations(): void {
-    const now = performance.now();
-    for (const [key, held] of this.conversationPools) {
-      if (held.active > 0 || now - held.lastUsed < this.idleConversationMs) continue;
-      this.conversationPools.delete(key);
-      this.pools.delete(key);
-      void held.pool.close();
-    }
-  }
-
   /** Counts of sandbox processes over the runtime's life. */
   stats(): JsRuntimeStats {
-    let processesStarted = 0;
-    let processesKilled = 0;
-    for (const pool of this.pools.values()) {
-      processesStarted += pool.counts.started;
-      processesKilled += pool.counts.killed;
+    if (this.v8 !== undefined) {
+      const { started, killed, live, conversations } = this.v8.stats();
+      return { processesStarted: started, processesKilled: killed, processesLive: live, conversations };
     }
-    const q = this.quickjs;
-    if (q === undefined) return { processesStarted, processesKilled, processesLive: 0, conversations: this.conversationPools.size };
+    const q = this.quickjs!;
     const { processes, conversations } = q.size;
     return { processesStarted: q.counts.started, processesKilled: q.counts.killed, processesLive: processes, conversations };
   }
@@ -253,9 +232,7 @@ export class JsRuntime {
   /** Ends runs in progress as `aborted` and kills every sandbox process. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.v8Sweeper !== undefined) clearInterval(this.v8Sweeper);
     for (const session of [...this.sessions]) session.abort('the runtime was closed');
-    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
-    await this.quickjs?.close();
+    await Promise.all([this.v8?.close(), this.quickjs?.close()]);
   }
 }

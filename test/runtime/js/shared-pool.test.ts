@@ -123,3 +123,44 @@ describe('capacity', () => {
     }
   });
 });
+
+describe('V8 engine processes', () => {
+  test('a process serves one conversation only, and all count against one cap', async () => {
+    const runtime = new JsRuntime({ engine: 'v8', poolSize: 0, pool: { maxProcesses: 2, queueTimeoutMs: 60_000 } });
+    try {
+      valueOf(await runtime.execute('globalThis.mark = "A"; return 1;', { tools: [], conversation: 'A' }));
+      const afterA = runtime.stats().processesStarted;
+      // A's next run reuses A's process; B gets one of its own.
+      valueOf(await runtime.execute('return 1', { tools: [], conversation: 'A' }));
+      assert.equal(runtime.stats().processesStarted, afterA);
+      valueOf(await runtime.execute('return 1', { tools: [], conversation: 'B' }));
+      assert.equal(runtime.stats().processesStarted, afterA + 1);
+      // C needs a third process: the least recently used idle one (A's) is closed for it.
+      valueOf(await runtime.execute('return 1', { tools: [], conversation: 'C' }));
+      assert.ok(runtime.stats().processesLive <= 2, `live ${runtime.stats().processesLive}`);
+      // With both processes busy, D waits for one and then runs.
+      const gate = deferred();
+      const started = deferred();
+      const hold = [tool('hold', () => (started.resolve(undefined), gate.promise))];
+      const b = runtime.execute('return await tools.hold({});', { tools: hold, conversation: 'B' });
+      await started.promise;
+      const started2 = deferred();
+      const gate2 = deferred();
+      const c = runtime.execute('return await tools.hold({});', {
+        tools: [tool('hold', () => (started2.resolve(undefined), gate2.promise))],
+        conversation: 'C',
+      });
+      await started2.promise;
+      const d = runtime.execute('return "D ran";', { tools: [], conversation: 'D' });
+      assert.ok(runtime.stats().processesLive <= 2);
+      gate.resolve('B done');
+      assert.equal(valueOf(await b), 'B done');
+      assert.equal(valueOf(await d), 'D ran');
+      gate2.resolve('C done');
+      assert.equal(valueOf(await c), 'C done');
+      assert.ok(runtime.stats().processesLive <= 2);
+    } finally {
+      await runtime.close();
+    }
+  });
+});

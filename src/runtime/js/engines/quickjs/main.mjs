@@ -4,10 +4,12 @@
 // waits on a tool call. Each run executes in a QuickJS VM (its own WebAssembly instance and
 // memory) that shares no object with Node; only numbers and strings cross (engines/quickjs/vm.mjs).
 //
-// One VM per conversation: a conversation's slot holds the VM its next run will use, created
-// while the process is idle. After a run the used VM is disposed and a fresh one prepared, so
-// nothing passes between runs either (a later change may keep the VM to keep bindings). The host
-// drops a conversation's slot when it has been idle too long.
+// One VM per conversation: a conversation's slot holds its VM while it runs. After a run the VM
+// is disposed, so nothing passes between runs either; the next run gets a fresh VM from the
+// spares, restored from a snapshot while the process is idle. (A later change may keep the VM
+// in the slot to keep bindings between runs; the host already drops a slot once its
+// conversation has been idle too long.) Only spares are kept between runs: an idle
+// conversation costs no VM memory.
 //
 // The loop is synchronous, as in the V8 engine's process: it blocks in read(2) between frames.
 // While a script executes, the interrupt handler stops it at its deadline, or when the host has
@@ -141,7 +143,7 @@ async function createGuest() {
   };
 }
 
-/** conversation id → { guest: prepared VM or null, busy: whether a run uses the slot's VM } */
+/** conversation id → { guest: its VM between runs (none today), busy: whether a run uses the slot } */
 const conversations = new Map();
 const spares = [];
 /** run id → GuestRun */
@@ -223,10 +225,6 @@ function dispatch(frame) {
 
 /** Work done only when no frame is waiting: preparing VMs for the next runs. */
 async function prepare() {
-  for (const slot of conversations.values()) {
-    if (framesWaiting()) return;
-    if (!slot.busy && slot.guest === null) slot.guest = await createGuest();
-  }
   while (spares.length < SPARE_VMS && !framesWaiting()) spares.push(await createGuest());
 }
 

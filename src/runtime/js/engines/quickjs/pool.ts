@@ -11,28 +11,11 @@
  * stops the script: the process and the other runs in it live on. Only a process that does not
  * confirm the cancel in time is killed, failing the runs it hosted.
  */
-import os from 'node:os';
 import type { JsLimits } from '../../limits.ts';
+import type { ResolvedPoolOptions } from '../pool-options.ts';
 import type { ChildMessage } from '../../protocol.ts';
 import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../sandbox-process.ts';
 import type { RunProcess } from '../../session.ts';
-
-export interface QuickjsPoolOptions {
-  /** Most sandbox processes at once (default: twice the number of cores). */
-  maxProcesses?: number;
-  /** Runs one process serves at once (default 16). */
-  runsPerProcess?: number;
-  /** Runs that may wait for capacity (default 1,000); more are refused at once. */
-  maxQueued?: number;
-  /** How long a run may wait for capacity before it is refused (default 30,000 ms). */
-  queueTimeoutMs?: number;
-  /** A conversation's VM is reclaimed after this long without a run (default 5 minutes). */
-  idleVmMs?: number;
-  /** A process with no runs and no conversations is reclaimed after this long (default 30 s). */
-  idleProcessMs?: number;
-  /** Processes kept warm however idle (default 1). */
-  minProcesses?: number;
-}
 
 /** A run refused because the pool stayed at capacity. */
 export class CapacityError extends Error {
@@ -68,12 +51,6 @@ interface Waiter {
   reject(error: Error): void;
 }
 
-function positive(value: number | undefined, fallback: number, name: string, min = 1): number {
-  const v = value ?? fallback;
-  if (typeof v !== 'number' || Number.isNaN(v) || v < min) throw new TypeError(`${name} must be a number ≥ ${min}`);
-  return v;
-}
-
 export class QuickjsPool {
   private readonly maxProcesses: number;
   private readonly runsPerProcess: number;
@@ -91,17 +68,18 @@ export class QuickjsPool {
   readonly counts = { started: 0, killed: 0, reclaimed: 0 };
 
   constructor(
-    options: QuickjsPoolOptions,
+    options: ResolvedPoolOptions,
     private readonly entry: string | undefined,
   ) {
-    const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-    this.maxProcesses = Math.floor(positive(options.maxProcesses, Math.max(2, 2 * cores), 'maxProcesses'));
-    this.runsPerProcess = Math.floor(positive(options.runsPerProcess, 16, 'runsPerProcess'));
-    this.maxQueued = Math.floor(positive(options.maxQueued, 1_000, 'maxQueued', 0));
-    this.queueTimeoutMs = positive(options.queueTimeoutMs, 30_000, 'queueTimeoutMs', 0);
-    this.idleVmMs = positive(options.idleVmMs, 300_000, 'idleVmMs', 0);
-    this.idleProcessMs = positive(options.idleProcessMs, 30_000, 'idleProcessMs', 0);
-    this.minProcesses = Math.min(this.maxProcesses, Math.floor(positive(options.minProcesses, 1, 'minProcesses', 0)));
+    ({
+      maxProcesses: this.maxProcesses,
+      runsPerProcess: this.runsPerProcess,
+      maxQueued: this.maxQueued,
+      queueTimeoutMs: this.queueTimeoutMs,
+      idleVmMs: this.idleVmMs,
+      idleProcessMs: this.idleProcessMs,
+      minProcesses: this.minProcesses,
+    } = options);
     const every = Math.max(20, Math.min(this.idleVmMs, this.idleProcessMs, 60_000) / 2);
     this.sweeper = setInterval(() => this.sweep(), every);
     this.sweeper.unref();
