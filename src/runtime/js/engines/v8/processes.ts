@@ -39,6 +39,10 @@ export class V8Processes {
   private readonly conversations = new Map<string, Held>();
   private readonly queue: Waiter[] = [];
   private readonly sweeper: NodeJS.Timeout;
+  /** Runs let in under the cap whose process is not counted yet (between `room` and `pool`). */
+  private granted = 0;
+  /** Runs without a conversation in progress: each holds a process of the shared pools. */
+  private anonymousActive = 0;
   /** Counts of pools already closed, so stats cover the runtime's whole life. */
   private readonly retired = { started: 0, killed: 0 };
 
@@ -59,8 +63,20 @@ export class V8Processes {
   async pool(heapMb: number, conversation: string | undefined, signal?: AbortSignal): Promise<{ pool: SandboxPool; done(): void }> {
     const key = conversation === undefined ? undefined : `${heapMb}\u0000${conversation}`;
     const existing = key === undefined ? this.sharedPool(heapMb) : this.conversations.get(key)?.pool;
-    if (existing === undefined || existing.size.idle === 0) await this.room(key, signal);
-    if (key === undefined) return { pool: this.sharedPool(heapMb), done: () => this.serveQueue() };
+    if (existing === undefined || existing.size.idle === 0) {
+      await this.room(key, signal);
+      this.granted--; // counted from here on by the run itself (below)
+    }
+    if (key === undefined) {
+      this.anonymousActive++;
+      return {
+        pool: this.sharedPool(heapMb),
+        done: () => {
+          this.anonymousActive--;
+          this.serveQueue();
+        },
+      };
+    }
     let held = this.conversations.get(key);
     if (held === undefined) {
       const pool = new SandboxPool(0, { heapMb, entry: this.options.entry, contextify: this.options.contextify });
@@ -79,16 +95,21 @@ export class V8Processes {
     };
   }
 
+  /** Processes alive or starting, counting one for every run that will need one. */
   private live(): number {
-    let n = 0;
-    for (const pool of this.shared.values()) n += pool.size.live;
-    for (const held of this.conversations.values()) n += held.pool.size.live;
+    let shared = 0;
+    for (const pool of this.shared.values()) shared += pool.size.live;
+    let n = this.granted + Math.max(shared, this.anonymousActive);
+    for (const held of this.conversations.values()) n += Math.max(held.pool.size.live, held.active);
     return n;
   }
 
   /** Resolves once a new process fits under the cap, closing idle conversations' processes if needed. */
   private room(key: string | undefined, signal?: AbortSignal): Promise<void> {
-    if (this.queue.length === 0 && this.fits(key)) return Promise.resolve();
+    if (this.queue.length === 0 && this.fits(key)) {
+      this.granted++;
+      return Promise.resolve();
+    }
     if (this.queue.length >= this.options.maxQueued) {
       return Promise.reject(new CapacityError(`the sandbox is at capacity: ${this.queue.length} runs are already waiting (limit maxQueued)`));
     }
@@ -102,6 +123,7 @@ export class V8Processes {
       const waiter: Waiter = {
         ready: () => {
           leave();
+          this.granted++;
           resolve();
         },
         fail: (error) => {
