@@ -283,28 +283,28 @@
     const words = jsonParse(seedText);
     for (let i = 0; i < 4; i++) seed[i] = words[i] | 0;
     for (let i = 0; i < 12; i++) sfc32();
-    const target = create(null);
-    for (let i = 0; i < config.tools.length; i++) {
-      const [name, label] = config.tools[i];
-      defineProperty(target, name, { value: makeCallable(false, name, label), enumerable: true });
-    }
-    for (let i = 0; i < config.aliases.length; i++) {
-      const [alias, name] = config.aliases[i];
-      defineProperty(target, alias, { value: target[name], enumerable: false });
-    }
-    freeze(target);
+    // Known tools are own properties, found without a trap (a Proxy trap costs more in QuickJS
+    // than the rest of a call); only names that miss reach the Proxy below, as the prototype.
     const handler = create(null);
-    handler.get = function (tools, key) {
+    handler.get = function (_target, key) {
       if (typeof key !== 'string') return undefined;
-      const fn = tools[key];
-      if (fn !== undefined) return fn;
       // Probed by `await`, JSON.stringify and console formatting; absence is the right answer.
       if (key === 'then' || key === 'toJSON') return undefined;
       const message = callBridge(B_UNKNOWN_TOOL, key);
       throw new TypeErrorCtor(typeof message === 'string' ? message : 'tools.' + key + ' is not a tool');
     };
+    const tools = create(new ProxyCtor(create(null), handler));
+    for (let i = 0; i < config.tools.length; i++) {
+      const [name, label] = config.tools[i];
+      defineProperty(tools, name, { value: makeCallable(false, name, label), enumerable: true });
+    }
+    for (let i = 0; i < config.aliases.length; i++) {
+      const [alias, name] = config.aliases[i];
+      defineProperty(tools, alias, { value: tools[name], enumerable: false });
+    }
+    freeze(tools);
     defineProperty(G, 'tools', {
-      value: new ProxyCtor(target, handler), writable: false, enumerable: false, configurable: false,
+      value: tools, writable: false, enumerable: false, configurable: false,
     });
     for (let i = 0; i < config.globals.length; i++) {
       const name = config.globals[i];
