@@ -215,10 +215,13 @@ export class SandboxProcess {
     this.child.kill('SIGKILL');
   }
 
-  /** Keeps the host alive while the process serves a run. */
+  /** Keeps the host alive while the process serves a run (or until it is seen to exit). */
   ref(): void {
     this.child.ref();
-    (this.fromChild as unknown as { ref(): void }).ref();
+    // Every stream unref() let go of: the process's 'close' waits for all of them to end.
+    for (const stream of [this.fromChild, this.toChild, this.child.stderr]) {
+      (stream as unknown as { ref?(): void } | null)?.ref?.();
+    }
   }
 
   /** Lets the host exit while the process sits idle in a pool. */
@@ -263,6 +266,11 @@ export class SandboxProcess {
     } catch (error) {
       this.broken((error as Error).message);
     }
+  }
+
+  /** A protocol violation seen by the caller (a message for a run it never started): kill it. */
+  breakBridge(reason: string): void {
+    this.broken(reason);
   }
 
   /** A protocol violation: the process is untrustworthy from here on. */

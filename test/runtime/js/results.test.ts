@@ -136,8 +136,7 @@ describe('aborted', () => {
 describe('sandbox failures', () => {
   const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}.mjs`, import.meta.url));
   const rogue = async (name: string) => {
-    // The rogue fixtures speak the V8 engine's process protocol.
-    const broken = new JsRuntime({ engine: 'v8', poolSize: 0, sandboxEntry: fixture(name) });
+    const broken = new JsRuntime({ engine, poolSize: 0, sandboxEntry: fixture(name) });
     try {
       return await broken.execute('return await tools.echo({})', { tools: [tool('echo')], timeoutMs: 10_000 });
     } finally {
@@ -148,7 +147,7 @@ describe('sandbox failures', () => {
     'rogue-garbage': /^broken sandbox bridge: frame of \d+ bytes/,
     'rogue-malformed': /^broken sandbox bridge: out has a malformed call/,
     'rogue-unknown-tool': /^broken sandbox bridge: call to unknown tool secret/,
-    'rogue-wrong-run': /^broken sandbox bridge: unexpected done message/,
+    'rogue-wrong-run': /^broken sandbox bridge: (unexpected done message|done for run \d+, which is not running in this process)/,
     'rogue-exit': /^the sandbox process exited unexpectedly \(exit code 3\)/,
     'rogue-never-ready': /^the sandbox could not start: the sandbox process exited unexpectedly/,
   };

@@ -103,8 +103,8 @@ export class QuickjsPool {
   async acquire(conversation: string | undefined, runId: number, limits: JsLimits, signal?: AbortSignal): Promise<RunChannel> {
     if (this.closed) throw new CapacityError('the runtime is closed');
     let host = this.place(conversation);
-    if (host === null) host = await this.wait(conversation, signal);
-    this.bind(host, conversation);
+    if (host === null) host = await this.wait(conversation, signal); // bound by serveQueue
+    else this.bind(host, conversation);
     try {
       if (!host.ready) await host.process.ready;
     } catch (error) {
@@ -204,6 +204,8 @@ export class QuickjsPool {
         i++;
         continue;
       }
+      // Bound now, before the next waiter is placed, so placements see each other's load.
+      this.bind(host, waiter.conversation);
       waiter.resolve(host); // removes it from the queue
     }
   }
@@ -245,8 +247,14 @@ export class QuickjsPool {
         host.cancelling.delete(message.run);
       }
     }
-    // Messages for a run that already ended (a cancel crossing its outcome) are dropped.
-    host.listeners.get(message.run)?.message(message);
+    const listener = host.listeners.get(message.run);
+    if (listener !== undefined) return listener.message(message);
+    // A cancel may cross the run's last messages, and a cancel of a run that had just ended is
+    // answered with an idle: both are expected. Anything else names a run this process was
+    // never given, or one long over: the process no longer follows the protocol.
+    if (message.t === 'idle' || host.cancelling.has(message.run)) return;
+    this.counts.killed++;
+    host.process.breakBridge(`${message.t} for run ${message.run}, which is not running in this process`);
   }
 
   private lost(host: Host, end: ProcessEnd): void {
@@ -259,7 +267,8 @@ export class QuickjsPool {
     host.listeners.clear();
     for (const listener of listeners) listener.end(end);
     if (!this.closed) {
-      this.warm();
+      // A process that never got ready is not replaced at once: it would crash-loop.
+      if (host.ready) this.warm();
       this.serveQueue();
     }
   }
