@@ -215,6 +215,31 @@ export class SandboxProcess {
     this.child.kill('SIGKILL');
   }
 
+  /**
+   * Kills the process and resolves once it is gone. The host is kept alive meanwhile by a
+   * timer as well as by the process's own handles: a close that waited on an unreferenced
+   * handle alone was seen to let the event loop run dry before the exit arrived.
+   */
+  async stop(): Promise<void> {
+    this.ref();
+    if (!this.exited) {
+      this.killedByHost = true;
+      this.child.kill('SIGKILL');
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const beat = new Promise<void>((resolve) => {
+      const tick = () => {
+        // Gone once its exit is seen, even if a pipe of it has not closed yet.
+        if (this.exited || this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
+        this.child.kill('SIGKILL');
+        timer = setTimeout(tick, 100);
+      };
+      timer = setTimeout(tick, 100);
+    });
+    await Promise.race([this.closed, beat]);
+    clearTimeout(timer);
+  }
+
   /** Keeps the host alive while the process serves a run (or until it is seen to exit). */
   ref(): void {
     this.child.ref();

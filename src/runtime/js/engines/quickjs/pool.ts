@@ -320,12 +320,7 @@ export class QuickjsPool {
     this.closed = true;
     clearInterval(this.sweeper);
     for (const waiter of [...this.queue]) waiter.reject(new CapacityError('the runtime is closed'));
-    const all = [...this.hosts];
-    for (const h of all) {
-      h.process.ref();
-      h.process.kill();
-    }
-    await Promise.all(all.map((h) => h.process.closed));
+    await Promise.all([...this.hosts].map((h) => h.process.stop()));
   }
 }
 

@@ -50,6 +50,7 @@ export class GuestRun {
     this.id = header.run;
     this.limits = header.limits;
     this.heapMb = header.heapMb;
+    this.limitMs = header.ms;
     this.deadline = performance.now() + (header.ms ?? Infinity);
     this.guest = guest;
     this.onEnd = onEnd;
@@ -320,7 +321,8 @@ export class GuestRun {
     const message = readString(error, 'message') ?? String(error);
     disposeIfHandle(error);
     if (this.interrupted) {
-      return this.fail('timeout', undefined, this.cancelled ? 'the run was cancelled' : 'the script did not finish within its time limit');
+      // Same words as the host's own timer, which may fire a moment later.
+      return this.fail('timeout', undefined, this.cancelled ? 'the run was cancelled' : `the script did not finish within its time limit of ${this.limitMs} ms`);
     }
     if (/out of memory/.test(message)) return this.outOfMemory();
     if (name === 'SyntaxError' && code !== undefined) {
