@@ -4,6 +4,7 @@
  * without ending its process.
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
 import { deferred, errorOf, tool, valueOf } from './helpers.ts';
@@ -159,6 +160,56 @@ describe('V8 engine processes', () => {
       gate2.resolve('C done');
       assert.equal(valueOf(await c), 'C done');
       assert.ok(runtime.stats().processesLive <= 2);
+    } finally {
+      await runtime.close();
+    }
+  });
+});
+
+/** QuickJS sandbox processes started by this test process (Linux /proc). */
+function quickjsChildren(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('engines/quickjs/main.mjs')) pids.push(Number(entry));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return pids;
+}
+
+describe('a crashed QuickJS process', () => {
+  test('fails only the runs it hosted; their conversations start fresh elsewhere', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
+    const runtime = new JsRuntime({ pool: { maxProcesses: 2, runsPerProcess: 1, minProcesses: 0 } });
+    try {
+      const gates = { A: deferred(), B: deferred() };
+      const started = { A: deferred(), B: deferred() };
+      const run = (name: 'A' | 'B') =>
+        runtime.execute('globalThis.state = "kept?"; return await tools.hold({});', {
+          tools: [tool('hold', () => (started[name].resolve(undefined), gates[name].promise))],
+          conversation: name,
+        });
+      const a = run('A');
+      const b = run('B');
+      await Promise.all([started.A.promise, started.B.promise]);
+      const pids = quickjsChildren();
+      assert.equal(pids.length, 2, 'one process per run (runsPerProcess 1)');
+      process.kill(pids[0]!, 'SIGKILL');
+      gates.A.resolve('A done');
+      gates.B.resolve('B done');
+      const results = await Promise.all([a, b]);
+      const failed = results.filter((r) => !r.ok);
+      assert.equal(failed.length, 1, 'exactly the run in the killed process fails');
+      assert.equal(errorOf(failed[0]!).kind, 'sandbox');
+      assert.match(errorOf(failed[0]!).message, /exited unexpectedly/);
+      assert.equal(valueOf(results.find((r) => r.ok)!), results[0]!.ok ? 'A done' : 'B done');
+      // The conversation that lost its process runs again, on a fresh VM.
+      const lost = results[0]!.ok ? 'B' : 'A';
+      assert.equal(valueOf(await runtime.execute('return typeof globalThis.state;', { tools: [], conversation: lost })), 'undefined');
     } finally {
       await runtime.close();
     }
