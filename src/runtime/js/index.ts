@@ -2,8 +2,7 @@
  * The sandboxed JavaScript runtime for model-written scripts. See {@link JsRuntime}.
  */
 export { JsRuntime, type JsEngine, type JsRuntimeOptions, type JsRuntimeStats, type ExecuteOptions } from './runtime.ts';
-export { CapacityError } from './engines/quickjs/pool.ts';
-export type { JsPoolOptions } from './engines/pool-options.ts';
+export { CapacityError, type JsPoolOptions } from './engines/pool-options.ts';
 export type { ExecuteResult } from './session.ts';
 export { DEFAULT_LIMITS, type JsLimits } from './limits.ts';
 

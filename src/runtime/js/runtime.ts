@@ -22,8 +22,8 @@
 import type { RunError, ToolBinding } from '../types.ts';
 import { planBindings, type BindingPlan } from './bindings.ts';
 import { checkLimits, resolveLimits, type JsLimits } from './limits.ts';
-import { resolvePoolOptions, type JsPoolOptions } from './engines/pool-options.ts';
-import { CapacityError, QuickjsPool } from './engines/quickjs/pool.ts';
+import { CapacityError, resolvePoolOptions, type JsPoolOptions } from './engines/pool-options.ts';
+import { QuickjsPool } from './engines/quickjs/pool.ts';
 import { V8Processes } from './engines/v8/processes.ts';
 import { PoolClosedError } from './pool.ts';
 import type { SandboxProcess } from './sandbox-process.ts';

@@ -26,6 +26,14 @@ export interface JsPoolOptions {
 
 export type ResolvedPoolOptions = Required<JsPoolOptions>;
 
+/** A run refused because the processes stayed at capacity (or the runtime closed while it waited). */
+export class CapacityError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CapacityError';
+  }
+}
+
 function bounded(value: number | undefined, fallback: number, name: string, min: number): number {
   const v = value ?? fallback;
   if (typeof v !== 'number' || Number.isNaN(v) || v < min) throw new TypeError(`pool.${name} must be a number ≥ ${min}`);

@@ -12,18 +12,10 @@
  * confirm the cancel in time is killed, failing the runs it hosted.
  */
 import type { JsLimits } from '../../limits.ts';
-import type { ResolvedPoolOptions } from '../pool-options.ts';
+import { CapacityError, type ResolvedPoolOptions } from '../pool-options.ts';
 import type { ChildMessage } from '../../protocol.ts';
 import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../sandbox-process.ts';
 import type { RunProcess } from '../../session.ts';
-
-/** A run refused because the pool stayed at capacity. */
-export class CapacityError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'CapacityError';
-  }
-}
 
 /** How long a process may take to confirm a cancelled run before it is killed. */
 const CANCEL_GRACE_MS = 2_000;

@@ -7,7 +7,7 @@
  * closed after `idleMs`, or sooner when a new run needs room under the cap (least recently used
  * first). A run that finds no room waits in a bounded FIFO queue and is refused past it.
  */
-import { CapacityError } from '../quickjs/pool.ts';
+import { CapacityError } from '../pool-options.ts';
 import { SandboxPool } from '../../pool.ts';
 
 export interface V8ProcessesOptions {
