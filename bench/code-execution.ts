@@ -4,7 +4,7 @@
  * Inner calls per second through the whole path — script → host dispatch (refusal sites,
  * lifecycle to 4 observer processes granted observe + inputs with an input filter) → a no-op
  * built-in — next to the sandbox-only figure (the same script, the same runtime, a binding
- * that answers directly) measured in the same run. Then Python: warm execution latency of a
+ * that answers directly) measured in the same run, on the default engine (quickjs). Then Python: warm execution latency of a
  * trivial script through code_execution, and inner calls per second.
  *
  * The last line is one JSON object.
@@ -26,7 +26,7 @@ const dir = mkdtempSync(join(tmpdir(), 'toolcell-bench-ce-'));
 const host = noopHost();
 try {
   await attachObservers(host, dir, 4);
-  const codeExecution = registerCodeExecution(host, { maxTimeLimitMs: 120_000 });
+  const codeExecution = registerCodeExecution(host, { engine: 'quickjs', maxTimeLimitMs: 120_000 });
   const stream = host.openStream('bench');
   const inferenceId = stream.beginInference();
   const run = async (input: Record<string, unknown>) => {
@@ -44,13 +44,13 @@ try {
   for (let r = 0; r < ROUNDS; r++) jsFull.push(JS_CALLS / ((await run({ code: jsScript(JS_CALLS), time_limit_ms: 120_000 })) / 1000));
 
   // The same script in the sandbox alone: a binding that answers at once.
-  const runtime = new JsRuntime();
+  const runtime = new JsRuntime({ engine: 'quickjs' });
   const direct = [{ name: 'noop', invoke: async () => 'ok' }];
-  await runtime.execute(jsScript(500), { tools: direct });
+  await runtime.execute(jsScript(500), { tools: direct, conversation: 'bench' });
   const jsSandbox: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const t = performance.now();
-    const result = await runtime.execute(jsScript(JS_CALLS), { tools: direct, timeoutMs: 120_000 });
+    const result = await runtime.execute(jsScript(JS_CALLS), { tools: direct, timeoutMs: 120_000, conversation: 'bench' });
     if (!result.ok) throw new Error('sandbox-only run failed');
     jsSandbox.push(JS_CALLS / ((performance.now() - t) / 1000));
   }
@@ -76,7 +76,7 @@ try {
   console.log(`Python warm code_execution (trivial script):         ${pyWarmExecMs} ms median (target ≤ 2)`);
   console.log(`Python inner calls, whole path:                      ${pyInnerCallsPerSec.toLocaleString()} calls/s`);
   console.log(`(calls dropped for observers above their rate budget: ${dropped.toLocaleString()})`);
-  console.log(JSON.stringify({ jsInnerCallsPerSec, jsSandboxOnlyCallsPerSec, ratio: Number((jsInnerCallsPerSec / jsSandboxOnlyCallsPerSec).toFixed(3)), pyWarmExecMs, pyInnerCallsPerSec, droppedForObservers: dropped }));
+  console.log(JSON.stringify({ engine: 'quickjs', jsInnerCallsPerSec, jsSandboxOnlyCallsPerSec, ratio: Number((jsInnerCallsPerSec / jsSandboxOnlyCallsPerSec).toFixed(3)), pyWarmExecMs, pyInnerCallsPerSec, droppedForObservers: dropped }));
 } finally {
   await host.close();
   rmSync(dir, { recursive: true, force: true });

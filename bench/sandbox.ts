@@ -1,16 +1,18 @@
 /**
  * JavaScript sandbox benchmark (`npm run bench:sandbox`).
  *
- * Measures toolcell's JsRuntime and @earendil-works/pi-codemode on the same work in one run,
- * rounds interleaved so drift on a shared machine hits both alike:
+ * Measures toolcell's JsRuntime with each engine (quickjs, the default, and v8) and
+ * @earendil-works/pi-codemode on the same work in one run, rounds interleaved so drift on a
+ * shared machine hits all alike:
  * - latency of consecutive `return 1` runs (warm);
  * - 10,000 sequential no-op tool calls, and 10,000 parallel ones (calls per second);
  * - one call returning a 1 MB JSON object, next to the JSON floor: JSON.stringify plus
  *   JSON.parse of that object in the host, the least any JSON boundary can cost.
- * Every figure is a median over rounds. The last line is one JSON object.
+ * Every figure is a median over rounds. The last line is one JSON object: `figures`, one entry
+ * per engine (`engine` key), with its ratios to pi-codemode and to the JSON floor.
  */
 import { CodemodeSandbox } from '@earendil-works/pi-codemode';
-import { JsRuntime } from '../src/runtime/js/index.ts';
+import { JsRuntime, type JsEngine } from '../src/runtime/js/index.ts';
 import type { ToolBinding } from '../src/runtime/types.ts';
 
 const CALLS = 10_000;
@@ -51,7 +53,9 @@ const bindings: ToolBinding[] = [
   { name: 'noop', invoke: async () => ({ ok: true }) },
   { name: 'big', invoke: async () => big },
 ];
-const runtime = new JsRuntime({ poolSize: 1, limits: { maxCalls: CALLS * 2, maxInFlight: CALLS, timeoutMs: 120_000 } });
+const ENGINES: JsEngine[] = ['quickjs', 'v8'];
+const limits = { maxCalls: CALLS * 2, maxInFlight: CALLS, timeoutMs: 120_000 };
+const runtimes = new Map(ENGINES.map((engine) => [engine, new JsRuntime({ engine, poolSize: 1, limits })]));
 const pi = new CodemodeSandbox({
   timeoutMs: 120_000,
   tools: [
@@ -60,11 +64,12 @@ const pi = new CodemodeSandbox({
   ],
 });
 
-async function ours(code: string): Promise<number> {
+async function ours(engine: JsEngine, code: string): Promise<number> {
   const t = performance.now();
-  const result = await runtime.execute(code, { tools: bindings });
+  // A conversation, as code_execution runs it: its own VM (quickjs) or process (v8).
+  const result = await runtimes.get(engine)!.execute(code, { tools: bindings, conversation: 'bench' });
   const ms = performance.now() - t;
-  if (!result.ok) throw new Error(`toolcell run failed: ${result.error.kind}: ${result.error.message}`);
+  if (!result.ok) throw new Error(`toolcell ${engine} run failed: ${result.error.kind}: ${result.error.message}`);
   return ms;
 }
 
@@ -82,59 +87,70 @@ function floorMs(): number {
   return performance.now() - t;
 }
 
-// Warm both (JIT, pools, the wasm module) on every workload before measuring.
+// Warm every sandbox (JIT, pools, the wasm module) on every workload before measuring.
 for (const code of ['return 1', seqScript, parScript, payloadScript]) {
-  await ours(code);
+  for (const engine of ENGINES) await ours(engine, code);
   await theirs(code);
 }
 floorMs();
 
-const latency: number[] = [];
-const piLatency: number[] = [];
-const seq: number[] = [];
-const piSeq: number[] = [];
-const par: number[] = [];
-const piPar: number[] = [];
-const payload: number[] = [];
-const piPayload: number[] = [];
+interface Samples {
+  latency: number[];
+  seq: number[];
+  par: number[];
+  payload: number[];
+}
+const samples = (): Samples => ({ latency: [], seq: [], par: [], payload: [] });
+const mine = new Map(ENGINES.map((engine) => [engine, samples()]));
+const theirsSamples = samples();
 const floor: number[] = [];
 
 for (let r = 0; r < ROUNDS; r++) {
-  for (let i = 0; i < LATENCY_RUNS / ROUNDS; i++) latency.push(await ours('return 1'));
-  for (let i = 0; i < Math.ceil(PI_LATENCY_RUNS / ROUNDS); i++) piLatency.push(await theirs('return 1'));
-  seq.push(CALLS / ((await ours(seqScript)) / 1000));
-  piSeq.push(CALLS / ((await theirs(seqScript)) / 1000));
-  par.push(CALLS / ((await ours(parScript)) / 1000));
-  piPar.push(CALLS / ((await theirs(parScript)) / 1000));
+  for (const engine of ENGINES) {
+    const s = mine.get(engine)!;
+    for (let i = 0; i < LATENCY_RUNS / ROUNDS; i++) s.latency.push(await ours(engine, 'return 1'));
+    s.seq.push(CALLS / ((await ours(engine, seqScript)) / 1000));
+    s.par.push(CALLS / ((await ours(engine, parScript)) / 1000));
+  }
+  for (let i = 0; i < Math.ceil(PI_LATENCY_RUNS / ROUNDS); i++) theirsSamples.latency.push(await theirs('return 1'));
+  theirsSamples.seq.push(CALLS / ((await theirs(seqScript)) / 1000));
+  theirsSamples.par.push(CALLS / ((await theirs(parScript)) / 1000));
   floor.push(floorMs());
-  payload.push(await ours(payloadScript));
-  piPayload.push(await theirs(payloadScript));
+  for (const engine of ENGINES) mine.get(engine)!.payload.push(await ours(engine, payloadScript));
+  theirsSamples.payload.push(await theirs(payloadScript));
 }
 
-await runtime.close();
+await Promise.all([...runtimes.values()].map((r) => r.close()));
 await pi.close();
 
-const figures = {
-  executeMs: round(median(latency), 3),
-  piExecuteMs: round(median(piLatency)),
-  seqCallsPerSec: Math.round(median(seq)),
-  piSeqCallsPerSec: Math.round(median(piSeq)),
-  parCallsPerSec: Math.round(median(par)),
-  piParCallsPerSec: Math.round(median(piPar)),
-  payloadMs: round(median(payload)),
-  piPayloadMs: round(median(piPayload)),
-  payloadFloorMs: round(median(floor)),
-  payloadBytes: bigBytes,
-};
-const ratios = {
-  executeVsPi: round(figures.piExecuteMs / figures.executeMs, 1),
-  seqVsPi: round(figures.seqCallsPerSec / figures.piSeqCallsPerSec),
-  parVsPi: round(figures.parCallsPerSec / figures.piParCallsPerSec),
-  payloadVsFloor: round(figures.payloadMs / figures.payloadFloorMs),
-};
+const summary = (s: Samples) => ({
+  executeMs: round(median(s.latency), 3),
+  seqCallsPerSec: Math.round(median(s.seq)),
+  parCallsPerSec: Math.round(median(s.par)),
+  payloadMs: round(median(s.payload)),
+});
+const piFigures = summary(theirsSamples);
+const payloadFloorMs = round(median(floor));
+const figures = [
+  ...ENGINES.map((engine) => {
+    const f = summary(mine.get(engine)!);
+    return {
+      engine,
+      ...f,
+      executeVsPi: round(piFigures.executeMs / f.executeMs, 1),
+      seqVsPi: round(f.seqCallsPerSec / piFigures.seqCallsPerSec),
+      parVsPi: round(f.parCallsPerSec / piFigures.parCallsPerSec),
+      payloadVsFloor: round(f.payloadMs / payloadFloorMs),
+    };
+  }),
+  { engine: 'pi-codemode', ...piFigures, payloadVsFloor: round(piFigures.payloadMs / payloadFloorMs) },
+];
 
-console.log(`return 1:          ${figures.executeMs} ms   (pi ${figures.piExecuteMs} ms, ${ratios.executeVsPi}x faster)`);
-console.log(`sequential calls:  ${figures.seqCallsPerSec}/s   (pi ${figures.piSeqCallsPerSec}/s, ${ratios.seqVsPi}x)`);
-console.log(`parallel calls:    ${figures.parCallsPerSec}/s   (pi ${figures.piParCallsPerSec}/s, ${ratios.parVsPi}x)`);
-console.log(`1 MB result:       ${figures.payloadMs} ms   (floor ${figures.payloadFloorMs} ms, ${ratios.payloadVsFloor}x; pi ${figures.piPayloadMs} ms)`);
-console.log(JSON.stringify({ ...figures, ...ratios }));
+for (const f of figures) {
+  console.log(`${f.engine}:`);
+  console.log(`  return 1:          ${f.executeMs} ms${'executeVsPi' in f ? `   (${f.executeVsPi}x faster than pi-codemode)` : ''}`);
+  console.log(`  sequential calls:  ${f.seqCallsPerSec}/s${'seqVsPi' in f ? `   (${f.seqVsPi}x pi-codemode)` : ''}`);
+  console.log(`  parallel calls:    ${f.parCallsPerSec}/s${'parVsPi' in f ? `   (${f.parVsPi}x pi-codemode)` : ''}`);
+  console.log(`  1 MB result:       ${f.payloadMs} ms   (${f.payloadVsFloor}x the JSON floor of ${payloadFloorMs} ms)`);
+}
+console.log(JSON.stringify({ payloadBytes: bigBytes, payloadFloorMs, figures }));

@@ -1,5 +1,6 @@
 /** Configuration of the `code_execution` host tool. */
 import type { RegisteredTool } from '../host/types.ts';
+import type { JsEngine, JsPoolOptions } from '../runtime/js/index.ts';
 import type { PythonRunnerOptions } from '../runtime/python/index.ts';
 import type { WhenBusy } from './conversation-lock.ts';
 
@@ -18,7 +19,15 @@ export interface CodeExecutionOptions {
   innerCallGraceMs?: number;
   /** Which tools scripts may call (and the description lists). Default: every tool but `code_execution`. */
   allowTool?: (tool: RegisteredTool) => boolean;
-  /** Warm JavaScript workers kept ready (default 1). */
+  /**
+   * JavaScript engine: `quickjs` (default; QuickJS in WebAssembly, sharing no object with the
+   * host, one VM per conversation) or `v8` (V8 `vm` contexts, one process per conversation;
+   * for trusted script authors only).
+   */
+  engine?: JsEngine;
+  /** Bounds of the JavaScript sandbox processes (cap, queue, idle reclaim). */
+  jsPool?: JsPoolOptions;
+  /** V8 engine: warm JavaScript sandbox processes kept ready (default 1). */
   jsPoolSize?: number;
   /** Options for each conversation's Python interpreter. */
   python?: PythonRunnerOptions;

@@ -1,10 +1,10 @@
 /**
  * Script runners per conversation. One foreground execution per conversation at a time (see
- * conversation-lock.ts for who waits and who is refused). JavaScript runs in the shared
- * sandbox pool (a fresh context per run); Python keeps one warm interpreter per conversation
- * so globals persist between runs.
+ * conversation-lock.ts for who waits and who is refused). JavaScript runs in the runtime's
+ * shared sandbox pool (one VM per conversation, fresh for each run); Python keeps one warm
+ * interpreter per conversation so globals persist between runs.
  */
-import type { JsRuntime } from '../runtime/js/index.ts';
+import type { JsRuntime, JsRuntimeOptions } from '../runtime/js/index.ts';
 import { PythonRunner, type PythonRunnerOptions } from '../runtime/python/index.ts';
 import { ConversationLock, type AcquireOptions, type Acquired } from './conversation-lock.ts';
 
@@ -16,6 +16,7 @@ export class ConversationRunners {
   constructor(
     private readonly jsPoolSize: number,
     private readonly pythonOptions: PythonRunnerOptions,
+    private readonly jsOptions: Pick<JsRuntimeOptions, 'engine' | 'pool'> = {},
   ) {}
 
   /**
@@ -32,7 +33,7 @@ export class ConversationRunners {
 
   /** The shared JavaScript runtime, loaded and created on first use (Python-only hosts never load it). */
   javascript(): Promise<JsRuntime> {
-    this.js ??= import('../runtime/js/index.ts').then(({ JsRuntime }) => new JsRuntime({ poolSize: this.jsPoolSize }));
+    this.js ??= import('../runtime/js/index.ts').then(({ JsRuntime }) => new JsRuntime({ ...this.jsOptions, poolSize: this.jsPoolSize }));
     return this.js;
   }
 

@@ -46,6 +46,12 @@ export class PausableDeadline {
     return this.pauses > 0;
   }
 
+  /** Milliseconds left right now (Infinity without a limit); frozen while paused. */
+  remainingMs(): number {
+    if (this.timer === undefined) return this.remaining;
+    return Math.max(0, this.remaining - (performance.now() - this.since));
+  }
+
   stop(): void {
     this.stopped = true;
     this.disarm();

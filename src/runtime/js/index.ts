@@ -1,7 +1,8 @@
 /**
  * The sandboxed JavaScript runtime for model-written scripts. See {@link JsRuntime}.
  */
-export { JsRuntime, type JsRuntimeOptions, type JsRuntimeStats, type ExecuteOptions } from './runtime.ts';
+export { JsRuntime, type JsEngine, type JsRuntimeOptions, type JsRuntimeStats, type ExecuteOptions } from './runtime.ts';
+export { CapacityError, type JsPoolOptions } from './engines/pool-options.ts';
 export type { ExecuteResult } from './session.ts';
 export { DEFAULT_LIMITS, type JsLimits } from './limits.ts';
 

@@ -34,6 +34,11 @@ export class SandboxPool {
     private readonly options: SandboxProcessOptions,
   ) {}
 
+  /** Processes alive or starting, and those idle (ready for a run without starting one). */
+  get size(): { live: number; idle: number } {
+    return { live: this.live.size, idle: this.idle.length };
+  }
+
   /** Starts spare processes ahead of demand. */
   warm(): void {
     this.topUp();
@@ -94,11 +99,7 @@ export class SandboxPool {
     for (const waiter of this.waiters.splice(0)) waiter.reject(new PoolClosedError());
     const all = [...this.live];
     this.idle.length = 0;
-    for (const p of all) {
-      p.ref(); // keep the host alive until their exit is seen, or close() would never settle
-      p.kill();
-    }
-    await Promise.all(all.map((p) => p.closed));
+    await Promise.all(all.map((p) => p.stop()));
   }
 
   private topUp(): void {

@@ -95,7 +95,8 @@ function parseDone(header: Record<string, unknown>, payloads: readonly string[])
   }
   if (ok !== false || !isRecord(error)) return invalid('done without an outcome');
   const { kind, name, message, stack } = error;
-  if (kind !== 'script' && kind !== 'sandbox') return invalid('done with an unknown error kind');
+  // `timeout`: a QuickJS process interrupted the script at the deadline the host gave it.
+  if (kind !== 'script' && kind !== 'sandbox' && kind !== 'timeout') return invalid('done with an unknown error kind');
   if (typeof message !== 'string') return invalid('done error without a message');
   if (name !== undefined && typeof name !== 'string') return invalid('done error with a malformed name');
   if (stack !== undefined && typeof stack !== 'string') return invalid('done error with a malformed stack');

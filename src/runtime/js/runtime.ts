@@ -1,8 +1,12 @@
 /**
  * The JavaScript sandbox: runs a model-written script whose only capability is calling the
- * tools it is given. Each run gets a fresh V8 context (code generation from strings and wasm
- * off) inside a warm sandbox process; one bridge, held by a prelude inside the context, passes
- * only strings and numbers across.
+ * tools it is given. Two engines:
+ * - `quickjs` (default): each run executes in a QuickJS VM compiled to WebAssembly, which shares
+ *   no object with Node; one VM per conversation, hosted in a bounded pool of sandbox processes
+ *   shared by all conversations (engines/quickjs/).
+ * - `v8`: each run gets a fresh V8 context (code generation from strings and wasm off) inside a
+ *   warm sandbox process of its own; a prelude inside the context holds the bridge. Faster, but
+ *   the script shares an isolate with Node's own code; a process never serves two conversations.
  *
  * @example
  * ```ts
@@ -18,12 +22,26 @@
 import type { RunError, ToolBinding } from '../types.ts';
 import { planBindings, type BindingPlan } from './bindings.ts';
 import { checkLimits, resolveLimits, type JsLimits } from './limits.ts';
-import { PoolClosedError, SandboxPool } from './pool.ts';
+import { CapacityError, resolvePoolOptions, type JsPoolOptions } from './engines/pool-options.ts';
+import { QuickjsPool } from './engines/quickjs/pool.ts';
+import { V8Processes } from './engines/v8/processes.ts';
+import { PoolClosedError } from './pool.ts';
 import type { SandboxProcess } from './sandbox-process.ts';
-import { abortMessage, RunSession, type ExecuteResult } from './session.ts';
+import { abortMessage, RunSession, type ExecuteResult, type RunProcess, type SessionRelease } from './session.ts';
+
+/** The engine that runs scripts; see {@link JsRuntimeOptions.engine}. */
+export type JsEngine = 'quickjs' | 'v8';
 
 export interface JsRuntimeOptions {
-  /** Warm spare sandbox processes kept ready beyond those serving runs (default 1). */
+  /**
+   * `quickjs` (default): QuickJS compiled to WebAssembly, sharing no object with Node, one VM
+   * per conversation in a bounded shared pool of processes. `v8`: V8 `vm` contexts, one process
+   * per conversation; only for trusted script authors.
+   */
+  engine?: JsEngine;
+  /** Bounds of the sandbox processes (cap, queue, idle reclaim); both engines. */
+  pool?: JsPoolOptions;
+  /** V8 engine: warm spare sandbox processes kept ready beyond those serving runs (default 1). */
   poolSize?: number;
   /** Default limits for every run of this runtime. */
   limits?: Partial<JsLimits>;
@@ -43,6 +61,10 @@ export interface JsRuntimeOptions {
 export interface JsRuntimeStats {
   processesStarted: number;
   processesKilled: number;
+  /** Processes alive now (QuickJS engine; 0 for V8). */
+  processesLive: number;
+  /** Conversations holding a VM now (QuickJS engine). */
+  conversations: number;
 }
 
 export interface ExecuteOptions {
@@ -54,6 +76,12 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Limits for this run, over the runtime's. */
   limits?: Partial<JsLimits>;
+  /**
+   * The conversation this run belongs to. Runs of one conversation share its VM's process
+   * (QuickJS) or its process (V8); nothing passes between conversations. Without it the run
+   * is on its own.
+   */
+  conversation?: string;
 }
 
 const withoutRun = { logs: [], calls: [] };
@@ -67,7 +95,10 @@ export class JsRuntime {
   private readonly poolSize: number;
   private readonly entry: string | undefined;
   private readonly fallbackContext: boolean;
-  private readonly pools = new Map<number, SandboxPool>();
+  /** The engine of this runtime. */
+  readonly engine: JsEngine;
+  private readonly quickjs: QuickjsPool | undefined;
+  private readonly v8: V8Processes | undefined;
   private readonly sessions = new Set<RunSession>();
   private nextRun = 1;
   private closed = false;
@@ -80,7 +111,26 @@ export class JsRuntime {
     this.limits = resolveLimits({ limits: options.limits, where: 'limits' });
     this.entry = options.sandboxEntry;
     this.fallbackContext = options.fallbackContext === true;
-    this.poolFor(this.limits.heapMb).warm();
+    const engine = options.engine ?? 'quickjs';
+    if (engine !== 'quickjs' && engine !== 'v8') throw new TypeError('engine must be "quickjs" or "v8"');
+    this.engine = engine;
+    const pool = resolvePoolOptions(options.pool);
+    if (engine === 'quickjs') {
+      this.quickjs = new QuickjsPool(pool, this.entry);
+      this.quickjs.warm();
+    } else {
+      this.v8 = new V8Processes({
+        spare: this.poolSize,
+        heapMb: this.limits.heapMb,
+        entry: this.entry,
+        contextify: this.fallbackContext,
+        maxProcesses: pool.maxProcesses,
+        maxQueued: pool.maxQueued,
+        queueTimeoutMs: pool.queueTimeoutMs,
+        idleMs: pool.idleProcessMs,
+      });
+      this.v8.warm();
+    }
   }
 
   /**
@@ -99,32 +149,66 @@ export class JsRuntime {
     );
     const plan = planBindings(options.tools);
     const { signal } = options;
+    const { conversation } = options;
+    if (conversation !== undefined && (typeof conversation !== 'string' || conversation === '')) {
+      throw new TypeError('options.conversation must be a non-empty string');
+    }
     if (this.closed) return failure({ kind: 'aborted', message: 'the runtime is closed' });
     if (signal?.aborted) return failure({ kind: 'aborted', message: abortMessage(signal) });
-    const pool = this.poolFor(limits.heapMb);
-    let process: SandboxProcess;
+    const runId = this.nextRun++;
+    if (this.quickjs !== undefined) {
+      const pool = this.quickjs;
+      try {
+        const channel = await pool.acquire(conversation, runId, limits, signal);
+        return this.run(channel, runId, code, plan, limits, signal, {
+          returning: () => {},
+          release: () => pool.release(channel),
+        });
+      } catch (error) {
+        if (signal?.aborted) return failure({ kind: 'aborted', message: abortMessage(signal) });
+        if (this.closed) return failure({ kind: 'aborted', message: 'the runtime is closed' });
+        if (error instanceof CapacityError) return failure({ kind: 'sandbox', message: error.message });
+        return failure({ kind: 'sandbox', message: `the sandbox could not start: ${(error as Error).message}` });
+      }
+    }
+    let slot: Awaited<ReturnType<V8Processes['pool']>>;
     try {
-      process = await pool.acquire(signal);
+      slot = await this.v8!.pool(limits.heapMb, conversation, signal);
     } catch (error) {
       if (signal?.aborted) return failure({ kind: 'aborted', message: abortMessage(signal) });
-      if (error instanceof PoolClosedError) return failure({ kind: 'aborted', message: 'the runtime is closed' });
-      return failure({ kind: 'sandbox', message: `the sandbox could not start: ${(error as Error).message}` });
+      if (this.closed) return failure({ kind: 'aborted', message: 'the runtime is closed' });
+      if (error instanceof CapacityError) return failure({ kind: 'sandbox', message: error.message });
+      throw error;
     }
-    return this.run(process, pool, code, plan, limits, signal);
+    const { pool } = slot;
+    try {
+      let process: SandboxProcess;
+      try {
+        process = await pool.acquire(signal);
+      } catch (error) {
+        if (signal?.aborted) return failure({ kind: 'aborted', message: abortMessage(signal) });
+        if (error instanceof PoolClosedError) return failure({ kind: 'aborted', message: 'the runtime is closed' });
+        return failure({ kind: 'sandbox', message: `the sandbox could not start: ${(error as Error).message}` });
+      }
+      return await this.run(process, runId, code, plan, limits, signal, {
+        returning: () => pool.returningSoon(),
+        release: (p, healthy, wasReturning) => pool.release(p as SandboxProcess, healthy, wasReturning),
+      });
+    } finally {
+      slot.done();
+    }
   }
 
   private async run(
-    process: SandboxProcess,
-    pool: SandboxPool,
+    process: RunProcess,
+    runId: number,
     code: string,
     plan: BindingPlan,
     limits: JsLimits,
     signal: AbortSignal | undefined,
+    owner: SessionRelease,
   ): Promise<ExecuteResult> {
-    const session = new RunSession(process, this.nextRun++, code, plan, limits, signal, {
-      returning: () => pool.returningSoon(),
-      release: (p, healthy, wasReturning) => pool.release(p, healthy, wasReturning),
-    });
+    const session = new RunSession(process, runId, code, plan, limits, signal, owner);
     this.sessions.add(session);
     session.start();
     try {
@@ -134,32 +218,21 @@ export class JsRuntime {
     }
   }
 
-  private poolFor(heapMb: number): SandboxPool {
-    let pool = this.pools.get(heapMb);
-    if (pool === undefined) {
-      // Only the runtime's own heap size keeps spares; other sizes keep one process for reuse.
-      const spare = heapMb === this.limits.heapMb ? this.poolSize : 0;
-      pool = new SandboxPool(spare, { heapMb, entry: this.entry, contextify: this.fallbackContext });
-      this.pools.set(heapMb, pool);
-    }
-    return pool;
-  }
-
   /** Counts of sandbox processes over the runtime's life. */
   stats(): JsRuntimeStats {
-    let processesStarted = 0;
-    let processesKilled = 0;
-    for (const pool of this.pools.values()) {
-      processesStarted += pool.counts.started;
-      processesKilled += pool.counts.killed;
+    if (this.v8 !== undefined) {
+      const { started, killed, live, conversations } = this.v8.stats();
+      return { processesStarted: started, processesKilled: killed, processesLive: live, conversations };
     }
-    return { processesStarted, processesKilled };
+    const q = this.quickjs!;
+    const { processes, conversations } = q.size;
+    return { processesStarted: q.counts.started, processesKilled: q.counts.killed, processesLive: processes, conversations };
   }
 
   /** Ends runs in progress as `aborted` and kills every sandbox process. */
   async close(): Promise<void> {
     this.closed = true;
     for (const session of [...this.sessions]) session.abort('the runtime was closed');
-    await Promise.all([...this.pools.values()].map((pool) => pool.close()));
+    await Promise.all([this.v8?.close(), this.quickjs?.close()]);
   }
 }

@@ -17,11 +17,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { encodeFrame, FrameDecoder } from './child/frames.mjs';
 import { parseChildMessage, type ChildMessage } from './protocol.ts';
 
 const DEFAULT_ENTRY = fileURLToPath(new URL('./child/main.mjs', import.meta.url));
+const QUICKJS_ENTRY = fileURLToPath(new URL('./engines/quickjs/main.mjs', import.meta.url));
+/** Node heap of a QuickJS sandbox process: frames and strings only; script memory is the VMs'. */
+const QUICKJS_NODE_HEAP_MB = 256;
 /** How long the host keeps its event loop awake after writing, expecting a quick answer. */
 const HOT_MS = 0.2;
 /** Largest frame a sandbox process may send; its own limits keep real frames far below. */
@@ -38,6 +42,12 @@ export interface ProcessEnd {
 }
 
 export interface SandboxProcessOptions {
+  /**
+   * `v8` (default): one run at a time in vm contexts (child/main.mjs); `heapMb` is the process's
+   * V8 heap. `quickjs`: many runs in QuickJS VMs (engines/quickjs/main.mjs); each run's memory
+   * limit travels with the run, and `heapMb` is ignored.
+   */
+  engine?: 'v8' | 'quickjs';
   heapMb: number;
   /** Entry file of the sandbox process; tests substitute misbehaving ones. */
   entry?: string;
@@ -79,6 +89,49 @@ function doorbellFile(): number {
   }
 }
 
+/** Where quickjs-wasi's module and WebAssembly binary are, for the QuickJS sandbox process. */
+function quickjsFiles(): { lib: string; wasm: string } {
+  const require = createRequire(import.meta.url);
+  return { lib: require.resolve('quickjs-wasi'), wasm: require.resolve('quickjs-wasi/quickjs.wasm') };
+}
+
+/**
+ * Starts a sandbox process: the one place where one is spawned (an OS isolation layer wraps
+ * this). Fd 3 carries frames to the host, fd 4 frames from it, fd 5 is the doorbell.
+ */
+function spawnSandbox(options: SandboxProcessOptions, bellFd: number): ChildProcess {
+  const quickjs = options.engine === 'quickjs';
+  const entry = options.entry ?? (quickjs ? QUICKJS_ENTRY : DEFAULT_ENTRY);
+  const dirs = new Set([path.dirname(DEFAULT_ENTRY), path.dirname(entry)]);
+  let engineArgs: string[];
+  let entryArgs: string[];
+  if (quickjs) {
+    const files = quickjsFiles();
+    dirs.add(path.dirname(QUICKJS_ENTRY));
+    dirs.add(path.dirname(path.dirname(files.lib))); // the package: dist/ and quickjs.wasm
+    engineArgs = [`--max-old-space-size=${QUICKJS_NODE_HEAP_MB}`];
+    entryArgs = [files.lib, files.wasm];
+  } else {
+    engineArgs = [`--max-old-space-size=${options.heapMb}`, '--experimental-vm-modules', '--no-expose-wasm'];
+    entryArgs = options.contextify ? ['--toolcell-contextify'] : [];
+  }
+  const args = [
+    ...engineArgs,
+    '--disallow-code-generation-from-strings',
+    '--no-warnings',
+    PERMISSION_FLAG,
+    '--allow-worker', // for the orphan watchdog thread only (see child/main.mjs)
+    ...[...dirs].map((dir) => `--allow-fs-read=${path.join(dir, '*')}`),
+    entry,
+    ...entryArgs,
+  ];
+  return spawn(process.execPath, args, {
+    env: {},
+    stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe', bellFd],
+    windowsHide: true,
+  });
+}
+
 export class SandboxProcess {
   /** Resolves once the process can take a run; rejects if it never gets there. */
   readonly ready: Promise<void>;
@@ -109,26 +162,8 @@ export class SandboxProcess {
     });
     // Callers that never await readiness must not see an unhandled rejection.
     this.ready.catch(() => {});
-    const entry = options.entry ?? DEFAULT_ENTRY;
-    const dirs = new Set([path.dirname(DEFAULT_ENTRY), path.dirname(entry)]);
-    const args = [
-      `--max-old-space-size=${options.heapMb}`,
-      '--experimental-vm-modules',
-      '--disallow-code-generation-from-strings',
-      '--no-expose-wasm',
-      '--no-warnings',
-      PERMISSION_FLAG,
-      '--allow-worker', // for the orphan watchdog thread only (see child/main.mjs)
-      ...[...dirs].map((dir) => `--allow-fs-read=${path.join(dir, '*')}`),
-      entry,
-      ...(options.contextify ? ['--toolcell-contextify'] : []),
-    ];
     this.bellFd = doorbellFile();
-    this.child = spawn(process.execPath, args, {
-      env: {},
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe', this.bellFd],
-      windowsHide: true,
-    });
+    this.child = spawnSandbox(options, this.bellFd);
     live.add(this);
     this.fromChild = this.child.stdio[3] as Readable;
     this.toChild = this.child.stdio[4] as Writable;
@@ -180,10 +215,38 @@ export class SandboxProcess {
     this.child.kill('SIGKILL');
   }
 
-  /** Keeps the host alive while the process serves a run. */
+  /**
+   * Kills the process and resolves once it is gone. The host is kept alive meanwhile by a
+   * timer as well as by the process's own handles: a close that waited on an unreferenced
+   * handle alone was seen to let the event loop run dry before the exit arrived.
+   */
+  async stop(): Promise<void> {
+    this.ref();
+    if (!this.exited) {
+      this.killedByHost = true;
+      this.child.kill('SIGKILL');
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const beat = new Promise<void>((resolve) => {
+      const tick = () => {
+        // Gone once its exit is seen, even if a pipe of it has not closed yet.
+        if (this.exited || this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
+        this.child.kill('SIGKILL');
+        timer = setTimeout(tick, 100);
+      };
+      timer = setTimeout(tick, 100);
+    });
+    await Promise.race([this.closed, beat]);
+    clearTimeout(timer);
+  }
+
+  /** Keeps the host alive while the process serves a run (or until it is seen to exit). */
   ref(): void {
     this.child.ref();
-    (this.fromChild as unknown as { ref(): void }).ref();
+    // Every stream unref() let go of: the process's 'close' waits for all of them to end.
+    for (const stream of [this.fromChild, this.toChild, this.child.stderr]) {
+      (stream as unknown as { ref?(): void } | null)?.ref?.();
+    }
   }
 
   /** Lets the host exit while the process sits idle in a pool. */
@@ -228,6 +291,11 @@ export class SandboxProcess {
     } catch (error) {
       this.broken((error as Error).message);
     }
+  }
+
+  /** A protocol violation seen by the caller (a message for a run it never started): kill it. */
+  breakBridge(reason: string): void {
+    this.broken(reason);
   }
 
   /** A protocol violation: the process is untrustworthy from here on. */

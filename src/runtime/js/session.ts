@@ -14,6 +14,12 @@ import type { JsLimits } from './limits.ts';
 import { runHeader, type ChildCall, type ChildMessage } from './protocol.ts';
 import type { ProcessEnd, SandboxProcess } from './sandbox-process.ts';
 
+/**
+ * What a run needs of its sandbox: a whole process (V8 engine) or one run's channel in a shared
+ * process (QuickJS engine), where `kill` ends only that run.
+ */
+export type RunProcess = Pick<SandboxProcess, 'ref' | 'listen' | 'send' | 'kill'>;
+
 /** What `execute` resolves with; it never rejects for a script failure. */
 export type ExecuteResult = ({ ok: true; value: unknown } | { ok: false; error: RunError }) & {
   logs: LogEntry[];
@@ -71,7 +77,7 @@ export interface SessionRelease {
   /** The process finished cleanly and will report idle (or be killed) soon. */
   returning(): void;
   /** `healthy`: it reported idle in time and may serve another run. */
-  release(process: SandboxProcess, healthy: boolean, wasReturning: boolean): void;
+  release(process: RunProcess, healthy: boolean, wasReturning: boolean): void;
 }
 
 export class RunSession {
@@ -91,7 +97,7 @@ export class RunSession {
   private logBytes = 0;
 
   constructor(
-    private readonly process: SandboxProcess,
+    private readonly process: RunProcess,
     private readonly runId: number,
     private readonly code: string,
     private readonly plan: BindingPlan,
@@ -313,7 +319,8 @@ export class RunSession {
     const payloads = this.replyPayloads;
     this.replyHeader = [];
     this.replyPayloads = [];
-    if (!this.finished) this.process.send({ t: 'res', run: this.runId, r }, payloads);
+    // `ms`: the time left, for a QuickJS process that enforces the deadline while the script runs.
+    if (!this.finished) this.process.send({ t: 'res', run: this.runId, r, ms: this.deadline.remainingMs() }, payloads);
   };
 
   private fail(error: RunError): void {

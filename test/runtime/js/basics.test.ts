@@ -7,8 +7,11 @@ import { after, describe, test } from 'node:test';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
 import { closestNames } from '../../../src/runtime/names.ts';
 import { errorOf, global, tool, valueOf } from './helpers.ts';
+import { ENGINES } from './engines.ts';
 
-const runtime = new JsRuntime();
+for (const engine of ENGINES) {
+describe(`${engine} engine`, () => {
+const runtime = new JsRuntime({ engine });
 after(() => runtime.close());
 
 describe('console', () => {
@@ -27,7 +30,7 @@ describe('console', () => {
       { level: 'log', message: 'plain 1 true null undefined 2n Symbol(s)' },
       { level: 'info', message: '{"a":[1,{"b":2}]}' },
       { level: 'warn', message: '[Function (anonymous)] [Function named]' },
-      { level: 'error', message: 'RangeError: shown with its stack\n    at script.js:4:22' },
+      { level: 'error', message: `RangeError: shown with its stack\n    at script.js:4:${engine === 'v8' ? 22 : 26}` },
       { level: 'debug', message: '[object Object] after' },
     ]);
   });
@@ -127,3 +130,5 @@ describe('a fresh context per run', () => {
     assert.deepEqual(results.map(valueOf), [1, 2, 3]);
   });
 });
+});
+}

@@ -7,8 +7,11 @@ import { after, describe, test } from 'node:test';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
 import type { ToolCallContext } from '../../../src/runtime/types.ts';
 import { deferred, errorOf, global, tool, valueOf } from './helpers.ts';
+import { ENGINES } from './engines.ts';
 
-const runtime = new JsRuntime();
+for (const engine of ENGINES) {
+describe(`${engine} engine`, () => {
+const runtime = new JsRuntime({ engine });
 after(() => runtime.close());
 
 describe('arguments and results', () => {
@@ -239,3 +242,5 @@ describe('pauseClock', () => {
     assert.equal(errorOf(result).kind, 'timeout');
   });
 });
+});
+}

@@ -6,8 +6,11 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
 import { assertHostUnpolluted, deferred, errorOf, tool, valueOf } from './helpers.ts';
+import { ENGINES } from './engines.ts';
 
-const runtime = new JsRuntime();
+for (const engine of ENGINES) {
+describe(`${engine} engine`, () => {
+const runtime = new JsRuntime({ engine });
 after(() => runtime.close());
 const tools = [tool('echo')];
 
@@ -35,7 +38,7 @@ describe('wall-clock timeout', () => {
 });
 
 describe('memory', () => {
-  const small = new JsRuntime({ poolSize: 0, limits: { heapMb: 32, timeoutMs: 20_000 } });
+  const small = new JsRuntime({ engine, poolSize: 0, limits: { heapMb: 32, timeoutMs: 20_000 } });
   after(() => small.close());
   const bombs: Record<string, string> = {
     'a dense array that keeps growing': 'const a = []; for (;;) a.push({ n: a.length, s: "abc" + a.length });',
@@ -145,3 +148,5 @@ describe('the host', () => {
     assert.equal(valueOf(await runtime.execute('return "still here"', { tools })), 'still here');
   });
 });
+});
+}

@@ -18,7 +18,7 @@ function until(condition: () => boolean): Promise<void> {
 }
 
 describe('reuse', () => {
-  const runtime = new JsRuntime({ poolSize: 1 });
+  const runtime = new JsRuntime({ engine: 'v8', poolSize: 1 });
   after(() => runtime.close());
 
   test('consecutive runs reuse warm processes instead of starting new ones', async () => {
@@ -56,7 +56,7 @@ describe('reuse', () => {
 
 describe('sizes', () => {
   test('with no spares, an idle process is still reused', async () => {
-    const runtime = new JsRuntime({ poolSize: 0 });
+    const runtime = new JsRuntime({ engine: 'v8', poolSize: 0 });
     try {
       for (let i = 0; i < 5; i++) valueOf(await runtime.execute('return 1;', { tools: [] }));
       assert.equal(runtime.stats().processesStarted, 1);
@@ -66,7 +66,7 @@ describe('sizes', () => {
   });
 
   test('a run with its own heap size gets a process of that size', async () => {
-    const runtime = new JsRuntime({ poolSize: 0, limits: { heapMb: 64 } });
+    const runtime = new JsRuntime({ engine: 'v8', poolSize: 0, limits: { heapMb: 64 } });
     try {
       const error = errorOf(await runtime.execute('const a = []; for (;;) a.push(new Array(1000).fill(1));', { tools: [], limits: { heapMb: 24 } }));
       assert.match(error.message, /heap limit 24 MiB/);

@@ -79,7 +79,7 @@ describe('messages from a sandbox process', () => {
       [{ t: 'out', run: 1, c: [1.5, 0, 'a'], l: [] }, ['{}']],
       [{ t: 'out', run: 1, c: [], l: ['trace'] }, ['x']],
       [{ t: 'done', run: 1, ok: true }, []],
-      [{ t: 'done', run: 1, ok: false, error: { kind: 'timeout', message: 'm' } }, []],
+      [{ t: 'done', run: 1, ok: false, error: { kind: 'aborted', message: 'm' } }, []],
       [{ t: 'done', run: 1, ok: false, error: { kind: 'script', message: 1 } }, []],
       [{ t: 'done', run: 1, ok: false, error: { kind: 'script', message: 'm', stack: 3 } }, []],
       [{ t: 'idle' }, []],

@@ -64,6 +64,15 @@ export function receive(spin) {
   }
 }
 
+/**
+ * Whether the host has announced frames not yet decoded: lets a process busy running a script
+ * (the QuickJS engine's interrupt handler) look for a cancel without blocking.
+ */
+export function framesWaiting() {
+  fs.readSync(DOORBELL, bell, 0, 4, 0);
+  return bell.readInt32LE(0) !== framesDecoded;
+}
+
 function spinOnDoorbell() {
   const until = performance.now() + SPIN_MS;
   for (let i = 1; ; i++) {

@@ -1,0 +1,160 @@
+/**
+ * Scale benchmark (`npm run bench:scale`): the cost of JavaScript conversations.
+ *
+ * N conversations (1, 4, 16, 32) each run one code_execution script of 200 sequential inner
+ * calls at the same time, through the whole path (host dispatch, code_execution, the sandbox).
+ * Each N runs twice (two bursts) on the same host. Per engine and N: throughput (inner calls/s),
+ * sandbox processes alive after the burst, processes started by the second burst, and peak RSS
+ * of the process tree (host plus every descendant) sampled while the bursts run. Both engines
+ * are measured in the same run; the ratios are the issue's targets for the default engine.
+ * The last line is one JSON object with an `engine` key per figure.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { registerCodeExecution } from '../src/code-execution/index.ts';
+import type { JsEngine } from '../src/runtime/js/index.ts';
+import { noopHost } from './rig.ts';
+
+const CALLS = 200;
+const SIZES = [1, 4, 16, 32];
+const ENGINES: JsEngine[] = ['quickjs', 'v8'];
+const script = `for (let i = 0; i < ${CALLS}; i++) await tools.noop({ i }); return ${CALLS};`;
+
+/** Descendant pids of this process (Linux /proc). */
+function descendants(): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    for (const child of children.get(pid) ?? []) {
+      out.push(child);
+      walk(child);
+    }
+  };
+  walk(process.pid);
+  return out;
+}
+
+function rssBytes(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function treeRss(): number {
+  return process.memoryUsage().rss + descendants().reduce((sum, pid) => sum + rssBytes(pid), 0);
+}
+
+/** Node processes below this one: the sandbox processes (the no-op host starts no others). */
+function sandboxPids(): number[] {
+  return descendants().filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('main.mjs');
+    } catch {
+      return false;
+    }
+  });
+}
+
+interface Figure {
+  engine: JsEngine;
+  conversations: number;
+  callsPerSec: number;
+  processes: number;
+  startedBySecondBurst: number;
+  peakRssMb: number;
+}
+
+async function measure(engine: JsEngine): Promise<Figure[]> {
+  const host = noopHost();
+  const codeExecution = registerCodeExecution(host, { engine, maxTimeLimitMs: 120_000, languages: ['javascript'] });
+  const figures: Figure[] = [];
+  try {
+    const burst = async (n: number, tag: string) => {
+      const streams = Array.from({ length: n }, (_, i) => host.openStream(`${engine}-${tag}-${i}`));
+      const t = performance.now();
+      await Promise.all(
+        streams.map(async (stream) => {
+          const outcome = await host.dispatch({
+            inferenceId: stream.beginInference(),
+            name: 'code_execution',
+            input: { code: script, time_limit_ms: 120_000 },
+          });
+          const summary = outcome.result.structuredContent as { ok?: boolean } | undefined;
+          if (!summary?.ok) throw new Error(`${engine} script failed: ${JSON.stringify(outcome.result).slice(0, 300)}`);
+        }),
+      );
+      const ms = performance.now() - t;
+      for (const stream of streams) stream.end();
+      return ms;
+    };
+    await burst(2, 'warm');
+    for (const n of SIZES) {
+      let peak = 0;
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, treeRss());
+      }, 25);
+      const first = await burst(n, `${n}a`);
+      const before = new Set(sandboxPids());
+      const second = await burst(n, `${n}b`);
+      clearInterval(sampler);
+      peak = Math.max(peak, treeRss());
+      const after = sandboxPids();
+      figures.push({
+        engine,
+        conversations: n,
+        callsPerSec: Math.round((n * CALLS) / (Math.min(first, second) / 1000)),
+        processes: after.length,
+        startedBySecondBurst: after.filter((pid) => !before.has(pid)).length,
+        peakRssMb: Number((peak / 2 ** 20).toFixed(1)),
+      });
+    }
+  } finally {
+    await codeExecution.close();
+    await host.close();
+  }
+  return figures;
+}
+
+const all: Figure[] = [];
+for (const engine of ENGINES) all.push(...(await measure(engine)));
+
+const ratios: Record<string, Record<string, number>> = {};
+for (const engine of ENGINES) {
+  const of = (n: number) => all.find((f) => f.engine === engine && f.conversations === n)!;
+  const one = of(1);
+  const last = of(SIZES[SIZES.length - 1]!);
+  ratios[engine] = {
+    throughput16VsOne: Number((of(16).callsPerSec / one.callsPerSec).toFixed(2)),
+    throughput32VsOne: Number((last.callsPerSec / one.callsPerSec).toFixed(2)),
+    rssMbPerAddedConversation: Number(((last.peakRssMb - one.peakRssMb) / (last.conversations - 1)).toFixed(2)),
+  };
+}
+
+for (const f of all) {
+  console.log(
+    `${f.engine.padEnd(8)} N=${String(f.conversations).padStart(2)}  ${String(f.callsPerSec).padStart(6)} calls/s  ` +
+      `${f.processes} processes (${f.startedBySecondBurst} started by the second burst)  peak RSS ${f.peakRssMb} MB`,
+  );
+}
+for (const engine of ENGINES) {
+  const r = ratios[engine]!;
+  console.log(
+    `${engine}: throughput N=16 ${r.throughput16VsOne}x and N=32 ${r.throughput32VsOne}x N=1 (target ≥ 0.8); ` +
+      `${r.rssMbPerAddedConversation} MB RSS per added conversation (target ≤ 8)`,
+  );
+}
+console.log(JSON.stringify({ callsPerScript: CALLS, figures: all, ratios: ENGINES.map((engine) => ({ engine, ...ratios[engine] })) }));

@@ -1,0 +1,57 @@
+/**
+ * Bounds of a runtime's sandbox processes, for either engine: how many may live at once, how
+ * many runs may wait for one and for how long, and when idle ones are reclaimed.
+ */
+import os from 'node:os';
+
+export interface JsPoolOptions {
+  /** Most sandbox processes at once (default: twice the number of cores, at least 2). */
+  maxProcesses?: number;
+  /** QuickJS: runs one process serves at once (default 16). */
+  runsPerProcess?: number;
+  /** Runs that may wait for capacity (default 1,000); more are refused at once. */
+  maxQueued?: number;
+  /** How long a run may wait for capacity before it is refused (default 30,000 ms). */
+  queueTimeoutMs?: number;
+  /** QuickJS: a conversation's VM slot is dropped after this long without a run (default 5 minutes). */
+  idleVmMs?: number;
+  /**
+   * A process with nothing to do is reclaimed after this long (default 30 s). V8: a
+   * conversation's process is closed after this long without a run.
+   */
+  idleProcessMs?: number;
+  /** QuickJS: processes kept warm however idle (default 1). */
+  minProcesses?: number;
+}
+
+export type ResolvedPoolOptions = Required<JsPoolOptions>;
+
+/** A run refused because the processes stayed at capacity (or the runtime closed while it waited). */
+export class CapacityError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CapacityError';
+  }
+}
+
+function bounded(value: number | undefined, fallback: number, name: string, min: number): number {
+  const v = value ?? fallback;
+  if (typeof v !== 'number' || Number.isNaN(v) || v < min) throw new TypeError(`pool.${name} must be a number ≥ ${min}`);
+  return v;
+}
+
+/** Fills in defaults; throws a TypeError naming a bad option. */
+export function resolvePoolOptions(options: JsPoolOptions = {}): ResolvedPoolOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('pool must be an object');
+  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+  const maxProcesses = Math.floor(bounded(options.maxProcesses, Math.max(2, 2 * cores), 'maxProcesses', 1));
+  return {
+    maxProcesses,
+    runsPerProcess: Math.floor(bounded(options.runsPerProcess, 16, 'runsPerProcess', 1)),
+    maxQueued: Math.floor(bounded(options.maxQueued, 1_000, 'maxQueued', 0)),
+    queueTimeoutMs: bounded(options.queueTimeoutMs, 30_000, 'queueTimeoutMs', 0),
+    idleVmMs: bounded(options.idleVmMs, 300_000, 'idleVmMs', 0),
+    idleProcessMs: bounded(options.idleProcessMs, 30_000, 'idleProcessMs', 0),
+    minProcesses: Math.min(maxProcesses, Math.floor(bounded(options.minProcesses, 1, 'minProcesses', 0))),
+  };
+}

@@ -1,0 +1,259 @@
+// Entry of a QuickJS sandbox process: plain JavaScript under bare node, started by the host with
+// an empty environment and the permission model (src/runtime/js/sandbox-process.ts). One
+// process serves many conversations and several runs at once: runs interleave whenever a script
+// waits on a tool call. Each run executes in a QuickJS VM (its own WebAssembly instance and
+// memory) that shares no object with Node; only numbers and strings cross (engines/quickjs/vm.mjs).
+//
+// One VM per conversation: a conversation's slot holds its VM while it runs. After a run the VM
+// is disposed, so nothing passes between runs either; the next run gets a fresh VM from the
+// spares, restored from a snapshot while the process is idle. (A later change may keep the VM
+// in the slot to keep bindings between runs; the host already drops a slot once its
+// conversation has been idle too long.) Only spares are kept between runs: an idle
+// conversation costs no VM memory.
+//
+// The loop is synchronous, as in the V8 engine's process: it blocks in read(2) between frames.
+// While a script executes, the interrupt handler stops it at its deadline, or when the host has
+// announced a frame that cancels it, without ending the process or the other runs in it.
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { framesWaiting, poll, receive, send } from '../../child/io.mjs';
+import { GuestRun } from './vm.mjs';
+
+process.on('unhandledRejection', () => {});
+
+const [libPath, wasmPath] = process.argv.slice(2);
+const { QuickJS, MAX_STACK_SIZE, Intrinsics, JSException } = await import(pathToFileURL(libPath).href);
+const wasmModule = new WebAssembly.Module(fs.readFileSync(wasmPath));
+const preludeSource = fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8');
+/**
+ * No weak references (their timing reveals the collector). The eval intrinsic stays: the host
+ * compiles scripts through it; the prelude takes `eval` and the Function constructors away.
+ */
+const INTRINSICS = Intrinsics.ALL & ~Intrinsics.WEAK_REF;
+/** Fresh VMs kept ready for runs of conversations that have none prepared. */
+const SPARE_VMS = 2;
+/** How often (ms) a busy script checks whether the host has sent a frame (a cancel). */
+const CANCEL_CHECK_MS = 2;
+
+/** The run whose code executes right now (one at a time: the process has one thread). */
+let current = null;
+let nextCancelCheck = 0;
+/** Frames read while a script ran (to look for a cancel); served before blocking again. */
+const early = [];
+
+function interruptHandler() {
+  if (current === null) return false;
+  if (current.shouldInterrupt()) return true;
+  const now = performance.now();
+  if (now >= nextCancelCheck) {
+    nextCancelCheck = now + CANCEL_CHECK_MS;
+    while (framesWaiting()) {
+      const frame = receive(false);
+      early.push(frame);
+      const h = frame.header;
+      if (h?.t === 'cancel' && h.run === current.id) current.cancelled = true;
+    }
+    return current.shouldInterrupt();
+  }
+  return false;
+}
+
+const vmOptions = {
+  wasm: wasmModule,
+  maxStackSize: MAX_STACK_SIZE,
+  intrinsics: INTRINSICS,
+  interruptHandler,
+  // import() reaches no module. A string, not an Error: an Error's host stack would be copied in.
+  moduleLoader: {
+    load() {
+      throw 'import() is not available in the sandbox';
+    },
+  },
+  // Engine diagnostics would go to this process's stdout; there is nobody to read them.
+  wasi: (memory) => ({
+    fd_write(_fd, iovs, count, written) {
+      const view = new DataView(memory.buffer);
+      let total = 0;
+      for (let i = 0; i < count; i++) total += view.getUint32(iovs + i * 8 + 4, true);
+      view.setUint32(written, total, true);
+      return 0;
+    },
+  }),
+};
+
+/**
+ * The template every VM is restored from: a VM with the prelude installed, captured before any
+ * script existed. Restoring copies its memory into a new WebAssembly instance (about 2 ms),
+ * where creating a VM and evaluating the prelude takes several times that.
+ */
+async function makeTemplate() {
+  const vm = await QuickJS.create(vmOptions);
+  const bridgeFn = vm.newFunction('bridge', () => vm.null);
+  const setup = vm.evalCode(preludeSource, 'toolcell-prelude');
+  const control = vm.callFunction(setup, vm.undefined, bridgeFn);
+  setup.dispose();
+  bridgeFn.dispose();
+  const token = vm.exportHandle(control);
+  const snapshot = vm.snapshot();
+  return { snapshot, token };
+}
+const template = await makeTemplate();
+
+/** A fresh VM with the prelude installed and the bridge unbound. */
+async function createGuest() {
+  const vm = await QuickJS.restore(template.snapshot, vmOptions);
+  const control = vm.importHandle(template.token);
+  let handler = null;
+  vm.registerHostCallback('bridge', (op, a, b, c) => (handler === null ? vm.null : handler(op, a, b, c)));
+  const exports = vm._getExports();
+  // vm.callFunction builds a DataView and an argument array per call (about 15 µs, more than the
+  // rest of a tool call); this calls the control function through the exports directly.
+  const argv = exports.wasm_malloc(8 * 4);
+  let view = new DataView(exports.memory.buffer);
+  return {
+    vm,
+    control,
+    exports,
+    exception: () => new JSException(vm.getException()),
+    /** Calls control(...args); returns true when it returned true. Throws a JSException if it threw. */
+    callControl(args) {
+      if (view.buffer !== exports.memory.buffer) view = new DataView(exports.memory.buffer);
+      for (let i = 0; i < args.length; i++) view.setUint32(argv + 4 * i, args[i].ptr, true);
+      const result = exports.qjs_call(control.ptr, vm.undefined.ptr, args.length, argv);
+      try {
+        if (exports.qjs_is_exception(result)) throw new JSException(vm.getException());
+        return exports.qjs_is_bool(result) !== 0 && exports.qjs_get_bool(result) !== 0;
+      } finally {
+        exports.qjs_free_value(result);
+      }
+    },
+    bindBridge(fn) {
+      handler = fn;
+    },
+    dispose() {
+      handler = null;
+      try {
+        control.dispose();
+        vm.dispose();
+      } catch {
+        // A VM that trapped may fail to free; its instance goes with the last reference.
+      }
+    },
+  };
+}
+
+/** conversation id → { guest: its VM between runs (none today), busy: whether a run uses the slot } */
+const conversations = new Map();
+const spares = [];
+/** run id → GuestRun */
+const runs = new Map();
+
+async function takeGuest(conv) {
+  if (typeof conv === 'string') {
+    let slot = conversations.get(conv);
+    if (slot === undefined) conversations.set(conv, (slot = { guest: null, busy: false }));
+    if (!slot.busy) {
+      slot.busy = true;
+      const guest = slot.guest ?? spares.pop() ?? (await createGuest());
+      slot.guest = null;
+      return { guest, slot };
+    }
+  }
+  return { guest: spares.pop() ?? (await createGuest()), slot: null };
+}
+
+async function startRun(header, payloads) {
+  const [code, configJson] = payloads;
+  const { guest, slot } = await takeGuest(header.conv);
+  guest.exports.qjs_set_memory_limit(header.heapMb * 1024 * 1024);
+  const run = new GuestRun(header, guest, (ended) => {
+    runs.delete(ended.id);
+    guest.dispose();
+    if (slot !== null) slot.busy = false;
+    send({ t: 'idle', run: ended.id });
+  });
+  runs.set(run.id, run);
+  execute(run, () => run.start(code, configJson));
+}
+
+/** Runs guest code for `run`, with the interrupt handler watching it. */
+function execute(run, work) {
+  current = run;
+  nextCancelCheck = performance.now() + CANCEL_CHECK_MS;
+  try {
+    work();
+  } catch (error) {
+    // Anything escaping the run's own handling is an engine fault: that run alone ends.
+    const info = error instanceof JSException ? error : { message: String(error?.message ?? error) };
+    run.engineFailure(info);
+  } finally {
+    current = null;
+  }
+}
+
+function dispatch(frame) {
+  const { header, payloads } = frame;
+  switch (header.t) {
+    case 'run':
+      return startRun(header, payloads);
+    case 'res': {
+      const run = runs.get(header.run);
+      // Answers for a run that already ended are expected and dropped.
+      if (run === undefined || !run.running) return;
+      run.setRemaining(header.ms);
+      return execute(run, () => run.deliver(header, payloads));
+    }
+    case 'cancel': {
+      const run = runs.get(header.run);
+      if (run !== undefined) run.cancel();
+      else send({ t: 'idle', run: header.run });
+      return;
+    }
+    case 'drop': {
+      const slot = conversations.get(header.conv);
+      if (slot !== undefined && !slot.busy) {
+        conversations.delete(header.conv);
+        slot.guest?.dispose();
+      }
+      return;
+    }
+    default:
+      throw new Error(`unexpected ${String(header.t)} frame`);
+  }
+}
+
+/** Work done only when no frame is waiting: preparing VMs for the next runs. */
+async function prepare() {
+  while (spares.length < SPARE_VMS && !framesWaiting()) spares.push(await createGuest());
+}
+
+async function loop() {
+  for (;;) {
+    let frame = early.shift() ?? poll();
+    if (frame === null || frame === undefined) {
+      await prepare();
+      frame = early.shift() ?? receive(true);
+    }
+    await dispatch(frame);
+  }
+}
+
+// A script spinning when the host dies would spin until its deadline; a watchdog thread ends
+// the process once it has been orphaned.
+const watchdog = new Worker(
+  `const { workerData } = require('node:worker_threads');
+   setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 500);`,
+  { eval: true, workerData: process.ppid, env: {}, stdout: true, stderr: true },
+);
+watchdog.unref();
+
+spares.push(await createGuest());
+send({ t: 'ready' });
+loop().catch((error) => {
+  try {
+    send({ t: 'fatal', message: String(error?.message ?? error) });
+  } finally {
+    process.exit(70);
+  }
+});

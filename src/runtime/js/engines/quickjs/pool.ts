@@ -1,0 +1,352 @@
+/**
+ * The bounded pool of QuickJS sandbox processes shared by every conversation of a runtime.
+ *
+ * A process hosts many conversations' VMs and serves up to `runsPerProcess` runs at once (they
+ * interleave while scripts wait on tool calls). A conversation's VM lives in one process
+ * (affinity), so its runs go there. Runs beyond capacity wait in one FIFO queue, bounded in
+ * length and in time, and are refused past either bound. Warm processes stay between bursts;
+ * idle conversations and idle processes are reclaimed after configurable delays.
+ *
+ * Ending one run (time limit, abort) cancels it inside its process, whose interrupt handler
+ * stops the script: the process and the other runs in it live on. Only a process that does not
+ * confirm the cancel in time is killed, failing the runs it hosted.
+ */
+import type { JsLimits } from '../../limits.ts';
+import { CapacityError, type ResolvedPoolOptions } from '../pool-options.ts';
+import type { ChildMessage } from '../../protocol.ts';
+import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../sandbox-process.ts';
+import type { RunProcess } from '../../session.ts';
+
+/** How long a process may take to confirm a cancelled run before it is killed. */
+const CANCEL_GRACE_MS = 2_000;
+
+interface Host {
+  process: SandboxProcess;
+  ready: boolean;
+  /** Runs placed here (starting or running). */
+  load: number;
+  listeners: Map<number, ProcessListener>;
+  conversations: Set<string>;
+  cancelling: Map<number, NodeJS.Timeout>;
+  idleSince: number;
+}
+
+interface Conversation {
+  host: Host;
+  active: number;
+  lastUsed: number;
+}
+
+interface Waiter {
+  conversation: string | undefined;
+  resolve(host: Host): void;
+  reject(error: Error): void;
+}
+
+export class QuickjsPool {
+  private readonly maxProcesses: number;
+  private readonly runsPerProcess: number;
+  private readonly maxQueued: number;
+  private readonly queueTimeoutMs: number;
+  private readonly idleVmMs: number;
+  private readonly idleProcessMs: number;
+  private readonly minProcesses: number;
+  private readonly hosts = new Set<Host>();
+  private readonly conversations = new Map<string, Conversation>();
+  private readonly queue: Waiter[] = [];
+  private readonly sweeper: NodeJS.Timeout;
+  private closed = false;
+  /** Processes started, killed (crash, stuck cancel) and reclaimed (idle) over the pool's life. */
+  readonly counts = { started: 0, killed: 0, reclaimed: 0 };
+
+  constructor(
+    options: ResolvedPoolOptions,
+    private readonly entry: string | undefined,
+  ) {
+    ({
+      maxProcesses: this.maxProcesses,
+      runsPerProcess: this.runsPerProcess,
+      maxQueued: this.maxQueued,
+      queueTimeoutMs: this.queueTimeoutMs,
+      idleVmMs: this.idleVmMs,
+      idleProcessMs: this.idleProcessMs,
+      minProcesses: this.minProcesses,
+    } = options);
+    const every = Math.max(20, Math.min(this.idleVmMs, this.idleProcessMs, 60_000) / 2);
+    this.sweeper = setInterval(() => this.sweep(), every);
+    this.sweeper.unref();
+  }
+
+  /** Starts the warm processes. */
+  warm(): void {
+    for (let i = this.hosts.size; i < this.minProcesses; i++) this.spawn();
+  }
+
+  /** Live processes and conversations with a VM, for monitoring and tests. */
+  get size(): { processes: number; conversations: number; queued: number } {
+    return { processes: this.hosts.size, conversations: this.conversations.size, queued: this.queue.length };
+  }
+
+  /**
+   * A channel for one run of `conversation` (undefined: a run of its own, on a spare VM).
+   * Rejects with a CapacityError when the run cannot be placed within the queue bounds, with
+   * the signal's reason when aborted while waiting.
+   */
+  async acquire(conversation: string | undefined, runId: number, limits: JsLimits, signal?: AbortSignal): Promise<RunChannel> {
+    if (this.closed) throw new CapacityError('the runtime is closed');
+    let host = this.place(conversation);
+    if (host === null) host = await this.wait(conversation, signal); // bound by serveQueue
+    else this.bind(host, conversation);
+    try {
+      if (!host.ready) await host.process.ready;
+    } catch (error) {
+      this.unbind(host, conversation);
+      throw error;
+    }
+    return new RunChannel(this, host, runId, conversation, limits);
+  }
+
+  private bind(host: Host, conversation: string | undefined): void {
+    host.load++;
+    host.process.ref();
+    if (conversation === undefined) return;
+    let c = this.conversations.get(conversation);
+    if (c === undefined) {
+      c = { host, active: 0, lastUsed: 0 };
+      this.conversations.set(conversation, c);
+      host.conversations.add(conversation);
+    }
+    c.active++;
+  }
+
+  private unbind(host: Host, conversation: string | undefined): void {
+    host.load--;
+    if (host.load === 0) {
+      host.idleSince = performance.now();
+      host.process.unref();
+    }
+    if (conversation !== undefined) {
+      const c = this.conversations.get(conversation);
+      if (c !== undefined && c.host === host) {
+        c.active--;
+        c.lastUsed = performance.now();
+      }
+    }
+    this.serveQueue();
+  }
+
+  /** Where a run goes now, or null when it must wait. Starts a process when all are busy. */
+  private place(conversation: string | undefined): Host | null {
+    const pinned = conversation === undefined ? undefined : this.conversations.get(conversation);
+    if (pinned !== undefined && pinned.host.process.alive) {
+      return pinned.host.load < this.runsPerProcess ? pinned.host : null;
+    }
+    let best: Host | null = null;
+    let anyIdle = false;
+    for (const h of this.hosts) {
+      if (!h.process.alive || h.load >= this.runsPerProcess) continue;
+      if (h.ready && h.load === 0) anyIdle = true;
+      // Ready processes first, then the least loaded.
+      if (best === null || (h.ready && !best.ready) || (h.ready === best.ready && h.load < best.load)) best = h;
+    }
+    if (!anyIdle && this.hosts.size < this.maxProcesses) {
+      const fresh = this.spawn();
+      if (best === null || !best.ready) best = fresh;
+    }
+    return best;
+  }
+
+  private wait(conversation: string | undefined, signal?: AbortSignal): Promise<Host> {
+    if (this.queue.length >= this.maxQueued) {
+      return Promise.reject(new CapacityError(`the sandbox is at capacity: ${this.queue.length} runs are already waiting (limit maxQueued)`));
+    }
+    return new Promise<Host>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        const at = this.queue.indexOf(waiter);
+        if (at >= 0) this.queue.splice(at, 1);
+      };
+      const waiter: Waiter = {
+        conversation,
+        resolve: (host) => {
+          done();
+          resolve(host);
+        },
+        reject: (error) => {
+          done();
+          reject(error);
+        },
+      };
+      const onAbort = () => waiter.reject(signal!.reason as Error);
+      const timer = setTimeout(
+        () => waiter.reject(new CapacityError(`the sandbox stayed at capacity for ${this.queueTimeoutMs} ms (limit queueTimeoutMs); try again later`)),
+        this.queueTimeoutMs,
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+    });
+  }
+
+  private serveQueue(): void {
+    for (let i = 0; i < this.queue.length; ) {
+      const waiter = this.queue[i]!;
+      const host = this.place(waiter.conversation);
+      if (host === null) {
+        i++;
+        continue;
+      }
+      // Bound now, before the next waiter is placed, so placements see each other's load.
+      this.bind(host, waiter.conversation);
+      waiter.resolve(host); // removes it from the queue
+    }
+  }
+
+  private spawn(): Host {
+    const process = new SandboxProcess({ engine: 'quickjs', heapMb: 0, entry: this.entry });
+    this.counts.started++;
+    const host: Host = {
+      process,
+      ready: false,
+      load: 0,
+      listeners: new Map(),
+      conversations: new Set(),
+      cancelling: new Map(),
+      idleSince: performance.now(),
+    };
+    this.hosts.add(host);
+    process.listen({ message: (m) => this.route(host, m), end: (e) => this.lost(host, e) });
+    process.unref();
+    process.ready.then(
+      () => {
+        host.ready = true;
+        if (host.load === 0) process.unref();
+        this.serveQueue();
+      },
+      () => {
+        // Runs waiting on it see the failure through their own `ready` await.
+      },
+    );
+    return host;
+  }
+
+  private route(host: Host, message: ChildMessage): void {
+    if (!('run' in message)) return;
+    if (message.t === 'idle') {
+      const timer = host.cancelling.get(message.run);
+      if (timer !== undefined) {
+        clearTimeout(timer);
+        host.cancelling.delete(message.run);
+      }
+    }
+    const listener = host.listeners.get(message.run);
+    if (listener !== undefined) return listener.message(message);
+    // A cancel may cross the run's last messages, and a cancel of a run that had just ended is
+    // answered with an idle: both are expected. Anything else names a run this process was
+    // never given, or one long over: the process no longer follows the protocol.
+    if (message.t === 'idle' || host.cancelling.has(message.run)) return;
+    this.counts.killed++;
+    host.process.breakBridge(`${message.t} for run ${message.run}, which is not running in this process`);
+  }
+
+  private lost(host: Host, end: ProcessEnd): void {
+    this.hosts.delete(host);
+    for (const timer of host.cancelling.values()) clearTimeout(timer);
+    for (const name of host.conversations) {
+      if (this.conversations.get(name)?.host === host) this.conversations.delete(name);
+    }
+    const listeners = [...host.listeners.values()];
+    host.listeners.clear();
+    for (const listener of listeners) listener.end(end);
+    if (!this.closed) {
+      // A process that never got ready is not replaced at once: it would crash-loop.
+      if (host.ready) this.warm();
+      this.serveQueue();
+    }
+  }
+
+  /** @internal a run ended without an outcome: stop it in its process. */
+  cancel(host: Host, runId: number): void {
+    host.listeners.delete(runId);
+    if (!host.process.alive || host.cancelling.has(runId)) return;
+    host.process.send({ t: 'cancel', run: runId }, []);
+    const timer = setTimeout(() => {
+      host.cancelling.delete(runId);
+      if (host.process.alive) {
+        this.counts.killed++;
+        host.process.kill();
+      }
+    }, CANCEL_GRACE_MS);
+    timer.unref();
+    host.cancelling.set(runId, timer);
+  }
+
+  /** @internal the run is over. */
+  release(channel: RunChannel): void {
+    if (channel.released) return;
+    channel.released = true;
+    channel.host.listeners.delete(channel.runId);
+    this.unbind(channel.host, channel.conversation);
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const [name, c] of this.conversations) {
+      if (c.active > 0 || now - c.lastUsed < this.idleVmMs) continue;
+      this.conversations.delete(name);
+      c.host.conversations.delete(name);
+      c.host.process.send({ t: 'drop', conv: name }, []);
+    }
+    for (const h of this.hosts) {
+      if (this.hosts.size <= this.minProcesses) break;
+      if (!h.ready || h.load > 0 || h.conversations.size > 0 || now - h.idleSince < this.idleProcessMs) continue;
+      this.hosts.delete(h);
+      this.counts.reclaimed++;
+      h.process.listen(null);
+      h.process.kill();
+    }
+  }
+
+  /** Refuses waiters and kills every process; resolves once they are gone. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    for (const waiter of [...this.queue]) waiter.reject(new CapacityError('the runtime is closed'));
+    await Promise.all([...this.hosts].map((h) => h.process.stop()));
+  }
+}
+
+/** One run's view of its shared process: frames tagged with its run id, kill = cancel. */
+export class RunChannel implements RunProcess {
+  released = false;
+
+  constructor(
+    private readonly pool: QuickjsPool,
+    readonly host: Host,
+    readonly runId: number,
+    readonly conversation: string | undefined,
+    private readonly limits: JsLimits,
+  ) {}
+
+  send(header: unknown, payloads: readonly string[]): void {
+    const h = header as { t?: unknown };
+    if (h.t === 'run') {
+      const { timeoutMs, heapMb } = this.limits;
+      header = { ...h, conv: this.conversation ?? null, heapMb, ms: Number.isFinite(timeoutMs) ? timeoutMs : null };
+    }
+    this.host.process.send(header, payloads);
+  }
+
+  listen(listener: ProcessListener | null): void {
+    if (this.released) return;
+    if (listener === null) this.host.listeners.delete(this.runId);
+    else this.host.listeners.set(this.runId, listener);
+  }
+
+  /** The pool keeps the process referenced while it has runs. */
+  ref(): void {}
+
+  kill(): void {
+    this.pool.cancel(this.host, this.runId);
+  }
+}

@@ -1,0 +1,404 @@
+// Evaluated inside every fresh QuickJS VM before any script code (engines/quickjs/vm.mjs). Its
+// completion value is the setup function below, called once with the bridge.
+//
+// Nothing in this VM belongs to Node: the bridge is a QuickJS function whose host side reads
+// only numbers and strings and answers only numbers, strings or null. So, unlike the V8
+// engine's prelude, this file need not guard against foreign realms; it only keeps the bridge
+// out of the script's reach and gives the script the same world as the V8 engine does.
+(function toolcellQuickjsPrelude(bridge) {
+  'use strict';
+
+  // Operations the sandbox process asks of this prelude (keep in sync with vm.mjs).
+  const C_BIND = 1;
+  const C_RUN = 2;
+  const C_DELIVER = 3;
+  // Operations this prelude asks of the sandbox process (keep in sync with vm.mjs).
+  const B_CALL = 1;
+  const B_LOG = 2;
+  const B_DONE = 3;
+  const B_FAIL = 4;
+  const B_UNKNOWN_TOOL = 5;
+
+  const G = globalThis;
+  const apply = Reflect.apply;
+  const create = Object.create;
+  const defineProperty = Object.defineProperty;
+  const freeze = Object.freeze;
+  const ProxyCtor = Proxy;
+  const PromiseCtor = Promise;
+  const jsonParse = JSON.parse;
+  const jsonStringify = JSON.stringify;
+  const symbolToString = Symbol.prototype.toString;
+  const objectToString = Object.prototype.toString;
+  const errorToString = Error.prototype.toString;
+  const ErrorCtor = Error;
+  const captureStackTrace = Error.captureStackTrace;
+  const TypeErrorCtor = TypeError;
+  const RangeErrorCtor = RangeError;
+  const errorCtors = create(null);
+  errorCtors.Error = Error;
+  errorCtors.TypeError = TypeError;
+  errorCtors.RangeError = RangeError;
+  errorCtors.SyntaxError = SyntaxError;
+  errorCtors.ReferenceError = ReferenceError;
+  errorCtors.EvalError = EvalError;
+  errorCtors.URIError = URIError;
+
+  // The same world as the V8 engine: no typed arrays or shared memory (not needed by scripts),
+  // no performance clock, no weak references (their timing would reveal the collector).
+  const removed = [
+    'SharedArrayBuffer', 'Atomics', 'FinalizationRegistry', 'WeakRef', 'performance', 'console',
+    'ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array',
+    'Uint16Array', 'Int32Array', 'Uint32Array', 'Float16Array', 'Float32Array', 'Float64Array',
+    'BigInt64Array', 'BigUint64Array', 'WebAssembly', 'eval', 'queueMicrotask',
+  ];
+  for (let i = 0; i < removed.length; i++) delete G[removed[i]];
+
+  // Code from strings: not an escape here (it would stay in this VM), but scripts get the same
+  // world as under the V8 engine, where it is disallowed.
+  const EvalErrorCtor = EvalError;
+  const blocked = function Function() {
+    throw new EvalErrorCtor('Code generation from strings disallowed for this context');
+  };
+  const getPrototypeOf = Object.getPrototypeOf;
+  const functionProtos = [
+    getPrototypeOf(function () {}),
+    getPrototypeOf(async function () {}),
+    getPrototypeOf(function* () {}),
+    getPrototypeOf(async function* () {}),
+  ];
+  for (let i = 0; i < functionProtos.length; i++) {
+    defineProperty(functionProtos[i], 'constructor', { value: blocked, writable: false, enumerable: false, configurable: false });
+  }
+  defineProperty(blocked, 'prototype', { value: functionProtos[0], writable: false, enumerable: false, configurable: false });
+  defineProperty(G, 'Function', { value: blocked, writable: true, enumerable: false, configurable: true });
+
+  // Stacks show the script's frames only, as `at name (script.js:line:column)`. The script is
+  // compiled on the wrapper's first line, so columns on line 1 are shifted back by its length.
+  const WRAP_HEAD_LENGTH = 20;
+  function prepareStackTrace(error, frames) {
+    let out;
+    try {
+      out = apply(errorToString, error, []);
+    } catch {
+      out = 'Error';
+    }
+    for (let i = 0; i < frames.length; i++) {
+      try {
+        const frame = frames[i];
+        if (frame.getFileName() !== 'script.js') continue;
+        const line = frame.getLineNumber();
+        let column = frame.getColumnNumber();
+        if (line === 1 && column > WRAP_HEAD_LENGTH) column -= WRAP_HEAD_LENGTH;
+        const fn = frame.getFunctionName();
+        const where = 'script.js:' + line + ':' + column;
+        out += '\n    at ' + (fn && fn[0] !== '<' ? fn + ' (' + where + ')' : where);
+      } catch {
+        // A frame that cannot be described is left out rather than failing the whole trace.
+      }
+    }
+    return out;
+  }
+  // QuickJS keeps the formatter behind an accessor of Error; assigning goes through its setter.
+  // A script may replace it: that only changes how its own errors look.
+  ErrorCtor.prepareStackTrace = prepareStackTrace;
+
+  function callBridge(op, a, b, c) {
+    return bridge(op, a, b, c);
+  }
+
+  function safeString(value) {
+    if (typeof value === 'symbol') return apply(symbolToString, value, []);
+    try {
+      return '' + value;
+    } catch {
+      return '[unprintable value]';
+    }
+  }
+
+  function describe(error) {
+    try {
+      const message = error !== null && typeof error === 'object' ? error.message : undefined;
+      return typeof message === 'string' ? message : safeString(error);
+    } catch {
+      return 'unknown error';
+    }
+  }
+
+  function isError(value) {
+    try {
+      return apply(objectToString, value, []) === '[object Error]';
+    } catch {
+      return false;
+    }
+  }
+
+  function errorText(value) {
+    try {
+      const stack = value.stack;
+      if (typeof stack === 'string') return stack;
+    } catch {
+      // Fall back to the name and message.
+    }
+    try {
+      return apply(errorToString, value, []);
+    } catch {
+      return 'Error';
+    }
+  }
+
+  function format(value) {
+    const type = typeof value;
+    if (type === 'string') return value;
+    if (type === 'bigint') return '' + value + 'n';
+    if (type === 'symbol') return apply(symbolToString, value, []);
+    if (value === null || type !== 'object' && type !== 'function') return '' + value;
+    if (type === 'function') {
+      let name = '';
+      try {
+        name = typeof value.name === 'string' ? value.name : '';
+      } catch {
+        // A throwing `name` getter only costs the label.
+      }
+      return '[Function ' + (name || '(anonymous)') + ']';
+    }
+    if (isError(value)) return errorText(value);
+    try {
+      const json = jsonStringify(value);
+      if (typeof json === 'string') return json;
+    } catch {
+      // Cyclic or BigInt-holding values fall back to their tag.
+    }
+    try {
+      return apply(objectToString, value, []);
+    } catch {
+      return '[object]';
+    }
+  }
+
+  function makeLogger(level) {
+    return function log(...args) {
+      let text = '';
+      for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + format(args[i]);
+      callBridge(B_LOG, level, text);
+    };
+  }
+  const consoleObject = {
+    log: makeLogger('log'),
+    info: makeLogger('info'),
+    warn: makeLogger('warn'),
+    error: makeLogger('error'),
+    debug: makeLogger('debug'),
+  };
+  defineProperty(G, 'console', { value: consoleObject, writable: true, enumerable: false, configurable: true });
+
+  // Pending calls: id → [resolve, reject].
+  const pending = create(null);
+
+  function rejected(error) {
+    return new PromiseCtor(function (_resolve, reject) {
+      reject(error);
+    });
+  }
+
+  function makeError(name, message) {
+    const Ctor = (typeof name === 'string' && errorCtors[name]) || ErrorCtor;
+    const error = new Ctor(message);
+    if (Ctor === ErrorCtor && typeof name === 'string' && name !== 'Error') {
+      defineProperty(error, 'name', { value: name, writable: true, enumerable: false, configurable: true });
+      // QuickJS formats the stack when the error is made; once more, now that it has its name.
+      if (typeof captureStackTrace === 'function') captureStackTrace(error);
+    }
+    return error;
+  }
+
+  function invoke(isGlobal, name, label, args) {
+    let json = '';
+    if (args !== undefined) {
+      try {
+        json = jsonStringify(args);
+      } catch (error) {
+        return rejected(new TypeErrorCtor('the arguments of ' + label + ' are not JSON-serializable: ' + describe(error)));
+      }
+      if (typeof json !== 'string') json = '';
+    }
+    const id = callBridge(B_CALL, isGlobal ? 1 : 0, name, json);
+    if (typeof id === 'number') {
+      return new PromiseCtor(function (resolve, reject) {
+        pending[id] = [resolve, reject];
+      });
+    }
+    if (typeof id === 'string') return rejected(new RangeErrorCtor(id));
+    return rejected(new ErrorCtor(label + ' was called after the run ended'));
+  }
+
+  function makeCallable(isGlobal, name, label) {
+    const fn = (args) => invoke(isGlobal, name, label, args);
+    defineProperty(fn, 'name', { value: name });
+    return fn;
+  }
+
+  function deliver(id, ok, payload, errorName) {
+    const entry = pending[id];
+    if (entry === undefined) return false;
+    delete pending[id];
+    if (!ok) {
+      entry[1](makeError(errorName, payload));
+      return true;
+    }
+    let value;
+    if (payload !== '') {
+      try {
+        value = jsonParse(payload);
+      } catch {
+        entry[1](new ErrorCtor('the tool result could not be decoded'));
+        return true;
+      }
+    }
+    entry[0](value);
+    return true;
+  }
+
+  // Every VM is restored from one snapshot, so the engine's own generator would repeat the same
+  // numbers in every run. Math.random draws from sfc32 instead, seeded by the host for each run.
+  const seed = [0x9e3779b9, 0x243f6a88, 0xb7e15162, 0x71374491];
+  function sfc32() {
+    const t = (((seed[0] + seed[1]) | 0) + seed[3]) | 0;
+    seed[3] = (seed[3] + 1) | 0;
+    seed[0] = seed[1] ^ (seed[1] >>> 9);
+    seed[1] = (seed[2] + (seed[2] << 3)) | 0;
+    seed[2] = (seed[2] << 21) | (seed[2] >>> 11);
+    seed[2] = (seed[2] + t) | 0;
+    return t >>> 0;
+  }
+  defineProperty(Math, 'random', {
+    value: function random() {
+      return ((sfc32() >>> 5) * 67108864 + (sfc32() >>> 6)) / 9007199254740992;
+    },
+    writable: true, enumerable: false, configurable: true,
+  });
+
+  function bind(configJson, seedText) {
+    const config = jsonParse(configJson);
+    const words = jsonParse(seedText);
+    for (let i = 0; i < 4; i++) seed[i] = words[i] | 0;
+    for (let i = 0; i < 12; i++) sfc32();
+    // Known tools are own properties, found without a trap (a Proxy trap costs more in QuickJS
+    // than the rest of a call); only names that miss reach the Proxy below, as the prototype.
+    const handler = create(null);
+    handler.get = function (_target, key) {
+      if (typeof key !== 'string') return undefined;
+      // Probed by `await`, JSON.stringify and console formatting; absence is the right answer.
+      if (key === 'then' || key === 'toJSON') return undefined;
+      const message = callBridge(B_UNKNOWN_TOOL, key);
+      throw new TypeErrorCtor(typeof message === 'string' ? message : 'tools.' + key + ' is not a tool');
+    };
+    const tools = create(new ProxyCtor(create(null), handler));
+    for (let i = 0; i < config.tools.length; i++) {
+      const [name, label] = config.tools[i];
+      defineProperty(tools, name, { value: makeCallable(false, name, label), enumerable: true });
+    }
+    for (let i = 0; i < config.aliases.length; i++) {
+      const [alias, name] = config.aliases[i];
+      defineProperty(tools, alias, { value: tools[name], enumerable: false });
+    }
+    freeze(tools);
+    defineProperty(G, 'tools', {
+      value: tools, writable: false, enumerable: false, configurable: false,
+    });
+    for (let i = 0; i < config.globals.length; i++) {
+      const name = config.globals[i];
+      if (name in G) return 'global ' + name + ' would shadow a built-in';
+      defineProperty(G, name, {
+        value: makeCallable(true, name, name + '()'), writable: false, enumerable: false, configurable: false,
+      });
+    }
+    return '';
+  }
+
+  let finished = false;
+
+  function failWith(name, message) {
+    if (finished) return;
+    finished = true;
+    callBridge(B_FAIL, name, message, undefined);
+  }
+
+  function readString(object, key) {
+    try {
+      const value = object[key];
+      return typeof value === 'string' ? value : undefined;
+    } catch {
+      // A throwing getter only costs this field.
+      return undefined;
+    }
+  }
+
+  function fail(error) {
+    if (finished) return;
+    let name;
+    let message;
+    let stack;
+    if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
+      name = readString(error, 'name');
+      message = readString(error, 'message');
+      if (isError(error)) stack = errorText(error);
+      else stack = undefined;
+    }
+    if (message === undefined) message = format(error);
+    finished = true;
+    callBridge(B_FAIL, name, message, stack);
+  }
+
+  function succeed(value) {
+    if (finished) return;
+    const type = typeof value;
+    if (type === 'function' || type === 'symbol') {
+      failWith('TypeError', 'the script returned a ' + type + ', which cannot be serialized as JSON');
+      return;
+    }
+    let json = '';
+    if (value !== undefined) {
+      try {
+        json = jsonStringify(value);
+      } catch (error) {
+        failWith('TypeError', 'the return value cannot be serialized as JSON: ' + describe(error));
+        return;
+      }
+      if (typeof json !== 'string') json = '';
+    }
+    finished = true;
+    callBridge(B_DONE, json);
+  }
+
+  async function settle(promise) {
+    let value;
+    try {
+      value = await promise;
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    succeed(value);
+  }
+
+  function run(fn) {
+    let result;
+    try {
+      result = apply(fn, undefined, []);
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    settle(result);
+  }
+
+  return function control(op, a, b, c, d) {
+    switch (op) {
+      case C_BIND: return bind(a, b);
+      case C_RUN: run(a); return undefined;
+      case C_DELIVER: return deliver(a, b === 1, c, d);
+      default: return undefined;
+    }
+  };
+})

@@ -1,0 +1,371 @@
+// One run of a script in a QuickJS VM, inside a shared sandbox process (engines/quickjs/main.mjs):
+// the bridge's host side, the limits enforced here, the outbox of calls and log lines bound for
+// the host, delivery of answers, and draining the VM's job queue.
+//
+// Only numbers and strings cross between the VM and this file: the bridge reads its arguments
+// as primitives and answers with a number, a string or null; answers go in as strings.
+import { randomBytes } from 'node:crypto';
+import { send } from '../../child/io.mjs';
+import { unknownToolMessage } from '../../child/closest.mjs';
+
+// Keep in sync with prelude.js.
+const C_BIND = 1;
+const C_RUN = 2;
+const C_DELIVER = 3;
+const B_CALL = 1;
+const B_LOG = 2;
+const B_DONE = 3;
+const B_FAIL = 4;
+const B_UNKNOWN_TOOL = 5;
+
+const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
+/** Flush the outbox early once it holds this many characters, to keep frames bounded. */
+const FLUSH_CHARS = 4 << 20;
+/** Longest error message or stack sent back. */
+const MAX_TEXT = 64 * 1024;
+/** Promise jobs between two deadline checks: `while (true) await null` runs few opcodes per job. */
+const JOBS_PER_CHECK = 64;
+/** The wrapper puts the script on its own first line, so line numbers need no offset. */
+const WRAP_HEAD = '(async function () {';
+export const SCRIPT_FILE = 'script.js';
+
+export const DEADLOCK_MESSAGE =
+  'the script is waiting for a promise that nothing can settle (no tool call is pending)';
+
+function byteLength(text) {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+function cap(text) {
+  return typeof text === 'string' && text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+}
+
+export class GuestRun {
+  /**
+   * @param {object} header the run frame: run, limits, conv, heapMb, ms
+   * @param {{ vm: any, control: any, exports: any, exception(): Error, callControl(args: any[]): boolean, bindBridge(fn: Function): void }} guest
+   * @param {(run: GuestRun) => void} onEnd called once the run has reported its outcome
+   */
+  constructor(header, guest, onEnd) {
+    this.id = header.run;
+    this.limits = header.limits;
+    this.heapMb = header.heapMb;
+    this.limitMs = header.ms;
+    this.deadline = performance.now() + (header.ms ?? Infinity);
+    this.guest = guest;
+    this.onEnd = onEnd;
+    this.config = null;
+    this.labels = new Map();
+    this.running = true;
+    this.cancelled = false;
+    this.interrupted = false;
+    this.nextCall = 1;
+    this.calls = 0;
+    this.inflight = 0;
+    this.logBytes = 0;
+    this.outCalls = [];
+    this.outLevels = [];
+    this.outArgs = [];
+    this.outLogs = [];
+    this.outChars = 0;
+    /** Handles answered to the guest, disposed at the next crossing. */
+    this.answered = [];
+    guest.bindBridge((op, a, b, c) => this.bridge(op, a, b, c));
+  }
+
+  /** Polled by the interrupt handler while this run's code executes. */
+  shouldInterrupt() {
+    if (this.cancelled || performance.now() > this.deadline) {
+      this.interrupted = true;
+      return true;
+    }
+    return false;
+  }
+
+  /** The host's clock may have been paused: it says how much time is left with each answer. */
+  setRemaining(ms) {
+    if (typeof ms === 'number') this.deadline = performance.now() + ms;
+  }
+
+  /** Binds the tools, compiles and starts the script, and runs it until it waits. */
+  start(code, configJson) {
+    const { vm, control } = this.guest;
+    this.config = JSON.parse(configJson);
+    this.labels = new Map(this.config.tools.map(([name, label]) => [name, label]));
+    const seed = JSON.stringify([...new Int32Array(randomBytes(16).buffer)]);
+    const bound = this.callControl(() => vm.callFunction(control, vm.undefined, vm.newNumber(C_BIND), vm.newString(configJson), vm.newString(seed)));
+    if (bound !== '') return this.fail('sandbox', undefined, typeof bound === 'string' ? bound : 'the prelude failed to install the tools');
+    let fn;
+    try {
+      fn = vm.evalCode(`${WRAP_HEAD}${code}\n})`, SCRIPT_FILE);
+    } catch (error) {
+      return this.engineFailure(error, code);
+    }
+    const op = vm.newNumber(C_RUN);
+    try {
+      this.guest.callControl([op, fn]);
+    } finally {
+      op.dispose();
+      fn.dispose();
+    }
+    this.drain();
+  }
+
+  /** Calls into the VM inside a handle scope; returns a primitive result or undefined. */
+  callControl(call) {
+    const { vm } = this.guest;
+    return vm.withScope(() => {
+      const handle = call();
+      const type = vm.typeof(handle);
+      if (type === 'string') return handle.toString();
+      if (type === 'boolean') return handle.toBoolean();
+      return undefined;
+    });
+  }
+
+  /**
+   * The bridge: arguments are handles, read as primitives only. The engine copies the answer, so
+   * answers made here are disposed on the next crossing instead of piling up in the VM's handle set.
+   */
+  bridge(op, a, b, c) {
+    const { vm } = this.guest;
+    for (const h of this.answered) h.dispose();
+    this.answered.length = 0;
+    if (!this.running) return vm.null;
+    const ex = this.guest.exports;
+    switch (num(ex, op)) {
+      case B_CALL: {
+        const answer = this.call(num(ex, a) === 1, str(ex, b), str(ex, c));
+        return this.answer(typeof answer === 'number' ? vm.newNumber(answer) : answer === null ? null : vm.newString(answer));
+      }
+      case B_LOG:
+        this.log(str(ex, a), str(ex, b));
+        return vm.null;
+      case B_DONE:
+        this.done(str(ex, a));
+        return vm.null;
+      case B_FAIL:
+        this.scriptFailed(str(ex, a), str(ex, b), str(ex, c));
+        return vm.null;
+      case B_UNKNOWN_TOOL: {
+        const key = str(ex, a);
+        return this.answer(key === undefined ? null : vm.newString(unknownToolMessage(key, this.config)));
+      }
+      default:
+        return vm.null;
+    }
+  }
+
+  answer(handle) {
+    if (handle === null) return this.guest.vm.null;
+    this.answered.push(handle);
+    return handle;
+  }
+
+  call(isGlobal, name, json) {
+    if (typeof name !== 'string' || typeof json !== 'string') return null;
+    const { maxCalls, maxInFlight, maxArgsBytes } = this.limits;
+    if (this.calls >= maxCalls) {
+      this.fail('script', 'RangeError', `the script made more than ${maxCalls} tool calls (limit maxCalls)`);
+      return null;
+    }
+    const label = isGlobal ? `${name}()` : this.labels.get(name) ?? name;
+    if (this.inflight >= maxInFlight) {
+      return `${label}: ${maxInFlight} calls are already in flight (limit maxInFlight); await some before starting more`;
+    }
+    if (json.length * 3 > maxArgsBytes) {
+      const bytes = byteLength(json);
+      if (bytes > maxArgsBytes) {
+        return `the arguments of ${label} are ${bytes} bytes, over the ${maxArgsBytes}-byte limit (maxArgsBytes)`;
+      }
+    }
+    const id = this.nextCall++;
+    this.calls++;
+    this.inflight++;
+    this.outCalls.push(id, isGlobal ? 1 : 0, name);
+    this.outArgs.push(json);
+    this.outChars += json.length;
+    if (this.outChars > FLUSH_CHARS) this.flush();
+    return id;
+  }
+
+  log(level, text) {
+    if (!LEVELS.has(level) || typeof text !== 'string') return;
+    this.logBytes += byteLength(text);
+    if (this.logBytes > this.limits.maxLogBytes) {
+      this.fail('script', 'RangeError', `console output exceeded ${this.limits.maxLogBytes} bytes (limit maxLogBytes)`);
+      return;
+    }
+    this.outLevels.push(level);
+    this.outLogs.push(text);
+    this.outChars += text.length;
+    if (this.outChars > FLUSH_CHARS) this.flush();
+  }
+
+  done(json) {
+    if (typeof json !== 'string') return this.fail('sandbox', undefined, 'the prelude reported a malformed result');
+    const max = this.limits.maxReturnBytes;
+    const bytes = json.length * 3 > max ? byteLength(json) : json.length;
+    if (bytes > max) {
+      return this.fail('script', 'RangeError', `the return value is ${bytes} bytes, over the ${max}-byte limit (maxReturnBytes)`);
+    }
+    this.finish({ ok: true }, [json]);
+  }
+
+  scriptFailed(name, message, stack) {
+    if (name === 'InternalError' && message === 'out of memory') return this.outOfMemory();
+    const error = { kind: 'script', message: cap(message ?? 'unknown error') };
+    if (name !== undefined) error.name = cap(name);
+    if (stack !== undefined) error.stack = cap(stack);
+    this.finish({ ok: false, error }, []);
+  }
+
+  outOfMemory() {
+    this.fail('sandbox', undefined, `the script ran out of memory (heap limit ${this.heapMb} MiB)`);
+  }
+
+  /** Ends the run with an error; later bridge calls find it closed. */
+  fail(kind, name, message, stack) {
+    const error = { kind, message };
+    if (name !== undefined) error.name = name;
+    if (stack !== undefined) error.stack = stack;
+    this.finish({ ok: false, error }, []);
+  }
+
+  finish(result, payloads) {
+    if (!this.running) return;
+    this.running = false;
+    for (const h of this.answered) h.dispose();
+    this.answered.length = 0;
+    if (this.cancelled) {
+      // The host already ended this run: it wants no outcome, only the idle that follows.
+      this.onEnd(this);
+      return;
+    }
+    this.flush();
+    send({ t: 'done', run: this.id, ...result }, payloads);
+    this.onEnd(this);
+  }
+
+  /** The host gave up on this run (timeout, abort, close): end it without an outcome. */
+  cancel() {
+    this.cancelled = true;
+    if (this.running) {
+      this.running = false;
+      this.onEnd(this);
+    }
+  }
+
+  /** Sends buffered calls and log lines to the host in one frame. */
+  flush() {
+    if (this.cancelled || (this.outCalls.length === 0 && this.outLevels.length === 0)) return;
+    const payloads = this.outArgs.length === 0 ? this.outLogs : this.outArgs.concat(this.outLogs);
+    send({ t: 'out', run: this.id, c: this.outCalls, l: this.outLevels }, payloads);
+    this.outCalls = [];
+    this.outLevels = [];
+    this.outArgs = [];
+    this.outLogs = [];
+    this.outChars = 0;
+  }
+
+  /** Settles calls from a `res` frame: header.r is [id, ok, errorName] triples, payloads the values. */
+  deliver(header, payloads) {
+    const r = header.r;
+    const { vm } = this.guest;
+    for (let i = 0, k = 0; i < r.length && this.running; i += 3, k++) {
+      this.inflight--;
+      let known;
+      const args = [
+        vm.newNumber(C_DELIVER), vm.newNumber(r[i]), vm.newNumber(r[i + 1]), vm.newString(payloads[k]),
+        r[i + 2] === null ? vm.undefined : vm.newString(r[i + 2]),
+      ];
+      try {
+        known = this.guest.callControl(args);
+      } catch (error) {
+        return this.engineFailure(error);
+      } finally {
+        for (const arg of args) arg.dispose();
+      }
+      if (known !== true && this.running) return this.fail('sandbox', undefined, `the host answered call ${r[i]}, which is not pending`);
+    }
+    this.drain();
+  }
+
+  /** Runs queued promise jobs, then ends a run that waits on nothing. */
+  drain() {
+    const { exports } = this.guest;
+    let jobs = 0;
+    try {
+      while (this.running && exports.qjs_is_job_pending()) {
+        if (exports.qjs_execute_pending_job() < 0) {
+          // Only uncatchable errors fail a job: an interrupt or an allocation failure.
+          throw this.guest.exception();
+        }
+        if (++jobs % JOBS_PER_CHECK === 0 && this.shouldInterrupt()) throw new Error('interrupted');
+      }
+    } catch (error) {
+      return this.engineFailure(error);
+    }
+    if (!this.running) return;
+    this.flush();
+    if (this.inflight === 0) this.fail('script', 'Error', DEADLOCK_MESSAGE);
+  }
+
+  /**
+   * Something thrown by the engine rather than reported by the prelude: a syntax error, an
+   * interrupt, memory exhaustion, or a trap of the WebAssembly instance.
+   */
+  engineFailure(error, code) {
+    if (!this.running) return;
+    const name = readString(error, 'name');
+    const message = readString(error, 'message') ?? String(error);
+    disposeIfHandle(error);
+    if (this.interrupted) {
+      // Same words as the host's own timer, which may fire a moment later.
+      return this.fail('timeout', undefined, this.cancelled ? 'the run was cancelled' : `the script did not finish within its time limit of ${this.limitMs} ms`);
+    }
+    if (/out of memory/.test(message)) return this.outOfMemory();
+    if (name === 'SyntaxError' && code !== undefined) {
+      const lines = code.split('\n').length;
+      let line = Number(/script\.js:(\d+)/.exec(readString(error, 'stack') ?? '')?.[1]);
+      let text = message;
+      if (line > lines) {
+        line = lines;
+        text += ' (at the end of the script)';
+      }
+      return this.fail('script', 'SyntaxError', text, `SyntaxError: ${text}` + (line > 0 ? `\n    at ${SCRIPT_FILE}:${line}` : ''));
+    }
+    if (error instanceof WebAssembly.RuntimeError) {
+      return this.fail('sandbox', undefined, `the QuickJS engine stopped: ${message}`);
+    }
+    // The prelude formats stacks (Error.prepareStackTrace): script frames only.
+    const stack = readString(error, 'stack');
+    return this.fail('script', name ?? 'Error', cap(message), stack === undefined ? undefined : cap(stack));
+  }
+}
+
+function readString(object, key) {
+  try {
+    const value = object?.[key];
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function disposeIfHandle(error) {
+  try {
+    if (typeof error?.dispose === 'function') error.dispose();
+  } catch {
+    // Already gone with its VM.
+  }
+}
+
+function num(ex, handle) {
+  return handle !== undefined && ex.qjs_is_number(handle.ptr) ? ex.qjs_get_float64(handle.ptr) : undefined;
+}
+
+/** A string argument; anything else reads as undefined, so no guest code runs here. */
+function str(ex, handle) {
+  return handle !== undefined && ex.qjs_is_string(handle.ptr) ? handle.toString() : undefined;
+}

@@ -1,0 +1,211 @@
+/**
+ * The V8 engine's sandbox processes for one runtime: a process never serves two conversations,
+ * and all of them count against one cap.
+ *
+ * Runs without a conversation share warm pools per heap size, as before. Each conversation gets
+ * a pool of its own that keeps its process between runs; an idle conversation's process is
+ * closed after `idleMs`, or sooner when a new run needs room under the cap (least recently used
+ * first). A run that finds no room waits in a bounded FIFO queue and is refused past it.
+ */
+import { CapacityError } from '../pool-options.ts';
+import { SandboxPool } from '../../pool.ts';
+
+export interface V8ProcessesOptions {
+  /** Warm spare processes for runs of the runtime's own heap size (the runtime's `poolSize`). */
+  spare: number;
+  heapMb: number;
+  entry: string | undefined;
+  contextify: boolean;
+  maxProcesses: number;
+  maxQueued: number;
+  queueTimeoutMs: number;
+  /** A conversation's process is closed after this long without a run. */
+  idleMs: number;
+}
+
+interface Held {
+  pool: SandboxPool;
+  active: number;
+  lastUsed: number;
+}
+
+interface Waiter {
+  ready(): void;
+  fail(error: Error): void;
+}
+
+export class V8Processes {
+  private readonly shared = new Map<number, SandboxPool>();
+  private readonly conversations = new Map<string, Held>();
+  private readonly queue: Waiter[] = [];
+  private readonly sweeper: NodeJS.Timeout;
+  /** Runs let in under the cap whose process is not counted yet (between `room` and `pool`). */
+  private granted = 0;
+  /** Runs without a conversation in progress: each holds a process of the shared pools. */
+  private anonymousActive = 0;
+  /** Counts of pools already closed, so stats cover the runtime's whole life. */
+  private readonly retired = { started: 0, killed: 0 };
+
+  constructor(private readonly options: V8ProcessesOptions) {
+    this.sweeper = setInterval(() => this.sweep(), Math.max(20, Math.min(options.idleMs, 60_000) / 2));
+    this.sweeper.unref();
+  }
+
+  /** Starts the runtime's spare processes. */
+  warm(): void {
+    this.sharedPool(this.options.heapMb).warm();
+  }
+
+  /**
+   * The pool a run acquires its process from, once a process fits under the cap. `done` must be
+   * called when the run is over. Rejects with a CapacityError past the queue's bounds.
+   */
+  async pool(heapMb: number, conversation: string | undefined, signal?: AbortSignal): Promise<{ pool: SandboxPool; done(): void }> {
+    const key = conversation === undefined ? undefined : `${heapMb}\u0000${conversation}`;
+    const existing = key === undefined ? this.sharedPool(heapMb) : this.conversations.get(key)?.pool;
+    if (existing === undefined || existing.size.idle === 0) {
+      await this.room(key, signal);
+      this.granted--; // counted from here on by the run itself (below)
+    }
+    if (key === undefined) {
+      this.anonymousActive++;
+      return {
+        pool: this.sharedPool(heapMb),
+        done: () => {
+          this.anonymousActive--;
+          this.serveQueue();
+        },
+      };
+    }
+    let held = this.conversations.get(key);
+    if (held === undefined) {
+      const pool = new SandboxPool(0, { heapMb, entry: this.options.entry, contextify: this.options.contextify });
+      held = { pool, active: 0, lastUsed: 0 };
+      this.conversations.set(key, held);
+    }
+    held.active++;
+    const h = held;
+    return {
+      pool: h.pool,
+      done: () => {
+        h.active--;
+        h.lastUsed = performance.now();
+        this.serveQueue();
+      },
+    };
+  }
+
+  /** Processes alive or starting, counting one for every run that will need one. */
+  private live(): number {
+    let shared = 0;
+    for (const pool of this.shared.values()) shared += pool.size.live;
+    let n = this.granted + Math.max(shared, this.anonymousActive);
+    for (const held of this.conversations.values()) n += Math.max(held.pool.size.live, held.active);
+    return n;
+  }
+
+  /** Resolves once a new process fits under the cap, closing idle conversations' processes if needed. */
+  private room(key: string | undefined, signal?: AbortSignal): Promise<void> {
+    if (this.queue.length === 0 && this.fits(key)) {
+      this.granted++;
+      return Promise.resolve();
+    }
+    if (this.queue.length >= this.options.maxQueued) {
+      return Promise.reject(new CapacityError(`the sandbox is at capacity: ${this.queue.length} runs are already waiting (limit maxQueued)`));
+    }
+    return new Promise<void>((resolve, reject) => {
+      const leave = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        const at = this.queue.indexOf(waiter);
+        if (at >= 0) this.queue.splice(at, 1);
+      };
+      const waiter: Waiter = {
+        ready: () => {
+          leave();
+          this.granted++;
+          resolve();
+        },
+        fail: (error) => {
+          leave();
+          reject(error);
+        },
+      };
+      const onAbort = () => waiter.fail(signal!.reason as Error);
+      const timer = setTimeout(
+        () => waiter.fail(new CapacityError(`the sandbox stayed at capacity for ${this.options.queueTimeoutMs} ms (limit queueTimeoutMs); try again later`)),
+        this.options.queueTimeoutMs,
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+    });
+  }
+
+  /** Whether one more process fits, after closing idle conversations' processes (never `keep`'s). */
+  private fits(keep?: string): boolean {
+    while (this.live() >= this.options.maxProcesses) {
+      if (!this.evictOne(keep)) return false;
+    }
+    return true;
+  }
+
+  /** Closes the least recently used idle conversation's process. */
+  private evictOne(keep?: string): boolean {
+    let victim: [string, Held] | undefined;
+    for (const entry of this.conversations) {
+      if (entry[1].active > 0 || entry[0] === keep || entry[1].pool.size.live === 0) continue;
+      if (victim === undefined || entry[1].lastUsed < victim[1].lastUsed) victim = entry;
+    }
+    if (victim === undefined) return false;
+    this.retire(victim[0], victim[1]);
+    return true;
+  }
+
+  private retire(key: string, held: Held): void {
+    this.conversations.delete(key);
+    this.retired.started += held.pool.counts.started;
+    this.retired.killed += held.pool.counts.killed;
+    void held.pool.close();
+  }
+
+  private serveQueue(): void {
+    while (this.queue.length > 0 && this.fits()) this.queue[0]!.ready();
+  }
+
+  private sharedPool(heapMb: number): SandboxPool {
+    let pool = this.shared.get(heapMb);
+    if (pool === undefined) {
+      // Only the runtime's own heap size keeps spares; other sizes keep one process for reuse.
+      const spare = heapMb === this.options.heapMb ? this.options.spare : 0;
+      pool = new SandboxPool(spare, { heapMb, entry: this.options.entry, contextify: this.options.contextify });
+      this.shared.set(heapMb, pool);
+    }
+    return pool;
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const [key, held] of this.conversations) {
+      if (held.active === 0 && now - held.lastUsed >= this.options.idleMs) this.retire(key, held);
+    }
+    this.serveQueue();
+  }
+
+  /** Processes started and killed over the runtime's life; alive now; conversations holding one. */
+  stats(): { started: number; killed: number; live: number; conversations: number } {
+    let { started, killed } = this.retired;
+    for (const pool of [...this.shared.values(), ...[...this.conversations.values()].map((h) => h.pool)]) {
+      started += pool.counts.started;
+      killed += pool.counts.killed;
+    }
+    return { started, killed, live: this.live(), conversations: this.conversations.size };
+  }
+
+  /** Refuses waiters and closes every pool. */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    for (const waiter of [...this.queue]) waiter.fail(new CapacityError('the runtime is closed'));
+    const pools = [...this.shared.values(), ...[...this.conversations.values()].map((h) => h.pool)];
+    await Promise.all(pools.map((pool) => pool.close()));
+  }
+}
