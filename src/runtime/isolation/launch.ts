@@ -85,10 +85,12 @@ export class ScriptProcess {
    */
   killAll(): void {
     const outer = this.child.pid;
-    if (this.isolation.kind === 'bwrap') {
+    if (this.isolation.kind === 'bwrap' && this.#innerPid !== undefined) {
+      // bwrap then reaps the interpreter and exits with 128 + 9; killing bwrap first would
+      // leave the interpreter a zombie for the host's init to reap.
       this.signal('SIGKILL');
-      if (outer !== undefined) killProcessTree(outer);
     } else if (outer !== undefined) {
+      // Not reported yet: bwrap's death takes the interpreter (--die-with-parent).
       killProcessTree(outer);
     }
   }
@@ -99,13 +101,16 @@ function readChildPid(info: Readable, found: (pid: number) => void): void {
   let text = '';
   info.setEncoding('utf8');
   info.on('error', () => {});
+  let done = false;
+  // Read to the end: closing early would kill bwrap with SIGPIPE while it is still writing.
   info.on('data', (chunk: string) => {
+    if (done) return;
     text += chunk;
     const m = /"child-pid"\s*:\s*(\d+)/.exec(text);
     if (m) {
+      done = true;
+      text = '';
       found(Number(m[1]));
-      info.removeAllListeners('data');
-      info.destroy();
     }
   });
 }
