@@ -222,7 +222,8 @@ export class PythonRunner {
     session.begin();
     const result = await session.result;
     if (this.#session === session) this.#session = null;
-    interp.proc.setRef(false);
+    // close() refs the process until it has exited; a run it ended must not undo that.
+    if (!this.#closed) interp.proc.setRef(false);
     if (session.stray > 0 && this.#interp === interp) {
       // A thread still running could act, or write output, during a later run: end it with its interpreter.
       this.#retire(interp);
