@@ -5,7 +5,8 @@
  * The sandbox gets new user, pid, network, ipc, uts and cgroup namespaces, no capabilities,
  * its own session, and dies with the host. Its file system is empty but for what is bound in:
  * the system's shared libraries, the interpreter, the toolcell files it executes (all
- * read-only), a private /proc and /dev, a private tmpfs /tmp, and the operator's grants.
+ * read-only), a private /proc and /dev, a private tmpfs /tmp, and the operator's grants; the
+ * root itself is read-only.
  * The command runs as pid 1 of its namespace, so when it dies the kernel kills every process
  * it left behind, and its host pid (reported on `infoFd`) can receive signals directly.
  */
@@ -63,6 +64,8 @@ export function bwrapArgv(spec: BwrapSpec): string[] {
   argv.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
   // Grants last, so a grant under /tmp is not hidden by the tmpfs.
   for (const m of spec.mounts) argv.push(m.mode === 'rw' ? '--bind' : '--ro-bind', m.path, m.target);
+  // The root is bwrap's own tmpfs; once every mount point exists it is made read-only too.
+  argv.push('--remount-ro', '/');
   argv.push('--chdir', spec.cwd ?? '/tmp');
   if (spec.infoFd !== undefined) argv.push('--info-fd', String(spec.infoFd));
   argv.push('--', spec.command, ...spec.args);
