@@ -19,8 +19,13 @@ export interface CodeExecutionOptions {
   allowTool?: (tool: RegisteredTool) => boolean;
   /** Warm JavaScript workers kept ready (default 1). */
   jsPoolSize?: number;
-  /** Options for each conversation's Python interpreter. */
+  /** Options for each conversation's Python interpreter (`python`, `isolation`, `mounts`, limits). */
   python?: PythonRunnerOptions;
+  /**
+   * Warm Python interpreters kept at most, one per conversation (default 8, ~24 MB each);
+   * past it the least recently used idle conversation's interpreter is ended.
+   */
+  maxPythonInterpreters?: number;
   /** Cap on the serialized result text handed back to the model (default 64 KiB). */
   maxResultChars?: number;
 }

@@ -34,7 +34,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   if (defaultMs < 1000 || maxMs < 1000) throw new Error('code_execution time limits must be at least 1000 ms');
   const callTimeoutMs = (options.innerCallTimeoutMs ?? DEFAULTS.innerCallTimeoutMs) + (options.innerCallGraceMs ?? DEFAULTS.innerCallGraceMs);
   const maxResultChars = options.maxResultChars ?? DEFAULTS.maxResultChars;
-  const runners = new ConversationRunners(options.jsPoolSize ?? 1, options.python ?? {});
+  const runners = new ConversationRunners(options.jsPoolSize ?? 1, options.python ?? {}, options.maxPythonInterpreters);
   const allow = options.allowTool ?? (() => true);
   const scriptTools = (): RegisteredTool[] =>
     host.registry.all().filter((t) => t.name !== CODE_EXECUTION && t.scriptCallable !== false && allow(t));

@@ -27,6 +27,8 @@ export interface PythonRunnerOptions {
   mounts?: readonly MountGrant[];
   /** One sentence per distinct event worth an operator's attention, e.g. which isolation `auto` chose. */
   onDiagnostic?: DiagnosticSink;
+  /** Called when the idle timeout ends the interpreter, so an owner can drop the runner. */
+  onIdleReclaimed?: () => void;
   /** Extra environment variables for the interpreter, on top of the allowlist. */
   env?: Record<string, string>;
   /** An interpreter idle this long is ended; the next run starts a fresh one. Default 10 minutes. */
@@ -89,6 +91,7 @@ export class PythonRunner {
   readonly #isolation: IsolationMode;
   readonly #mounts: Required<MountGrant>[];
   readonly #onDiagnostic: DiagnosticSink | undefined;
+  readonly #onIdleReclaimed: (() => void) | undefined;
   readonly #idleTimeoutMs: number;
   readonly #outputCapBytes: number;
   readonly #interruptGraceMs: number;
@@ -113,6 +116,7 @@ export class PythonRunner {
     this.#isolation = checkMode(options.isolation ?? 'auto');
     this.#mounts = checkMounts(options.mounts ?? []);
     this.#onDiagnostic = options.onDiagnostic;
+    this.#onIdleReclaimed = options.onIdleReclaimed;
     this.#idleTimeoutMs = positive('idleTimeoutMs', options.idleTimeoutMs, 10 * 60_000);
     this.#outputCapBytes = Math.max(1, Math.floor(positive('outputCapBytes', options.outputCapBytes, 256 * 1024)));
     this.#interruptGraceMs = positive('interruptGraceMs', options.interruptGraceMs, 200);
@@ -292,6 +296,7 @@ export class PythonRunner {
     this.#idleTimer = setTimeout(() => {
       if (this.#interp !== interp || this.#claimed) return;
       this.#retire(interp);
+      this.#onIdleReclaimed?.();
     }, this.#idleTimeoutMs);
     this.#idleTimer.unref();
   }
