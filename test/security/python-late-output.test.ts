@@ -30,7 +30,8 @@ for (const isolation of MODES) {
     assert.match(first.stdout, /late print/, 'the thread really wrote during its own run');
     assert.match(first.stderr, /left 1 thread\(s\) running; the interpreter was restarted/);
     for (let i = 0; i < 5; i++) {
-      const next = await py.run('print("mine")', opts());
+      // The next run lasts long enough for a surviving thread to write many times.
+      const next = await py.run('import time\ntime.sleep(0.02)\nprint("mine")', opts());
       assert.equal(next.stdout, 'mine\n');
       assert.equal(next.stderr, '');
     }
@@ -39,11 +40,25 @@ for (const isolation of MODES) {
   test(`[${isolation}] a raw _thread thread cannot write into the next run either`, async () => {
     const py = runner({ isolation });
     const first = await py.run(
-      'import _thread, os, time\ndef chatter():\n    while True:\n        os.write(1, b"late\\n")\n        time.sleep(0.001)\n_thread.start_new_thread(chatter, ())\n"started"',
+      [
+        'import _thread, os, time',
+        'wrote = _thread.allocate_lock()',
+        'wrote.acquire()',
+        'def chatter():',
+        '    while True:',
+        '        os.write(1, b"late\\n")',
+        '        if wrote.locked():',
+        '            wrote.release()',
+        '        time.sleep(0.001)',
+        '_thread.start_new_thread(chatter, ())',
+        'wrote.acquire()  # the thread is running and writing',
+        '"started"',
+      ].join('\n'),
       opts(),
     );
     assert.equal(first.value, 'started', first.stderr);
-    const next = await py.run('print("mine")', opts());
+    assert.match(first.stdout, /late/);
+    const next = await py.run('import time\ntime.sleep(0.02)\nprint("mine")', opts());
     assert.equal(next.stdout, 'mine\n');
   });
 

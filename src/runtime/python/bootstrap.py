@@ -101,7 +101,6 @@ PROCESS_EVENTS = frozenset((
 ))
 # After these the script holds native functions that may fork without another event: watch for good.
 NATIVE_EVENTS = frozenset(("ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.call_function"))
-THREADING_FILE = threading.__file__
 
 
 class Watch:
@@ -118,12 +117,24 @@ class Watch:
                 self.processes = True
             elif event in NATIVE_EVENTS:
                 self.native = True
-            elif event == "_thread.start_new_thread":
-                caller = sys._getframe(1)
-                if caller is not None and caller.f_code.co_filename != THREADING_FILE:
-                    self.raw_threads = True  # invisible to threading.enumerate()
         except Exception:
-            self.processes = self.raw_threads = True
+            self.processes = True
+
+    def watch_raw_threads(self):
+        """Threads started through _thread directly are invisible to threading.enumerate(), and
+        _thread raises no audit event: its entry points are wrapped instead. (threading keeps
+        its own reference to the original, so its threads are counted the ordinary way.)"""
+        import _thread
+        for name in ("start_new_thread", "start_new", "start_joinable_thread"):
+            original = getattr(_thread, name, None)
+            if original is None:
+                continue
+
+            def started(*args, _original=original, **kwargs):
+                self.raw_threads = True
+                return _original(*args, **kwargs)
+
+            setattr(_thread, name, started)
 
 
 def become_subreaper():
@@ -476,6 +487,7 @@ def main():
     become_subreaper()
     watch = Watch()
     sys.addaudithook(watch)
+    watch.watch_raw_threads()
     fd_in, fd_out = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
