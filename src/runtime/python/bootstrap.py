@@ -179,6 +179,14 @@ def descendants(root, table):
     return found
 
 
+def others_in_namespace():
+    """As pid 1 of its own namespace: whether any other process exists (one cheap listdir)."""
+    try:
+        return any(name.isdigit() and name != "1" for name in os.listdir("/proc"))
+    except OSError:
+        return True
+
+
 def end_processes():
     """SIGKILLs every process this interpreter started (transitively) and reaps them."""
     me = os.getpid()
@@ -451,7 +459,7 @@ class Runtime:
             except Exception as e:  # a stream the script replaced; say so in the run's stderr
                 os.write(self.err_backup, ("toolcell: could not flush %s: %s\n" % (safe_str(stream, repr), e)).encode())
         # Before the fence, so nothing the run started can write past it.
-        if self.watch.processes or self.watch.native or os.getpid() == 1:
+        if self.watch.processes or self.watch.native or (os.getpid() == 1 and others_in_namespace()):
             end_processes()
             self.watch.processes = False
         stray = self.stray_threads()

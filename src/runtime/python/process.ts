@@ -191,7 +191,9 @@ export class PythonProcess {
     this.#ref = on;
     const child = this.#proc?.child;
     if (!child) return;
-    const targets: Refable[] = [child, ...(child.stdio as unknown as Refable[])];
+    // Only the four protocol and output pipes: bwrap's pid report pipe is closed by now, and
+    // unref() on a closed socket queues a listener each time.
+    const targets: Refable[] = [child, ...(child.stdio.slice(0, 4) as unknown as Refable[])];
     for (const target of targets) (on ? target?.ref : target?.unref)?.call(target);
   }
 
