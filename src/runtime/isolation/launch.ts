@@ -58,9 +58,24 @@ export class ScriptProcess {
       env: request.env,
       infoFd,
     });
-    this.child = spawn(request.isolation.bwrap, argv, { stdio, env: {}, detached: request.detached ?? false, windowsHide: true });
-    const info = this.child.stdio[infoFd] as Readable | null;
+    const child = spawn(request.isolation.bwrap, argv, { stdio, env: {}, detached: request.detached ?? false, windowsHide: true });
+    this.child = child;
+    const info = child.stdio[infoFd] as Readable | null;
     if (info) readChildPid(info, (pid) => (this.#innerPid = pid));
+    // Callers that only know `child.kill()` reach the interpreter itself: bwrap then reaps it and
+    // exits with its pipes already closed. Killing bwrap first would end it while the
+    // interpreter (killed a moment later by --die-with-parent) still holds the pipes.
+    const killOuter = child.kill.bind(child);
+    child.kill = (sig?: NodeJS.Signals | number): boolean => {
+      const inner = this.#innerPid;
+      if (inner === undefined || child.exitCode !== null || child.signalCode !== null) return killOuter(sig);
+      try {
+        process.kill(inner, sig ?? 'SIGTERM');
+        return true;
+      } catch {
+        return killOuter(sig);
+      }
+    };
   }
 
   /** Host pid of the interpreter itself (under bubblewrap, once bwrap has reported it). */
