@@ -6,6 +6,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -135,3 +137,41 @@ test('[bwrap] a grant that does not exist is a clear sandbox error, and bad gran
   assert.throws(() => runner({ mounts: [{ path: '/x', mode: 'ro', target: '/proc/x' }] }), /would cover the sandbox's \/proc/);
   assert.throws(() => runner({ isolation: 'sandbox' as 'none' }), /isolation must be one of/);
 });
+
+test("'bwrap' fails closed when bubblewrap is unusable; 'auto' falls back to none and says so", async () => {
+  const missing = '/nonexistent/toolcell/bwrap';
+  const closed = await runner({ isolation: 'bwrap', bwrapPath: missing }).run('print("ran")', opts());
+  assert.equal(closed.ok, false);
+  assert.equal(closed.error?.kind, 'sandbox');
+  assert.match(closed.error?.message ?? '', /isolation 'bwrap' was required but is unavailable: .*nonexistent/);
+  assert.equal(closed.stdout, '', 'nothing ran');
+  const said: string[] = [];
+  const open = await runner({ isolation: 'auto', bwrapPath: missing, onDiagnostic: (m) => said.push(m) }).run('import os\nos.getpid() != 1', opts());
+  assert.equal(open.value, true, 'ran without a namespace');
+  assert.equal(said.length, 1);
+  assert.match(said[0]!, /isolation 'auto' chose none: .*nonexistent.*host user's rights/);
+});
+
+for (const isolation of ['none', 'bwrap'] as const) {
+  test(`[${isolation}] descriptors the host inherited never reach the script`, async () => {
+    // A host whose parent left a descriptor inheritable (here bash's `exec 200<file`; node marks
+    // only low descriptors close-on-exec): the script must not reach the file through it.
+    const secret = path.join(secretDir, 'secret.txt');
+    const runnerUrl = new URL('../../src/runtime/python/index.ts', import.meta.url).href;
+    const code = `const { PythonRunner } = await import(${JSON.stringify(runnerUrl)});
+      const py = new PythonRunner({ isolation: ${JSON.stringify(isolation)} });
+      const r = await py.run('import os\\n[os.readlink("/proc/self/fd/" + f) for f in os.listdir("/proc/self/fd") if os.path.exists("/proc/self/fd/" + f)]', { tools: [], timeoutMs: 10000 });
+      await py.close();
+      process.stdout.write(JSON.stringify(r.value));`;
+    const child = spawn('bash', ['-c', 'exec 200<"$1"; shift; exec "$@"', 'bash', secret, process.execPath, '--import', 'tsx', '--input-type=module', '-e', code], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (t: string) => (out += t));
+    const [exitCode] = await once(child, 'exit');
+    assert.equal(exitCode, 0);
+    const seen = JSON.parse(out) as string[];
+    assert.ok(seen.length >= 3, out);
+    assert.ok(!seen.includes(secret), `the host's inherited descriptor reached the script: ${out}`);
+  });
+}

@@ -492,6 +492,12 @@ class Runtime:
 def main():
     value_cap = int(sys.argv[1])
     sys.argv = [""]
+    # Descriptors the host's own parent left inheritable are none of the script's business.
+    try:
+        limit = os.sysconf("SC_OPEN_MAX")
+    except (ValueError, OSError):
+        limit = -1
+    os.closerange(4, limit if limit > 0 else 1 << 16)
     become_subreaper()
     watch = Watch()
     sys.addaudithook(watch)

@@ -24,6 +24,7 @@ export interface LaunchOptions {
   isolation: IsolationMode;
   mounts: readonly Required<MountGrant>[];
   onDiagnostic?: DiagnosticSink;
+  bwrapPath?: string;
   valueCapBytes: number;
 }
 
@@ -51,7 +52,10 @@ async function prepare(options: LaunchOptions): Promise<LaunchRequest | { descri
   if ('description' in interp) return interp;
   let isolation;
   try {
-    isolation = selectIsolation(options.isolation, options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {});
+    isolation = selectIsolation(options.isolation, {
+      ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}),
+      ...(options.bwrapPath !== undefined ? { bwrapPath: options.bwrapPath } : {}),
+    });
   } catch (e) {
     return { description: (e as Error).message, diagnostics: '' };
   }

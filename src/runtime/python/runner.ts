@@ -25,6 +25,8 @@ export interface PythonRunnerOptions {
   isolation?: IsolationMode;
   /** Host paths scripts may see under bubblewrap, read-only or read-write. Ignored with `none`. */
   mounts?: readonly MountGrant[];
+  /** The bwrap executable; default: found on `PATH` (or /usr/bin). */
+  bwrapPath?: string;
   /** One sentence per distinct event worth an operator's attention, e.g. which isolation `auto` chose. */
   onDiagnostic?: DiagnosticSink;
   /** Called when the idle timeout ends the interpreter, so an owner can drop the runner. */
@@ -91,6 +93,7 @@ export class PythonRunner {
   readonly #isolation: IsolationMode;
   readonly #mounts: Required<MountGrant>[];
   readonly #onDiagnostic: DiagnosticSink | undefined;
+  readonly #bwrapPath: string | undefined;
   readonly #onIdleReclaimed: (() => void) | undefined;
   readonly #idleTimeoutMs: number;
   readonly #outputCapBytes: number;
@@ -116,6 +119,7 @@ export class PythonRunner {
     this.#isolation = checkMode(options.isolation ?? 'auto');
     this.#mounts = checkMounts(options.mounts ?? []);
     this.#onDiagnostic = options.onDiagnostic;
+    this.#bwrapPath = options.bwrapPath;
     this.#onIdleReclaimed = options.onIdleReclaimed;
     this.#idleTimeoutMs = positive('idleTimeoutMs', options.idleTimeoutMs, 10 * 60_000);
     this.#outputCapBytes = Math.max(1, Math.floor(positive('outputCapBytes', options.outputCapBytes, 256 * 1024)));
@@ -252,6 +256,7 @@ export class PythonRunner {
         isolation: this.#isolation,
         mounts: this.#mounts,
         ...(this.#onDiagnostic ? { onDiagnostic: this.#onDiagnostic } : {}),
+        ...(this.#bwrapPath !== undefined ? { bwrapPath: this.#bwrapPath } : {}),
         valueCapBytes: this.#outputCapBytes,
         startTimeoutMs: this.#startTimeoutMs,
       },
