@@ -29,11 +29,12 @@ const PROBE_TIMEOUT_MS = 30_000;
 const cache = new Map<string, Promise<InterpreterInfo | ResolveFailure>>();
 
 /**
- * The interpreter `python` names, probed once per (`python`, `PATH`) and cached. A failed
- * probe is not cached, so installing Python later works without a restart.
+ * The interpreter `python` names, probed once per (`python`, environment) and cached: a shim
+ * may choose by any variable (e.g. `PYENV_VERSION`). A failed probe is not cached, so
+ * installing Python later works without a restart.
  */
 export function resolveInterpreter(python: string, env: Record<string, string>): Promise<InterpreterInfo | ResolveFailure> {
-  const key = `${python}\0${env.PATH ?? ''}`;
+  const key = `${python}\0${JSON.stringify(Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))}`;
   let pending = cache.get(key);
   if (!pending) {
     pending = probe(python, env);
