@@ -175,3 +175,17 @@ for (const isolation of ['none', 'bwrap'] as const) {
     assert.ok(!seen.includes(secret), `the host's inherited descriptor reached the script: ${out}`);
   });
 }
+
+test('[bwrap] the environment is the allowlist and the operator\'s extras, never the host\'s secrets', async () => {
+  process.env.TOOLCELL_HOST_SECRET = 'do-not-leak';
+  try {
+    const r = await runner({ isolation: 'bwrap', env: { TOOLCELL_EXTRA: 'given' } }).run('import os\ndict(os.environ)', opts());
+    const env = r.value as Record<string, string>;
+    assert.equal(env.TOOLCELL_EXTRA, 'given');
+    assert.equal(env.HOME, '/tmp');
+    const allowed = new Set(['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TMPDIR', 'TZ', 'PYTHONIOENCODING', 'PWD', 'TOOLCELL_EXTRA']);
+    assert.deepEqual(Object.keys(env).filter((k) => !allowed.has(k)), []);
+  } finally {
+    delete process.env.TOOLCELL_HOST_SECRET;
+  }
+});

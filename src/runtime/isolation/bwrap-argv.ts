@@ -23,7 +23,10 @@ export interface BwrapSpec {
   system: SystemLayout;
   /** Operator grants, already checked (see `checkMounts`). */
   mounts: readonly Required<MountGrant>[];
-  /** The complete environment of the process; nothing else is inherited. */
+  /**
+   * The complete environment of the process. It is handed to bwrap as its own environment (see
+   * {@link bwrapCommand}), never on its command line, which any local user can read.
+   */
   env: Readonly<Record<string, string>>;
   /** Descriptor (in the child's table) on which bwrap reports the command's host pid. */
   infoFd?: number;
@@ -39,6 +42,18 @@ export interface SystemLayout {
   symlinks: readonly (readonly [string, string])[];
 }
 
+/** What to spawn: bwrap's argv (without the executable itself) and its complete environment. */
+export interface BwrapCommand {
+  argv: string[];
+  /** bwrap passes its environment on unchanged; nothing of the host's is added. */
+  env: Record<string, string>;
+}
+
+/** The bwrap invocation that runs `spec.command` sandboxed. */
+export function bwrapCommand(spec: BwrapSpec): BwrapCommand {
+  return { argv: bwrapArgv(spec), env: { ...spec.env } };
+}
+
 /** The argv (without the bwrap executable itself) that runs `spec.command` sandboxed. */
 export function bwrapArgv(spec: BwrapSpec): string[] {
   const argv = [
@@ -48,11 +63,7 @@ export function bwrapArgv(spec: BwrapSpec): string[] {
     '--as-pid-1',
     '--cap-drop', 'ALL',
     '--hostname', 'toolcell',
-    '--clearenv',
   ];
-  for (const [key, value] of Object.entries(spec.env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    argv.push('--setenv', key, value);
-  }
   const seen = new Set<string>();
   // Sorted, so a directory comes before anything inside it and the inner path is skipped.
   for (const p of [...spec.system.binds, ...spec.readOnly].sort()) {

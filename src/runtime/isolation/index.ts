@@ -3,7 +3,7 @@
  * in its own namespaces on a read-only minimal file system; without it, processes are plain
  * and only process-tree cleanup applies. See README "The OS layer".
  */
-export { bwrapArgv, type BwrapSpec, type SystemLayout } from './bwrap-argv.ts';
+export { bwrapArgv, bwrapCommand, type BwrapCommand, type BwrapSpec, type SystemLayout } from './bwrap-argv.ts';
 export { findBwrap, probeBwrap, type BwrapProbe } from './probe.ts';
 export { selectIsolation, type DiagnosticSink, type SelectOptions } from './select.ts';
 export { ScriptProcess, spawnIsolated, type LaunchRequest } from './launch.ts';

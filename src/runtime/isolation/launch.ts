@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
-import { bwrapArgv } from './bwrap-argv.ts';
+import { bwrapCommand } from './bwrap-argv.ts';
 import { killProcessTree } from './process-tree.ts';
 import { selectIsolation, type SelectOptions } from './select.ts';
 import { systemLayout } from './system-layout.ts';
@@ -49,7 +49,7 @@ export class ScriptProcess {
     }
     const infoFd = stdio.length;
     stdio.push('pipe');
-    const argv = bwrapArgv({
+    const { argv, env } = bwrapCommand({
       command: request.command,
       args: request.args,
       readOnly: request.readOnly,
@@ -58,7 +58,7 @@ export class ScriptProcess {
       env: request.env,
       infoFd,
     });
-    const child = spawn(request.isolation.bwrap, argv, { stdio, env: {}, detached: request.detached ?? false, windowsHide: true });
+    const child = spawn(request.isolation.bwrap, argv, { stdio, env, detached: request.detached ?? false, windowsHide: true });
     this.child = child;
     const info = child.stdio[infoFd] as Readable | null;
     if (info) readChildPid(info, (pid) => (this.#innerPid = pid));

@@ -1,11 +1,14 @@
 /**
  * Finds bubblewrap and checks, once per process, that it can actually build a sandbox here:
  * being installed is not enough (user namespaces may be disabled, or a container may forbid
- * mounting /proc). The check runs `bwrap <the same namespaces> true` and its answer is cached.
+ * mounting /proc, or an old bwrap lacks a flag). The check runs `true` with exactly the command
+ * line script processes get, and its answer is cached.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { bwrapArgv } from './bwrap-argv.ts';
+import { systemLayout } from './system-layout.ts';
 
 /** Whether bubblewrap can sandbox processes here, and if not, why. */
 export type BwrapProbe = { ok: true; bwrap: string } | { ok: false; reason: string };
@@ -50,11 +53,9 @@ export function probeBwrap(bwrap: string | undefined = findBwrap()): BwrapProbe 
 function tryBwrap(bwrap: string): BwrapProbe {
   const trueBin = ['/usr/bin/true', '/bin/true'].find((p) => fs.existsSync(p));
   if (!trueBin) return { ok: false, reason: 'no `true` executable to probe bubblewrap with' };
-  const args = [
-    '--unshare-all', '--die-with-parent', '--new-session', '--as-pid-1', '--cap-drop', 'ALL',
-    '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--', trueBin,
-  ];
-  const r = spawnSync(bwrap, args, { env: {}, stdio: ['ignore', 'ignore', 'pipe'], timeout: PROBE_TIMEOUT_MS, encoding: 'utf8' });
+  const real = fs.realpathSync(trueBin);
+  const args = bwrapArgv({ command: real, args: [], readOnly: [real], system: systemLayout(), mounts: [], env: {}, infoFd: 3 });
+  const r = spawnSync(bwrap, args, { env: {}, stdio: ['ignore', 'ignore', 'pipe', 'pipe'], timeout: PROBE_TIMEOUT_MS, encoding: 'utf8' });
   if (r.error) return { ok: false, reason: `${bwrap} could not be run: ${r.error.message}` };
   if (r.status !== 0) {
     const detail = (r.stderr ?? '').trim().split('\n').slice(-2).join(' ');
