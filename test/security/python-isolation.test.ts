@@ -153,7 +153,7 @@ test("'bwrap' fails closed when bubblewrap is unusable; 'auto' falls back to non
 });
 
 for (const isolation of ['none', 'bwrap'] as const) {
-  test(`[${isolation}] descriptors the host inherited never reach the script`, async () => {
+  test(`[${isolation}] descriptors the host inherited never reach the script`, { timeout: 60_000 }, async (t) => {
     // A host whose parent left a descriptor inheritable (here bash's `exec 200<file`; node marks
     // only low descriptors close-on-exec): the script must not reach the file through it.
     const secret = path.join(secretDir, 'secret.txt');
@@ -166,8 +166,9 @@ for (const isolation of ['none', 'bwrap'] as const) {
     const child = spawn('bash', ['-c', 'exec 200<"$1"; shift; exec "$@"', 'bash', secret, process.execPath, '--import', 'tsx', '--input-type=module', '-e', code], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
+    t.after(() => child.kill('SIGKILL'));
     let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (t: string) => (out += t));
+    child.stdout!.setEncoding('utf8').on('data', (text: string) => (out += text));
     const [exitCode] = await once(child, 'exit');
     assert.equal(exitCode, 0);
     const seen = JSON.parse(out) as string[];
