@@ -1,4 +1,5 @@
 /** Configuration of the `code_execution` host tool. */
+import type { IsolationMode } from '../runtime/isolation/index.ts';
 import type { RegisteredTool } from '../host/types.ts';
 import type { JsEngine, JsPoolOptions } from '../runtime/js/index.ts';
 import type { PythonRunnerOptions } from '../runtime/python/index.ts';
@@ -29,8 +30,19 @@ export interface CodeExecutionOptions {
   jsPool?: JsPoolOptions;
   /** V8 engine: warm JavaScript sandbox processes kept ready (default 1). */
   jsPoolSize?: number;
-  /** Options for each conversation's Python interpreter. */
+  /**
+   * The OS layer around every script process, JavaScript and Python (src/runtime/isolation):
+   * `auto` (default) uses bubblewrap when it works here, `bwrap` fails closed without it,
+   * `none` runs scripts as plain processes. `python.isolation` overrides it for Python.
+   */
+  isolation?: IsolationMode;
+  /** Options for each conversation's Python interpreter (`python`, `isolation`, `mounts`, limits). */
   python?: PythonRunnerOptions;
+  /**
+   * Warm Python interpreters kept at most, one per conversation (default 8, ~24 MB each);
+   * past it the least recently used idle conversation's interpreter is ended.
+   */
+  maxPythonInterpreters?: number;
   /** Cap on the serialized result text handed back to the model (default 64 KiB). */
   maxResultChars?: number;
   /**

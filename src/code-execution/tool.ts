@@ -38,7 +38,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   if (whenBusy !== 'refuse' && whenBusy !== 'wait') throw new Error(`whenBusy must be 'refuse' or 'wait', got ${String(whenBusy)}`);
   const busyWaitMs = options.busyWaitMs ?? DEFAULTS.busyWaitMs;
   if (!(busyWaitMs >= 0) || busyWaitMs > 2 ** 31 - 1) throw new Error('busyWaitMs must be a number of milliseconds ≥ 0');
-  const runners = new ConversationRunners(options.jsPoolSize ?? 1, options.python ?? {}, { engine: options.engine, pool: options.jsPool });
+  const runners = new ConversationRunners(options.jsPoolSize ?? 1, { ...(options.isolation ? { isolation: options.isolation } : {}), ...options.python }, { engine: options.engine, pool: options.jsPool, isolation: options.isolation }, options.maxPythonInterpreters);
   const allow = options.allowTool ?? (() => true);
   const scriptTools = (): RegisteredTool[] =>
     host.registry.all().filter((t) => t.name !== CODE_EXECUTION && t.scriptCallable !== false && allow(t));

@@ -18,10 +18,9 @@ export interface ServeConfig {
   servers: ServeServerConfig[];
   codeExecution: CodeExecutionOptions | false;
   /**
-   * Validated script-runtime choices that `registerCodeExecution` has no option for in this
-   * build: `engine` is consumed by its `engine` option (which JavaScript engine runs scripts)
-   * and `isolation` by its `isolation` option (OS isolation of script processes). Empty when
-   * the file names neither.
+   * Script-runtime choices for `registerCodeExecution`: `engine` (which JavaScript engine runs
+   * scripts) and `isolation` (the OS layer around script processes). Empty when the file names
+   * neither.
    */
   runtime: { engine?: 'quickjs' | 'v8'; isolation?: 'auto' | 'bwrap' | 'none' };
   /** OTLP/HTTP export of every call as a span; absent, serve never loads OpenTelemetry. */

@@ -54,7 +54,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     for (const server of config.servers) {
       await host.connectServer(server);
     }
-    if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, { whenBusy: 'wait', ...config.codeExecution });
+    if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, { whenBusy: 'wait', ...config.runtime, ...config.codeExecution });
   } catch (error) {
     await shutdown();
     throw error;

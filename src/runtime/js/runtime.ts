@@ -26,6 +26,7 @@ import { CapacityError, resolvePoolOptions, type JsPoolOptions } from './engines
 import { QuickjsPool } from './engines/quickjs/pool.ts';
 import { V8Processes } from './engines/v8/processes.ts';
 import { PoolClosedError } from './pool.ts';
+import type { IsolationMode } from '../isolation/index.ts';
 import type { SandboxProcess } from './sandbox-process.ts';
 import { abortMessage, RunSession, type ExecuteResult, type RunProcess, type SessionRelease } from './session.ts';
 
@@ -41,6 +42,11 @@ export interface JsRuntimeOptions {
   engine?: JsEngine;
   /** Bounds of the sandbox processes (cap, queue, idle reclaim); both engines. */
   pool?: JsPoolOptions;
+  /**
+   * The OS layer around every sandbox process (src/runtime/isolation): `auto` (default) runs
+   * it under bubblewrap when that works here, `bwrap` fails closed without it, `none` skips it.
+   */
+  isolation?: IsolationMode;
   /** V8 engine: warm spare sandbox processes kept ready beyond those serving runs (default 1). */
   poolSize?: number;
   /** Default limits for every run of this runtime. */
@@ -116,7 +122,7 @@ export class JsRuntime {
     this.engine = engine;
     const pool = resolvePoolOptions(options.pool);
     if (engine === 'quickjs') {
-      this.quickjs = new QuickjsPool(pool, this.entry);
+      this.quickjs = new QuickjsPool(pool, this.entry, options.isolation);
       this.quickjs.warm();
     } else {
       this.v8 = new V8Processes({
@@ -124,6 +130,7 @@ export class JsRuntime {
         heapMb: this.limits.heapMb,
         entry: this.entry,
         contextify: this.fallbackContext,
+        ...(options.isolation ? { isolation: options.isolation } : {}),
         maxProcesses: pool.maxProcesses,
         maxQueued: pool.maxQueued,
         queueTimeoutMs: pool.queueTimeoutMs,

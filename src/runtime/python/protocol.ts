@@ -1,7 +1,9 @@
 /**
  * The newline-delimited JSON spoken between the runner and bootstrap.py. Every message that
  * belongs to a run carries its run id, and every tool call its call id, so a message for a run
- * that has ended is recognisable and can be dropped instead of reaching a later run.
+ * that has ended is recognisable and can be dropped instead of reaching a later run. Each run
+ * also carries a fresh random token that its `done` frame must repeat: a script that writes a
+ * `done` of its own onto the protocol pipe without it is caught (the interpreter is replaced).
  */
 
 /** How a run ended, as the interpreter saw it. */
@@ -20,6 +22,9 @@ export type InboundMessage =
   | {
       t: 'done';
       run: number;
+      token: string;
+      /** Threads the script left running; the runner then replaces the interpreter. */
+      stray?: number;
       outcome: RunOutcome;
       returnCode: number;
       value?: unknown;
@@ -74,6 +79,8 @@ export function parseInbound(line: string): InboundMessage | string {
     case 'done':
       if (
         isInt(m.run) &&
+        typeof m.token === 'string' &&
+        (m.stray === undefined || isInt(m.stray)) &&
         OUTCOMES.has(m.outcome as RunOutcome) &&
         isInt(m.returnCode) &&
         (m.error === undefined || isErrorInfo(m.error))
@@ -85,8 +92,8 @@ export function parseInbound(line: string): InboundMessage | string {
   return `malformed message: ${line.slice(0, 200)}`;
 }
 
-export function encodeRun(run: number, code: string, tools?: ToolTable): string {
-  return `${JSON.stringify(tools ? { t: 'run', run, code, tools } : { t: 'run', run, code })}\n`;
+export function encodeRun(run: number, token: string, code: string, tools?: ToolTable): string {
+  return `${JSON.stringify(tools ? { t: 'run', run, token, code, tools } : { t: 'run', run, token, code })}\n`;
 }
 
 export function encodeCancel(run: number): string {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { RunError, ToolBinding } from '../types.ts';
 import { PausableDeadline } from './clock.ts';
 import { CallLedger, type OpenCall } from './ledger.ts';
@@ -9,7 +10,6 @@ import { exitStatus, resultFromDone, resultFromLoss, stopMessage, type PythonRun
 export interface SessionOptions {
   proc: PythonProcess;
   runId: number;
-  nonce: string;
   code: string;
   /** Sent only when it changed since the interpreter's previous run. */
   toolTable?: ToolTable;
@@ -32,6 +32,10 @@ export class RunSession {
   readonly result: Promise<PythonRunResult>;
   readonly proc: PythonProcess;
   readonly runId: number;
+  /** Threads the script left running, as its interpreter reported them. */
+  stray = 0;
+  /** Known only to the host and the interpreter, never on a command line or in an environment. */
+  readonly #token = randomBytes(12).toString('hex');
   #resolve!: (r: PythonRunResult) => void;
   #o: SessionOptions;
   #ledger = new CallLedger();
@@ -49,12 +53,12 @@ export class RunSession {
     this.proc = o.proc;
     this.runId = o.runId;
     this.result = new Promise((resolve) => (this.#resolve = resolve));
-    this.#output = new RunOutput(endMarker(o.nonce, o.runId), o.outputCapBytes);
+    this.#output = new RunOutput(endMarker(this.#token, o.runId), o.outputCapBytes);
     this.#deadline = new PausableDeadline(o.timeoutMs, () => this.#escalate('timeout'));
   }
 
   begin(): void {
-    this.proc.send(encodeRun(this.runId, this.#o.code, this.#o.toolTable));
+    this.proc.send(encodeRun(this.runId, this.#token, this.#o.code, this.#o.toolTable));
     this.#deadline.start();
     if (this.#o.signal?.aborted) this.#escalate('aborted');
     else this.#o.signal?.addEventListener('abort', this.#onAbort, { once: true });
@@ -66,6 +70,13 @@ export class RunSession {
       if (!this.#done) this.#call(msg.id, msg.name, msg.args);
     }
     else if (msg.t === 'done') {
+      if (msg.token !== this.#token || this.#done) {
+        // Not written by the runner for this run: its script forged it. Nothing it says is
+        // believed, and the interpreter (whose state the script now controls) is replaced.
+        this.proc.breach(`run ${this.runId} received a completion frame the runner did not write`);
+        return;
+      }
+      this.stray = msg.stray ?? 0;
       this.#done = msg;
       this.#maybeFinish();
     }
