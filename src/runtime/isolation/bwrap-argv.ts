@@ -65,14 +65,19 @@ export function bwrapArgv(spec: BwrapSpec): string[] {
     '--hostname', 'toolcell',
   ];
   const seen = new Set<string>();
+  const underTmp: string[] = [];
   // Sorted, so a directory comes before anything inside it and the inner path is skipped.
   for (const p of [...spec.system.binds, ...spec.readOnly].sort()) {
     if (seen.has(p) || coveredBy(p, seen)) continue;
     seen.add(p);
-    argv.push('--ro-bind', p, p);
+    // A path under /tmp (toolcell installed in a temporary project, say) is bound after the
+    // private tmpfs, which would otherwise hide it.
+    if (p === '/tmp' || p.startsWith('/tmp/')) underTmp.push(p);
+    else argv.push('--ro-bind', p, p);
   }
   for (const [link, target] of spec.system.symlinks) argv.push('--symlink', target, link);
   argv.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  for (const p of underTmp) argv.push('--ro-bind', p, p);
   // Grants last, so a grant under /tmp is not hidden by the tmpfs.
   for (const m of spec.mounts) argv.push(m.mode === 'rw' ? '--bind' : '--ro-bind', m.path, m.target);
   // The root is bwrap's own tmpfs; once every mount point exists it is made read-only too.

@@ -80,3 +80,11 @@ test('grants are checked: absolute paths, a known mode, no target over /, /proc 
   assert.throws(() => checkMounts([{ path: '/d\0', mode: 'ro' }]), /NUL/);
   assert.deepEqual(checkMounts([{ path: '/a/../b/', mode: 'rw' }]), [{ path: '/b', mode: 'rw', target: '/b' }]);
 });
+
+test('a read-only path under /tmp (toolcell installed in a temporary project) is bound after the private /tmp, so it shows', () => {
+  const argv = bwrapArgv({ ...base, readOnly: [...base.readOnly, '/tmp/project/node_modules/toolcell'] });
+  const tmpfs = argv.indexOf('--tmpfs');
+  const bind = argv.findIndex((a, i) => a === '--ro-bind' && argv[i + 1] === '/tmp/project/node_modules/toolcell');
+  assert.ok(tmpfs > 0 && bind > tmpfs, 'the bind comes after the tmpfs that would hide it');
+  assert.ok(argv.indexOf('--ro-bind') < tmpfs, 'paths outside /tmp are still bound before it');
+});
