@@ -8,7 +8,8 @@
  * - a warm `code_execution` of `return 1` in JavaScript through the whole path (target at
  *   1,000 tools within 1.2× of 10 tools), next to the same `return 1` in the JavaScript
  *   runtime alone given as many bindings — the part of a run that lives in the sandbox
- *   runtime (src/runtime/js), which receives and installs the tool list on every run.
+ *   runtime (src/runtime/js), which receives and installs the tool list on every run;
+ * - a warm Python `code_execution` of `1`, whose runner also receives the tool list per run.
  *
  * The last line is JSON.
  */
@@ -58,10 +59,10 @@ async function timeRuns(run: () => Promise<unknown>): Promise<number> {
   return median(rounds);
 }
 
-const rows: { tools: number; descriptionKB: number; listFirstMs: number; listCachedMs: number; runMs: number; runtimeAloneMs: number }[] = [];
+const rows: { tools: number; descriptionKB: number; listFirstMs: number; listCachedMs: number; runMs: number; runtimeAloneMs: number; pythonMs: number }[] = [];
 for (const count of SIZES) {
   const host = hostWith(count);
-  const ce = registerCodeExecution(host, { languages: ['javascript', 'python'] });
+  const ce = registerCodeExecution(host, { languages: ['javascript', 'python'], python: { idleTimeoutMs: 600_000 } });
   let start = performance.now();
   host.listTools();
   const listFirstMs = performance.now() - start;
@@ -76,6 +77,10 @@ for (const count of SIZES) {
     const outcome = await host.dispatch({ inferenceId, name: 'code_execution', input: { code: 'return 1' } });
     if (outcome.status !== 'completed' || outcome.result.isError) throw new Error(`run failed: ${JSON.stringify(outcome.result)}`);
   });
+  const pythonMs = await timeRuns(async () => {
+    const outcome = await host.dispatch({ inferenceId, name: 'code_execution', input: { code: '1', language: 'python' } });
+    if (outcome.status !== 'completed' || outcome.result.isError) throw new Error(`run failed: ${JSON.stringify(outcome.result)}`);
+  });
   const descriptionKB = ce.describe().length / 1024;
   await ce.close();
   await host.close();
@@ -84,16 +89,16 @@ for (const count of SIZES) {
   const bindings = Array.from({ length: count }, (_, i) => ({ name: `srv${i % 10}_tool_${i}`, invoke: async () => 'ok' }));
   const runtimeAloneMs = await timeRuns(() => runtime.execute('return 1', { tools: bindings }));
   await runtime.close();
-  rows.push({ tools: count, descriptionKB: Number(descriptionKB.toFixed(1)), listFirstMs: Number(listFirstMs.toFixed(2)), listCachedMs: Number(median(cached).toFixed(4)), runMs: Number(runMs.toFixed(3)), runtimeAloneMs: Number(runtimeAloneMs.toFixed(3)) });
+  rows.push({ tools: count, descriptionKB: Number(descriptionKB.toFixed(1)), listFirstMs: Number(listFirstMs.toFixed(2)), listCachedMs: Number(median(cached).toFixed(4)), runMs: Number(runMs.toFixed(3)), runtimeAloneMs: Number(runtimeAloneMs.toFixed(3)), pythonMs: Number(pythonMs.toFixed(3)) });
 }
 
 const first = rows[0]!;
 const last = rows[rows.length - 1]!;
 console.log(`listTools() first and cached (median of 50); warm code_execution \`return 1\` (JavaScript, median of ${ROUNDS} rounds of ${RUNS})`);
-console.log('tools   description   listTools first   listTools cached   warm return 1 (whole path)   same in the JS runtime alone');
+console.log('tools   description   listTools first   listTools cached   warm return 1 (whole path)   same in the JS runtime alone   warm Python `1`');
 for (const r of rows) {
   console.log(
-    `${String(r.tools).padStart(5)} ${`${r.descriptionKB} KB`.padStart(13)} ${`${r.listFirstMs.toFixed(2)} ms`.padStart(17)} ${`${r.listCachedMs.toFixed(4)} ms`.padStart(18)} ${`${r.runMs.toFixed(3)} ms (${(r.runMs / first.runMs).toFixed(2)}×)`.padStart(28)} ${`${r.runtimeAloneMs.toFixed(3)} ms (${(r.runtimeAloneMs / first.runtimeAloneMs).toFixed(2)}×)`.padStart(30)}`,
+    `${String(r.tools).padStart(5)} ${`${r.descriptionKB} KB`.padStart(13)} ${`${r.listFirstMs.toFixed(2)} ms`.padStart(17)} ${`${r.listCachedMs.toFixed(4)} ms`.padStart(18)} ${`${r.runMs.toFixed(3)} ms (${(r.runMs / first.runMs).toFixed(2)}×)`.padStart(28)} ${`${r.runtimeAloneMs.toFixed(3)} ms (${(r.runtimeAloneMs / first.runtimeAloneMs).toFixed(2)}×)`.padStart(30)} ${`${r.pythonMs.toFixed(3)} ms (${(r.pythonMs / first.pythonMs).toFixed(2)}×)`.padStart(18)}`,
   );
 }
 const listOk = last.listCachedMs <= 5;
