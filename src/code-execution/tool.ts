@@ -11,16 +11,19 @@
  * ```
  */
 import type { ToolHost } from '../host/tool-host.ts';
-import type { HostToolContext, RegisteredTool, ToolResult } from '../host/types.ts';
+import type { HostToolContext, ToolResult } from '../host/types.ts';
 import { buildBindings, type ExecutionLedger } from './bindings.ts';
 import { describeCodeExecution } from './description.ts';
+import { ListingCache } from './listing-cache.ts';
 import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguage } from './options.ts';
 import { refusalResult, summarizeCalls, toToolResult, type ExecutionSummary, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
 
 export interface CodeExecution {
-  /** The current model-facing description. */
+  /** The current model-facing description (built once per change of the host's tools). */
   describe(): string;
+  /** How many times the description and the script's tool list were built (tests count rebuilds). */
+  readonly builds: { readonly description: number; readonly bound: number };
   /** Kills every interpreter and worker. */
   close(): Promise<void>;
   readonly runners: ConversationRunners;
@@ -40,12 +43,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   if (!(busyWaitMs >= 0) || busyWaitMs > 2 ** 31 - 1) throw new Error('busyWaitMs must be a number of milliseconds ≥ 0');
   const runners = new ConversationRunners(options.jsPoolSize ?? 1, { ...(options.isolation ? { isolation: options.isolation } : {}), ...options.python }, { engine: options.engine, pool: options.jsPool, isolation: options.isolation }, options.maxPythonInterpreters);
   const allow = options.allowTool ?? (() => true);
-  const scriptTools = (): RegisteredTool[] =>
-    host.registry.all().filter((t) => t.name !== CODE_EXECUTION && t.scriptCallable !== false && allow(t));
-  const describe = () => describeCodeExecution(scriptTools(), languages, { defaultMs, maxMs });
-  // Tools a script may not call (code_execution itself) are still bound, undeclared, so that a
-  // script trying one meets the host's own refusal site: a clear error, and nothing is sent.
-  const boundTools = (): RegisteredTool[] => [...scriptTools(), ...host.registry.all().filter((t) => t.scriptCallable === false)];
+  const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs }), allow);
+  const describe = () => cache.description();
 
   async function handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult> {
     // Read now: an abort that came before this point must reach the script (the signal is lazy).
@@ -64,7 +63,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const lease = acquired.lease;
     try {
       const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, ...(ctx.onProgress ? { progress: ctx.onProgress } : {}) };
-      const bindings = buildBindings(host, boundTools(), { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs);
+      const bindings = buildBindings(host, cache.bound(), { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs);
       let summary: ExecutionSummary;
       if (language === 'javascript') {
         const run = await (await runners.javascript()).execute(code, {
@@ -124,5 +123,5 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     handler,
   });
 
-  return { describe, close: () => runners.close(), runners };
+  return { describe, builds: cache.builds, close: () => runners.close(), runners };
 }

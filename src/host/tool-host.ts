@@ -98,6 +98,15 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private closing = false;
   /** Wakers of pending reconnect back-offs. */
   private readonly backoffs = new Set<() => void>();
+  /** See {@link toolsVersion}: what it was last computed from. */
+  private seenRegistryVersion = -1;
+  private seenLiveness = '';
+  private version = 0;
+  /** Listings built for one {@link toolsVersion}, reused until it changes. */
+  private available: { version: number; tools: readonly RegisteredTool[] } | undefined;
+  private listing: { version: number; tools: readonly ToolListing[] } | undefined;
+  /** How many times the model-facing listing was built (tests count rebuilds with it). */
+  listingBuilds = 0;
 
   constructor(options: ToolHostOptions = {}) {
     super();
@@ -132,12 +141,63 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   }
 
   /**
+   * A number that changes exactly when what {@link listTools} returns may change: a tool
+   * registered or removed, a server's tools (re)listed, a class override, or a server
+   * connecting or going away (its tools are hidden meanwhile). Listings and descriptions are
+   * cached under it. Reading it costs a look at each connection, not at each tool.
+   */
+  get toolsVersion(): number {
+    let liveness = '';
+    for (const c of this.connections.values()) if (c.isConnected) liveness += `${c.id}\u0000${c.epoch}\n`;
+    if (this.registry.version !== this.seenRegistryVersion || liveness !== this.seenLiveness) {
+      this.seenRegistryVersion = this.registry.version;
+      this.seenLiveness = liveness;
+      this.version += 1;
+    }
+    return this.version;
+  }
+
+  /**
+   * Every registered tool the model may be offered now, in registration order: a server's
+   * tools are left out while it is not connected. Built once per {@link toolsVersion}; the
+   * array is shared and frozen.
+   */
+  availableTools(): readonly RegisteredTool[] {
+    const version = this.toolsVersion;
+    if (this.available?.version !== version) {
+      const tools = this.registry.all().filter((t) => t.serverId === undefined || this.connections.get(t.serverId)?.isConnected === true);
+      this.available = { version, tools: Object.freeze(tools) };
+    }
+    return this.available.tools;
+  }
+
+  /**
    * Model-facing listing of every tool with its effective class. A server's tools are left
    * out while it is not connected (dead, or reconnecting): the model should not be offered
    * tools that would only be refused. They come back when a new epoch is ready.
+   *
+   * Built once per {@link toolsVersion} (descriptions included) and reused: the array is
+   * fresh on each call, its entries are frozen and shared.
    */
   listTools(): ToolListing[] {
-    return this.registry.list().filter((t) => t.serverId === undefined || this.connections.get(t.serverId)?.isConnected === true);
+    const version = this.toolsVersion;
+    if (this.listing?.version !== version) {
+      const tools = this.availableTools().map((t) => {
+        const entry: ToolListing = {
+          name: t.name,
+          description: t.describe ? t.describe() : t.description,
+          inputSchema: t.inputSchema,
+          ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+          classes: Object.freeze([...t.classes]) as ToolListing['classes'],
+          classSource: t.classSource,
+          ...(t.serverId !== undefined ? { serverId: t.serverId } : {}),
+        };
+        return Object.freeze(entry);
+      });
+      this.listing = { version, tools };
+      this.listingBuilds += 1;
+    }
+    return [...this.listing.tools];
   }
 
   // ── servers ──────────────────────────────────────────────────────────────

@@ -59,7 +59,11 @@ export interface HostToolDefinition {
   handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult>;
   /** False for tools a script may not call (such as `code_execution` itself). Default true. */
   scriptCallable?: boolean;
-  /** Computes the description at listing time, for tools whose description depends on other tools. */
+  /**
+   * Computes the description at listing time, for tools whose description depends on other
+   * tools. The host calls it once per change of {@link ToolHost.toolsVersion} and reuses the
+   * text, so it must depend on nothing else.
+   */
   describe?: () => string;
 }
 
