@@ -15,7 +15,8 @@ import type { HostToolContext, RegisteredTool, ToolResult } from '../host/types.
 import { buildBindings, type ExecutionLedger } from './bindings.ts';
 import { describeCodeExecution } from './description.ts';
 import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguage } from './options.ts';
-import { refusalResult, summarizeCalls, toToolResult, type ExecutionSummary, type TimeLimit } from './result.ts';
+import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
+import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
 
 export interface CodeExecution {
@@ -37,6 +38,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const whenBusy = options.whenBusy ?? 'refuse';
   if (whenBusy !== 'refuse' && whenBusy !== 'wait') throw new Error(`whenBusy must be 'refuse' or 'wait', got ${String(whenBusy)}`);
   const busyWaitMs = options.busyWaitMs ?? DEFAULTS.busyWaitMs;
+  const maxCalls = options.maxCallsPerExecution ?? DEFAULTS.maxCallsPerExecution;
+  if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new Error('maxCallsPerExecution must be an integer ≥ 0');
   if (!(busyWaitMs >= 0) || busyWaitMs > 2 ** 31 - 1) throw new Error('busyWaitMs must be a number of milliseconds ≥ 0');
   const runners = new ConversationRunners(options.jsPoolSize ?? 1, options.python ?? {}, { engine: options.engine, pool: options.jsPool });
   const allow = options.allowTool ?? (() => true);
@@ -63,41 +66,21 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     if ('refused' in acquired) return refusalResult(acquired.refused);
     const lease = acquired.lease;
     try {
-      const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, ...(ctx.onProgress ? { progress: ctx.onProgress } : {}) };
+      const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, budget: { limit: maxCalls, opened: 0 }, ...(ctx.onProgress ? { progress: ctx.onProgress } : {}) };
       const bindings = buildBindings(host, boundTools(), { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs);
-      let summary: ExecutionSummary;
+      let report: RunReport;
       if (language === 'javascript') {
-        const run = await (await runners.javascript()).execute(code, {
+        report = await (await runners.javascript()).execute(code, {
           tools: bindings,
           timeoutMs: timeLimit.appliedMs,
           signal,
           conversation: ctx.conversationId,
         });
-        summary = {
-          language,
-          ok: run.ok,
-          ...(run.ok ? { value: run.value } : { error: run.error }),
-          logs: run.logs,
-          ...summarizeCalls(run.calls),
-          timeLimit,
-        };
       } else {
-        const run = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal });
-        summary = {
-          language,
-          ok: run.ok,
-          stdout: run.stdout,
-          stderr: run.stderr,
-          returnCode: run.returnCode,
-          ...(run.value !== undefined ? { value: run.value } : {}),
-          ...(run.error ? { error: run.error } : {}),
-          ...(run.truncated ? { truncated: true } : {}),
-          ...summarizeCalls(run.calls),
-          timeLimit,
-        };
+        report = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal });
       }
       ledger.live = false;
-      return toToolResult(summary, maxResultChars, ledger.endTurn);
+      return toToolResult(buildEnvelope(report, timeLimit), maxResultChars, ledger.endTurn);
     } finally {
       // The runtime has returned: the script has stopped (JavaScript: its process killed;
       // Python: it reported done, or its interpreter exited).
@@ -121,6 +104,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       required: ['code'],
       additionalProperties: false,
     },
+    outputSchema: RESULT_ENVELOPE_SCHEMA as unknown as Record<string, unknown>,
     handler,
   });
 
