@@ -13,7 +13,8 @@
 import type { ToolHost } from '../host/tool-host.ts';
 import type { HostToolContext, RegisteredTool, ToolResult } from '../host/types.ts';
 import { buildBindings, type ExecutionLedger } from './bindings.ts';
-import { describeCodeExecution } from './description.ts';
+import { describeCodeExecution, toolDescriptors } from './description.ts';
+import { toolSearchBindings } from './tool-search.ts';
 import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguage } from './options.ts';
 import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
 import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLimit } from './result.ts';
@@ -45,7 +46,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const allow = options.allowTool ?? (() => true);
   const scriptTools = (): RegisteredTool[] =>
     host.registry.all().filter((t) => t.name !== CODE_EXECUTION && t.scriptCallable !== false && allow(t));
-  const describe = () => describeCodeExecution(scriptTools(), languages, { defaultMs, maxMs });
+  const maxDescriptionChars = options.maxDescriptionChars ?? DEFAULTS.maxDescriptionChars;
+  const describe = () => describeCodeExecution(scriptTools(), languages, { defaultMs, maxMs, maxChars: maxDescriptionChars });
   // Tools a script may not call (code_execution itself) are still bound, undeclared, so that a
   // script trying one meets the host's own refusal site: a clear error, and nothing is sent.
   const boundTools = (): RegisteredTool[] => [...scriptTools(), ...host.registry.all().filter((t) => t.scriptCallable === false)];
@@ -67,7 +69,11 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const lease = acquired.lease;
     try {
       const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, budget: { limit: maxCalls, opened: 0 }, ...(ctx.onProgress ? { progress: ctx.onProgress } : {}) };
-      const bindings = buildBindings(host, boundTools(), { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs);
+      const bindings = [
+        ...buildBindings(host, boundTools(), { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs),
+        // describe() and searchTools() answer from the declared tools on the host side: not dispatched, not recorded.
+        ...toolSearchBindings(toolDescriptors(scriptTools()), language),
+      ];
       let report: RunReport;
       if (language === 'javascript') {
         report = await (await runners.javascript()).execute(code, {
