@@ -46,7 +46,7 @@ export interface CodeExecutionOptions {
   /**
    * Most tool calls one execution may open (default 200). The call past it is refused at the
    * host's refusal site (`execution_budget`: no lifecycle event) and the script sees a clear
-   * error; calls also count against the host's per-inference budget.
+   * error; calls also count against the host's per-inference budget. `Infinity` lifts it.
    */
   maxCallsPerExecution?: number;
   /**

@@ -40,7 +40,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   if (whenBusy !== 'refuse' && whenBusy !== 'wait') throw new Error(`whenBusy must be 'refuse' or 'wait', got ${String(whenBusy)}`);
   const busyWaitMs = options.busyWaitMs ?? DEFAULTS.busyWaitMs;
   const maxCalls = options.maxCallsPerExecution ?? DEFAULTS.maxCallsPerExecution;
-  if (!Number.isInteger(maxCalls) || maxCalls < 0) throw new Error('maxCallsPerExecution must be an integer ≥ 0');
+  if (!(Number.isInteger(maxCalls) || maxCalls === Infinity) || maxCalls < 0) throw new Error('maxCallsPerExecution must be an integer ≥ 0 (or Infinity)');
   if (!(busyWaitMs >= 0) || busyWaitMs > 2 ** 31 - 1) throw new Error('busyWaitMs must be a number of milliseconds ≥ 0');
   const runners = new ConversationRunners(options.jsPoolSize ?? 1, options.python ?? {}, { engine: options.engine, pool: options.jsPool });
   const allow = options.allowTool ?? (() => true);
