@@ -212,7 +212,7 @@ export function fitEnvelope(envelope: ResultEnvelope, maxChars: number): ResultE
     if (kept.length > 0) out.logs = kept;
     if (cut) truncated.logs = { entries: logs.length };
   }
-  out.truncated = truncated;
+  if (Object.keys(truncated).length > 0) out.truncated = truncated;
   return out;
 }
 
