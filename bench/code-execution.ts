@@ -26,7 +26,7 @@ const dir = mkdtempSync(join(tmpdir(), 'toolcell-bench-ce-'));
 const host = noopHost();
 try {
   await attachObservers(host, dir, 4);
-  const codeExecution = registerCodeExecution(host, { engine: 'quickjs', maxTimeLimitMs: 120_000 });
+  const codeExecution = registerCodeExecution(host, { engine: 'quickjs', maxTimeLimitMs: 120_000, maxCallsPerExecution: Infinity });
   const stream = host.openStream('bench');
   const inferenceId = stream.beginInference();
   const run = async (input: Record<string, unknown>) => {

@@ -11,6 +11,7 @@ export type {
   HostToolDefinition,
   HostToolContext,
   DispatchRequest,
+  ExecutionBudget,
   DispatchOutcome,
   DispatchStatus,
   RefusalCode,
@@ -28,6 +29,6 @@ export type { WireFrame } from './mcpl/transports/types.ts';
 export { McplConnection } from './mcpl/connection.ts';
 export type { OperatorPolicy, NarrowingSpec } from './lifecycle/grants.ts';
 export { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleParams, type ToolPhase } from './lifecycle/events.ts';
-export { registerCodeExecution, ToolError, type CodeExecution, type CodeExecutionOptions } from './code-execution/index.ts';
+export { registerCodeExecution, ToolError, RESULT_ENVELOPE_SCHEMA, type CodeExecution, type CodeExecutionOptions, type ResultEnvelope } from './code-execution/index.ts';
 export { renderDeclarations, renderPythonStubs, validateArguments } from './runtime/declarations/index.ts';
 export { PythonRunner } from './runtime/python/index.ts';

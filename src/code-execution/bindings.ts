@@ -13,7 +13,7 @@
  * total) shows as the fraction between two such steps, its message prefixed with the tool name.
  */
 import type { ToolHost } from '../host/tool-host.ts';
-import type { DispatchOutcome, RegisteredTool, ToolResult } from '../host/types.ts';
+import type { DispatchOutcome, ExecutionBudget, RegisteredTool, ToolResult } from '../host/types.ts';
 import { resultText } from '../host/results.ts';
 import type { ToolBinding, ToolCallContext } from '../runtime/types.ts';
 import { END_TURN_META_KEY } from './options.ts';
@@ -38,6 +38,8 @@ export interface ExecutionLedger {
   ended: number;
   /** The parent call's progress sink, when its caller asked for progress. */
   progress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /** The execution's call budget, counted and enforced by the host's refusal site. */
+  budget: ExecutionBudget;
 }
 
 /** The parent's progress sink for one inner call's own progress, or undefined when nobody listens. */
@@ -117,6 +119,7 @@ class ScriptBinding implements ToolBinding {
       timeoutMs: callTimeoutMs,
       // A human approving the call never counts against the script's time limit.
       onPending: ctx.pauseClock,
+      executionBudget: ledger.budget,
       ...(ledger.progress ? { onProgress: innerProgress(ledger, name)! } : {}),
     });
     ledger.ended += 1;

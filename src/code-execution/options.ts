@@ -55,6 +55,19 @@ export interface CodeExecutionOptions {
   whenBusy?: WhenBusy;
   /** Longest wait for the conversation before the execution is not run (default 30 s). */
   busyWaitMs?: number;
+  /**
+   * Most tool calls one execution may open (default 200). The call past it is refused at the
+   * host's refusal site (`execution_budget`: no lifecycle event) and the script sees a clear
+   * error; calls also count against the host's per-inference budget. `Infinity` lifts it.
+   */
+  maxCallsPerExecution?: number;
+  /**
+   * Longest description, in characters (default 8192). When the full declarations would make it
+   * longer, the description lists each tool's name and a one-line summary only, and scripts
+   * read full declarations with `await describe('name')` and find tools with
+   * `await searchTools('query')`.
+   */
+  maxDescriptionChars?: number;
 }
 
 export const DEFAULTS = {
@@ -64,6 +77,8 @@ export const DEFAULTS = {
   innerCallGraceMs: 5_000,
   maxResultChars: 64 * 1024,
   busyWaitMs: 30_000,
+  maxCallsPerExecution: 200,
+  maxDescriptionChars: 8192,
 } as const;
 
 /** The tool's name; scripts can never call it. */

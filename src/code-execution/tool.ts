@@ -11,12 +11,15 @@
  * ```
  */
 import type { ToolHost } from '../host/tool-host.ts';
-import type { HostToolContext, ToolResult } from '../host/types.ts';
+import type { HostToolContext, RegisteredTool, ToolResult } from '../host/types.ts';
 import { buildBindings, type ExecutionLedger } from './bindings.ts';
-import { describeCodeExecution } from './description.ts';
+import { describeCodeExecution, toolDescriptors } from './description.ts';
+import type { ToolDescriptor } from '../runtime/declarations/index.ts';
 import { ListingCache } from './listing-cache.ts';
+import { toolSearchBindings } from './tool-search.ts';
 import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguage } from './options.ts';
-import { refusalResult, summarizeCalls, toToolResult, type ExecutionSummary, type TimeLimit } from './result.ts';
+import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
+import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
 
 export interface CodeExecution {
@@ -40,11 +43,20 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const whenBusy = options.whenBusy ?? 'refuse';
   if (whenBusy !== 'refuse' && whenBusy !== 'wait') throw new Error(`whenBusy must be 'refuse' or 'wait', got ${String(whenBusy)}`);
   const busyWaitMs = options.busyWaitMs ?? DEFAULTS.busyWaitMs;
+  const maxCalls = options.maxCallsPerExecution ?? DEFAULTS.maxCallsPerExecution;
+  if (!(Number.isInteger(maxCalls) || maxCalls === Infinity) || maxCalls < 0) throw new Error('maxCallsPerExecution must be an integer ≥ 0 (or Infinity)');
   if (!(busyWaitMs >= 0) || busyWaitMs > 2 ** 31 - 1) throw new Error('busyWaitMs must be a number of milliseconds ≥ 0');
   const runners = new ConversationRunners(options.jsPoolSize ?? 1, { ...(options.isolation ? { isolation: options.isolation } : {}), ...options.python }, { engine: options.engine, pool: options.jsPool, isolation: options.isolation }, options.maxPythonInterpreters);
   const allow = options.allowTool ?? (() => true);
-  const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs }), allow);
+  const maxDescriptionChars = options.maxDescriptionChars ?? DEFAULTS.maxDescriptionChars;
+  const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs, maxChars: maxDescriptionChars }), allow);
   const describe = () => cache.description();
+  // What describe() and searchTools() answer from: the declared tools, rebuilt only when the bound list is.
+  let searchable: { of: readonly RegisteredTool[]; value: ToolDescriptor[] } | undefined;
+  const searchableTools = (bound: readonly RegisteredTool[]): ToolDescriptor[] => {
+    if (searchable?.of !== bound) searchable = { of: bound, value: toolDescriptors(bound.filter((t) => t.scriptCallable !== false)) };
+    return searchable.value;
+  };
 
   async function handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult> {
     // Read now: an abort that came before this point must reach the script (the signal is lazy).
@@ -62,41 +74,26 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     if ('refused' in acquired) return refusalResult(acquired.refused);
     const lease = acquired.lease;
     try {
-      const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, ...(ctx.onProgress ? { progress: ctx.onProgress } : {}) };
-      const bindings = buildBindings(host, cache.bound(), { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs);
-      let summary: ExecutionSummary;
+      const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, budget: { limit: maxCalls, opened: 0 }, ...(ctx.onProgress ? { progress: ctx.onProgress } : {}) };
+      const bound = cache.bound();
+      const bindings = [
+        ...buildBindings(host, bound, { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs),
+        // describe() and searchTools() answer from the declared tools on the host side: not dispatched, not recorded.
+        ...toolSearchBindings(searchableTools(bound), language),
+      ];
+      let report: RunReport;
       if (language === 'javascript') {
-        const run = await (await runners.javascript()).execute(code, {
+        report = await (await runners.javascript()).execute(code, {
           tools: bindings,
           timeoutMs: timeLimit.appliedMs,
           signal,
           conversation: ctx.conversationId,
         });
-        summary = {
-          language,
-          ok: run.ok,
-          ...(run.ok ? { value: run.value } : { error: run.error }),
-          logs: run.logs,
-          ...summarizeCalls(run.calls),
-          timeLimit,
-        };
       } else {
-        const run = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal });
-        summary = {
-          language,
-          ok: run.ok,
-          stdout: run.stdout,
-          stderr: run.stderr,
-          returnCode: run.returnCode,
-          ...(run.value !== undefined ? { value: run.value } : {}),
-          ...(run.error ? { error: run.error } : {}),
-          ...(run.truncated ? { truncated: true } : {}),
-          ...summarizeCalls(run.calls),
-          timeLimit,
-        };
+        report = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal });
       }
       ledger.live = false;
-      return toToolResult(summary, maxResultChars, ledger.endTurn);
+      return toToolResult(buildEnvelope(report, timeLimit), maxResultChars, ledger.endTurn);
     } finally {
       // The runtime has returned: the script has stopped (JavaScript: its process killed;
       // Python: it reported done, or its interpreter exited).
@@ -120,6 +117,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       required: ['code'],
       additionalProperties: false,
     },
+    outputSchema: RESULT_ENVELOPE_SCHEMA as unknown as Record<string, unknown>,
     handler,
   });
 

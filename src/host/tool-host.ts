@@ -395,6 +395,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       return Promise.resolve({ status: 'refused', result: errorResult(refusal.message), refusal });
     }
     inference!.calls += 1;
+    if (request.executionBudget) request.executionBudget.opened += 1;
     return this.calls.run(request, tool!, inference!, (request.input ?? {}) as Record<string, unknown>);
   }
 

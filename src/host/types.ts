@@ -128,6 +128,18 @@ export interface DispatchRequest {
    * Called only while the call is open.
    */
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /**
+   * A call budget shared by several requests (`code_execution` passes one per execution):
+   * the host refuses the call (`execution_budget`) once `opened` has reached `limit`, and
+   * counts each call that opens. It counts alongside the inference's own budget.
+   */
+  executionBudget?: ExecutionBudget;
+}
+
+/** A budget of calls shared by the requests that carry it; `opened` is the host's count. */
+export interface ExecutionBudget {
+  readonly limit: number;
+  opened: number;
 }
 
 /** A call as an instrumentation sees it, between its opening and its terminal. */
@@ -216,6 +228,8 @@ export type RefusalCode =
   | 'unknown_inference'
   /** The inference's call budget was spent. */
   | 'budget_exceeded'
+  /** The request's execution budget (one `code_execution` run's calls) was spent. */
+  | 'execution_budget'
   /** A script call whose parent call (its `code_execution`) had already ended. */
   | 'parent_ended'
   /** Refused by the approval gate after `pending`: the call opened, and ended `aborted`. */

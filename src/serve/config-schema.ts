@@ -59,6 +59,10 @@ const CodeExecution = z.object({
   innerCallGraceMs: z.number().min(0).optional(),
   jsPoolSize: z.number().int().min(1).optional(),
   maxResultChars: z.number().int().min(1).optional(),
+  /** Most tool calls one script may open; the next is refused. */
+  maxCallsPerExecution: z.number().int().min(0).optional(),
+  /** Longest description before it lists tools by name and summary only. */
+  maxDescriptionChars: z.number().int().min(1).optional(),
   /** A second script in a busy conversation waits its turn (serve's default) or is refused. */
   whenBusy: z.enum(['wait', 'refuse']).optional(),
   /** How long a script waits for its turn before it is refused. */
