@@ -32,6 +32,8 @@ export interface PythonRunOptions {
   timeoutMs: number;
   /** Aborting stops the run the same way the time limit does, reported as `aborted`. */
   signal?: AbortSignal;
+  /** Report where in the script each call was made (`ToolCallContext.site`); costs a frame walk per call. */
+  callSites?: boolean;
 }
 
 export type PythonRunnerState = 'cold' | 'starting' | 'idle' | 'busy' | 'dead';
@@ -181,6 +183,7 @@ export class PythonRunner {
       killGraceMs: this.#killGraceMs,
       outputCapBytes: this.#outputCapBytes,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.callSites ? { callSites: true } : {}),
     });
     interp.toolKey = tools.key;
     this.#session = session;
