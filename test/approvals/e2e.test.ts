@@ -33,7 +33,7 @@ function recordingGate(batchAnswers: Answer[], callAnswer: boolean = true) {
   return { gate, batches, calls };
 }
 
-function setup(batchAnswers: Answer[], callAnswer = true) {
+function setup(batchAnswers: Answer[], callAnswer = true, engine: 'quickjs' | 'v8' = 'quickjs') {
   const { gate, batches, calls } = recordingGate(batchAnswers, callAnswer);
   const host = new ToolHost({ logger: pino({ level: 'silent' }), approvalGate: gate });
   const events: HostLifecycleEvent[] = [];
@@ -53,7 +53,7 @@ function setup(batchAnswers: Answer[], callAnswer = true) {
     classes: ['memory'],
     handler: async () => textResult('found'),
   });
-  const ce = registerCodeExecution(host, { languages: ['javascript', 'python'] });
+  const ce = registerCodeExecution(host, { languages: ['javascript', 'python'], engine });
   let n = 0;
   const run = async (code: string, language: 'javascript' | 'python', conversationId = 'conv') => {
     const inferenceId = host.beginInference({ conversationId });
@@ -160,6 +160,20 @@ for (const language of ['javascript', 'python'] as const) {
     }
   });
 }
+
+test('V8 engine: the just-in-time request carries the script line and column of the call', async () => {
+  const rig = setup([], true, 'v8');
+  try {
+    const code = 'const name = ["send", "email"].join("_");\n\nconst r = await  tools[name]({ to: "x" });\nreturn r;';
+    const { text } = await rig.run(code, 'javascript');
+    assert.match(text, /sent 1/);
+    assert.equal(rig.calls.length, 1);
+    // V8 places a call at its argument list's parenthesis.
+    assert.deepEqual(rig.calls[0]!.callSite, { line: 3, column: 29 });
+  } finally {
+    await rig.close();
+  }
+});
 
 test('a revoked grant applies to the next call of a running script: that call waits pending for its own decision', async () => {
   const rig = setup([{ approved: true, scope: 'conversation' }], false);
