@@ -97,8 +97,9 @@ export function buildBindings(
         timeoutMs: callTimeoutMs,
         // A human approving the call never counts against the script's time limit.
         onPending: ctx.pauseClock,
-        // Present only when call sites are captured (an approval gate is configured).
-        ...(ctx.site !== undefined ? { callSite: ctx.site } : {}),
+        // Set only when call sites are captured (an approval gate is configured); a plain
+        // property rather than a conditional spread keeps the per-call request cheap.
+        callSite: ctx.site,
         ...(ledger.progress ? { onProgress: innerProgress(ledger, tool.name)! } : {}),
       });
       ledger.ended += 1;

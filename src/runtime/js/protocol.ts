@@ -86,8 +86,11 @@ function parseOut(header: Record<string, unknown>, payloads: readonly string[]):
       return invalid(`out has a malformed call at position ${i}`);
     }
     calls[i] = { id, global: global === 1, name, args: payloads[i]! };
-    const site = s === undefined ? 0 : (s as number[])[i]!;
-    if (site >= SITE_LINE) {
+  }
+  if (s !== undefined) {
+    for (let i = 0; i < callCount; i++) {
+      const site = (s as number[])[i]!;
+      if (site < SITE_LINE) continue;
       const column = site % SITE_LINE;
       calls[i]!.site = { line: Math.floor(site / SITE_LINE), ...(column > 0 ? { column } : {}) };
     }

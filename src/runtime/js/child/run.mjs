@@ -36,6 +36,7 @@ export class Run {
     this.config = config;
     this.sandbox = sandbox;
     this.labels = new Map(config.tools.map(([name, label]) => [name, label]));
+    this.sites = config.sites === true;
     this.running = true;
     this.nextCall = 1;
     this.calls = 0;
@@ -71,7 +72,7 @@ export class Run {
 
   call(flag, name, json) {
     // A number in place of `false`: a tool call with its encoded call site (runs with sites on).
-    const site = typeof flag === 'number' && this.config.sites === true ? flag : 0;
+    const site = typeof flag === 'number' && this.sites ? flag : 0;
     const isGlobal = typeof flag === 'number' ? false : flag;
     if (typeof isGlobal !== 'boolean' || typeof name !== 'string' || typeof json !== 'string') return null;
     const { maxCalls, maxInFlight, maxArgsBytes, maxInFlightBytes, maxDepth } = this.limits;
@@ -101,7 +102,7 @@ export class Run {
       this.callBytes.set(id, bytes);
     }
     this.outCalls.push(id, isGlobal ? 1 : 0, name);
-    if (this.config.sites === true) this.outSites.push(site);
+    if (this.sites) this.outSites.push(site);
     this.outArgs.push(json);
     this.outChars += json.length;
     if (this.outChars > FLUSH_CHARS) this.flush();
@@ -168,7 +169,7 @@ export class Run {
   flush() {
     if (this.outCalls.length === 0 && this.outLevels.length === 0) return;
     const payloads = this.outArgs.length === 0 ? this.outLogs : this.outArgs.concat(this.outLogs);
-    send(this.config.sites === true
+    send(this.sites
       ? { t: 'out', run: this.id, c: this.outCalls, l: this.outLevels, s: this.outSites }
       : { t: 'out', run: this.id, c: this.outCalls, l: this.outLevels }, payloads);
     this.outCalls = [];

@@ -66,6 +66,7 @@ export class GuestRun {
     this.outCalls = [];
     /** Encoded call sites, parallel to the calls, only for runs that asked for them. */
     this.outSites = [];
+    this.sites = false;
     this.outLevels = [];
     this.outArgs = [];
     this.outLogs = [];
@@ -94,6 +95,7 @@ export class GuestRun {
     const { vm, control } = this.guest;
     this.config = JSON.parse(configJson);
     this.labels = new Map(this.config.tools.map(([name, label]) => [name, label]));
+    this.sites = this.config.sites === true;
     const seed = JSON.stringify([...new Int32Array(randomBytes(16).buffer)]);
     const bound = this.callControl(() => vm.callFunction(control, vm.undefined, vm.newNumber(C_BIND), vm.newString(configJson), vm.newString(seed)));
     if (bound !== '') return this.fail('sandbox', undefined, typeof bound === 'string' ? bound : 'the prelude failed to install the tools');
@@ -186,7 +188,7 @@ export class GuestRun {
     this.calls++;
     this.inflight++;
     this.outCalls.push(id, isGlobal ? 1 : 0, name);
-    if (this.config.sites === true) this.outSites.push(site);
+    if (this.sites) this.outSites.push(site);
     this.outArgs.push(json);
     this.outChars += json.length;
     if (this.outChars > FLUSH_CHARS) this.flush();
@@ -264,7 +266,7 @@ export class GuestRun {
   flush() {
     if (this.cancelled || (this.outCalls.length === 0 && this.outLevels.length === 0)) return;
     const payloads = this.outArgs.length === 0 ? this.outLogs : this.outArgs.concat(this.outLogs);
-    send(this.config.sites === true
+    send(this.sites
       ? { t: 'out', run: this.id, c: this.outCalls, l: this.outLevels, s: this.outSites }
       : { t: 'out', run: this.id, c: this.outCalls, l: this.outLevels }, payloads);
     this.outCalls = [];
