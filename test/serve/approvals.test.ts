@@ -55,9 +55,16 @@ test('serve: the client accepts for the conversation: asked once, with the tools
     assert.equal((second.structuredContent as any)?.stdout, 'again\n', JSON.stringify(second));
     assert.equal(asked.length, 1, 'the conversation grant holds for the next execution');
     assert.equal(sends(provider), 6);
-    // A direct model call to a gated tool is asked about on its own (a one-call form).
+    // The grant is the conversation's: the model's own call to the tool is not asked about either.
     const direct = await client.callTool({ name: 'x--send', arguments: {} });
     assert.ok(!direct.isError, JSON.stringify(direct));
+    assert.equal(asked.length, 1);
+    // Another conversation has no grant: its call is asked about on its own (a one-call form).
+    const elsewhere = await client.callTool({ name: 'x--send', arguments: {}, _meta: { 'agent-framework/conversationId': 'other' } });
+    assert.ok(!elsewhere.isError, JSON.stringify(elsewhere));
+    assert.equal(asked.length, 2);
+    assert.match(asked[1]!.message, /^Allow x--send, called by model call /);
+    assert.deepEqual(Object.keys((asked[1] as any).requestedSchema.properties), [], 'a single call offers accept / decline only');
   } finally {
     await client.close();
   }
