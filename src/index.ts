@@ -20,8 +20,16 @@ export type {
   ApprovalGate,
   ApprovalRequest,
   ApprovalDecision,
+  ApprovalScope,
+  BatchApprovalRequest,
+  BatchApprovalTool,
+  BatchApprovalDecision,
+  CallSite,
   ProgressUpdate,
 } from './host/types.ts';
+export type { ApprovalGrants, ConversationGrant } from './host/approval-grants.ts';
+export { scanToolReferences } from './approvals/scan.ts';
+export { ElicitationGate, type ApprovalRules, type ElicitingClient } from './approvals/elicitation-gate.ts';
 export { TOOL_CLASSES, isToolClass, type ToolClass } from './vocabulary/classes.ts';
 export type { RefusalPolicy } from './host/refusals.ts';
 export { serverConfigErrors, type ServerConfig, type StdioServerConfig, type HttpServerConfig } from './mcpl/config.ts';

@@ -120,6 +120,9 @@ class ScriptBinding implements ToolBinding {
       // A human approving the call never counts against the script's time limit.
       onPending: ctx.pauseClock,
       executionBudget: ledger.budget,
+      // Set only when call sites are captured (an approval gate is configured); a plain
+      // property rather than a conditional spread keeps the per-call request cheap.
+      callSite: ctx.site,
       ...(ledger.progress ? { onProgress: innerProgress(ledger, name)! } : {}),
     });
     ledger.ended += 1;

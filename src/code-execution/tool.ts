@@ -12,6 +12,7 @@
  */
 import type { ToolHost } from '../host/tool-host.ts';
 import type { HostToolContext, RegisteredTool, ToolResult } from '../host/types.ts';
+import { approveUpFront, DECLINED_TEXT } from '../approvals/up-front.ts';
 import { buildBindings, type ExecutionLedger } from './bindings.ts';
 import { describeCodeExecution, toolDescriptors } from './description.ts';
 import type { ToolDescriptor } from '../runtime/declarations/index.ts';
@@ -68,6 +69,25 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
     if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
     const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
+    // One up-front question for the gated tools the script names; declined, nothing runs.
+    const gate = host.approvalGate;
+    if (gate?.decideBatch) {
+      const approval = await approveUpFront(host, { code, language }, cache.bound().filter((t) => t.scriptCallable !== false), {
+        toolCallId: ctx.toolCallId,
+        inferenceId: ctx.inferenceId,
+        conversationId: ctx.conversationId,
+        ...(ctx.modelCallId !== undefined ? { modelCallId: ctx.modelCallId } : {}),
+      }, signal);
+      if (!approval.run) return refusalResult(`${DECLINED_TEXT}: ${approval.reason}`);
+    }
+    try {
+      return await runScript(code, language, timeLimit, ctx, signal, gate !== undefined);
+    } finally {
+      host.approvals.endExecution(ctx.toolCallId);
+    }
+  }
+
+  async function runScript(code: string, language: ScriptLanguage, timeLimit: TimeLimit, ctx: HostToolContext, signal: AbortSignal, callSites: boolean): Promise<ToolResult> {
     // Claim synchronously, before any await: a second execution started in the same tick must not get in.
     let acquired = runners.claim(ctx.conversationId, { signal, whenBusy, busyWaitMs });
     if (acquired instanceof Promise) acquired = await acquired;
@@ -88,9 +108,10 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
           timeoutMs: timeLimit.appliedMs,
           signal,
           conversation: ctx.conversationId,
+          ...(callSites ? { callSites } : {}),
         });
       } else {
-        report = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal });
+        report = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}) });
       }
       ledger.live = false;
       return toToolResult(buildEnvelope(report, timeLimit), maxResultChars, ledger.endTurn);

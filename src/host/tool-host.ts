@@ -21,6 +21,7 @@ import { EventEmitter } from 'eventemitter3';
 import { randomBytes } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { ToolClass } from '../vocabulary/classes.ts';
+import { ApprovalGrants } from './approval-grants.ts';
 import { CallLifecycle } from './call-lifecycle.ts';
 import type { InferenceRecord } from './open-call.ts';
 import { ToolRegistry } from './registry.ts';
@@ -87,6 +88,11 @@ const WARN_CODES = new Set(['grants-nothing', 'reconnect-failed', 'delivery-fail
 export class ToolHost extends EventEmitter<ToolHostEvents> {
   readonly registry: ToolRegistry;
   readonly logger: Logger;
+  /**
+   * Standing approvals: `list(conversationId)` and `revoke(conversationId, tool?)` for the
+   * conversation grants a person gave; a revoked grant applies to the next call.
+   */
+  readonly approvals = new ApprovalGrants();
   private readonly emitter: LifecycleEmitter;
   private readonly connections = new Map<string, McplConnection>();
   private readonly inferences = new Map<string, InferenceRecord>();
@@ -123,9 +129,14 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
         progressFailed: (info) =>
           this.diagnostic(undefined, 'progress-listener-failed', `the onProgress listener of ${info.tool} (${info.toolCallId}) threw: ${(info.error as Error)?.message ?? String(info.error)}`),
       },
-      { callTimeoutMs: options.callTimeoutMs ?? 300_000, ...(options.approvalGate ? { approvalGate: options.approvalGate } : {}) },
+      { callTimeoutMs: options.callTimeoutMs ?? 300_000, grants: this.approvals, ...(options.approvalGate ? { approvalGate: options.approvalGate } : {}) },
     );
     this.logger = options.logger ?? pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'warn' }, pino.destination(2));
+  }
+
+  /** The approval gate in force, if any (code_execution asks it up front, see src/approvals/). */
+  get approvalGate(): ApprovalGate | undefined {
+    return this.options.approvalGate;
   }
 
   /** The RFC-007 input bound in force, in bytes. */

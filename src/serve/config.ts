@@ -23,6 +23,8 @@ export interface ServeConfig {
    * neither.
    */
   runtime: { engine?: 'quickjs' | 'v8'; isolation?: 'auto' | 'bwrap' | 'none' };
+  /** Which calls wait for the client's user (tools by `*` pattern, classes); absent, none do. */
+  approvals?: { tools?: string[]; classes?: string[]; answerTimeoutMs?: number };
   /** OTLP/HTTP export of every call as a span; absent, serve never loads OpenTelemetry. */
   telemetry?: { otlp: { url: string; headers?: Record<string, string> } };
 }
@@ -62,6 +64,7 @@ export function parseServeConfig(raw: unknown, source: string, base: string): Se
     servers: data.servers.map((s) => toServerConfig(s, base)),
     codeExecution,
     runtime,
+    ...(data.approvals ? { approvals: data.approvals } : {}),
     ...(data.telemetry ? { telemetry: { otlp: { url: data.telemetry.otlp.url, ...(data.telemetry.otlp.headers ? { headers: data.telemetry.otlp.headers } : {}) } } } : {}),
   };
 }

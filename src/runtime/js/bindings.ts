@@ -40,7 +40,7 @@ export function toolLabel(name: string): string {
 }
 
 /** Validates bindings; throws a TypeError naming the first problem. */
-export function planBindings(bindings: unknown): BindingPlan {
+export function planBindings(bindings: unknown, callSites = false): BindingPlan {
   if (!Array.isArray(bindings)) throw new TypeError('options.tools must be an array of tool bindings');
   const tools = new Map<string, ToolBinding>();
   const globals = new Map<string, ToolBinding>();
@@ -70,6 +70,7 @@ export function planBindings(bindings: unknown): BindingPlan {
     aliases: [...aliases],
     collisions: collisions.map((c) => [c.identifier, c.names]),
     globals: [...globals.keys()],
+    ...(callSites ? { sites: true } : {}),
   });
   return { tools, globals, config };
 }

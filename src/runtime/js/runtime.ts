@@ -88,6 +88,11 @@ export interface ExecuteOptions {
    * is on its own.
    */
   conversation?: string;
+  /**
+   * Report where in the script each tool call was made (`ToolCallContext.site`), for approval
+   * prompts. Costs a stack capture per call; off by default.
+   */
+  callSites?: boolean;
 }
 
 const withoutRun = { logs: [], calls: [] };
@@ -154,7 +159,7 @@ export class JsRuntime {
       { limits: options.limits, where: 'options.limits' },
       { limits: options.timeoutMs === undefined ? undefined : { timeoutMs: options.timeoutMs }, where: 'options' },
     );
-    const plan = planBindings(options.tools);
+    const plan = planBindings(options.tools, options.callSites === true);
     const { signal } = options;
     const { conversation } = options;
     if (conversation !== undefined && (typeof conversation !== 'string' || conversation === '')) {

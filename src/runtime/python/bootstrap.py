@@ -211,11 +211,12 @@ def end_processes():
 
 
 class Run:
-    __slots__ = ("id", "token", "task", "pending", "next_call", "interrupting", "started", "cancel_requested")
+    __slots__ = ("id", "token", "task", "pending", "next_call", "interrupting", "started", "cancel_requested", "sites")
 
-    def __init__(self, run_id, token):
+    def __init__(self, run_id, token, sites=False):
         self.id = run_id
         self.token = token
+        self.sites = sites
         self.task = None
         self.pending = {}
         self.next_call = 0
@@ -288,7 +289,7 @@ class Runtime:
                 for ident, fn in self.table.update(msg["tools"]).items():
                     if self.globals.get(ident) is fn:
                         del self.globals[ident]
-            self.run = Run(msg["run"], msg["token"])
+            self.run = Run(msg["run"], msg["token"], msg.get("sites") is True)
             self.run.task = self.loop.create_task(self.guarded(self.run, msg["code"]))
         elif kind == "cancel":
             if run is not None and run.id == msg["run"]:
@@ -307,7 +308,12 @@ class Runtime:
         run.next_call += 1
         call_id = run.next_call
         fut = run.pending[call_id] = self.loop.create_future()
-        self.queue('{"t":"call","run":%d,"id":%d,"name":%s,"args":%s}' % (run.id, call_id, dumps(name), payload))
+        site = st.caller_site(sys._getframe(1), SCRIPT_PREFIX) if run.sites else None
+        if site is None:
+            self.queue('{"t":"call","run":%d,"id":%d,"name":%s,"args":%s}' % (run.id, call_id, dumps(name), payload))
+        else:
+            self.queue('{"t":"call","run":%d,"id":%d,"name":%s,"args":%s,"line":%d,"col":%d}'
+                       % (run.id, call_id, dumps(name), payload, site[0], site[1]))
         try:
             msg = await fut
         finally:

@@ -18,7 +18,8 @@ export interface ScriptErrorInfo {
 /** Messages the interpreter sends. */
 export type InboundMessage =
   | { t: 'ready'; version: string; pid: number }
-  | { t: 'call'; run: number; id: number; name: string; args: unknown }
+  /** `line`/`col`: where in the script the call was made, sent only for runs that asked for call sites. */
+  | { t: 'call'; run: number; id: number; name: string; args: unknown; line?: number; col?: number }
   | {
       t: 'done';
       run: number;
@@ -74,7 +75,9 @@ export function parseInbound(line: string): InboundMessage | string {
       if (typeof m.version === 'string' && isInt(m.pid)) return m as InboundMessage;
       break;
     case 'call':
-      if (isInt(m.run) && isInt(m.id) && typeof m.name === 'string') return m as InboundMessage;
+      if (isInt(m.run) && isInt(m.id) && typeof m.name === 'string' && (m.line === undefined || isInt(m.line)) && (m.col === undefined || isInt(m.col))) {
+        return m as InboundMessage;
+      }
       break;
     case 'done':
       if (
@@ -92,8 +95,8 @@ export function parseInbound(line: string): InboundMessage | string {
   return `malformed message: ${line.slice(0, 200)}`;
 }
 
-export function encodeRun(run: number, token: string, code: string, tools?: ToolTable): string {
-  return `${JSON.stringify(tools ? { t: 'run', run, token, code, tools } : { t: 'run', run, token, code })}\n`;
+export function encodeRun(run: number, token: string, code: string, tools?: ToolTable, callSites = false): string {
+  return `${JSON.stringify({ t: 'run', run, token, code, ...(tools ? { tools } : {}), ...(callSites ? { sites: true } : {}) })}\n`;
 }
 
 export function encodeCancel(run: number): string {

@@ -52,6 +52,8 @@ export interface PythonRunOptions {
   timeoutMs: number;
   /** Aborting stops the run the same way the time limit does, reported as `aborted`. */
   signal?: AbortSignal;
+  /** Report where in the script each call was made (`ToolCallContext.site`); costs a frame walk per call. */
+  callSites?: boolean;
 }
 
 export type PythonRunnerState = 'cold' | 'starting' | 'idle' | 'busy' | 'dead';
@@ -224,6 +226,7 @@ export class PythonRunner {
       killGraceMs: this.#killGraceMs,
       outputCapBytes: this.#outputCapBytes,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.callSites ? { callSites: true } : {}),
     });
     interp.toolKey = tools.key;
     this.#session = session;

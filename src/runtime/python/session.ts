@@ -19,6 +19,8 @@ export interface SessionOptions {
   killGraceMs: number;
   outputCapBytes: number;
   signal?: AbortSignal;
+  /** Ask the interpreter for each call's script line and column. */
+  callSites?: boolean;
 }
 
 type Done = Extract<InboundMessage, { t: 'done' }>;
@@ -58,7 +60,7 @@ export class RunSession {
   }
 
   begin(): void {
-    this.proc.send(encodeRun(this.runId, this.#token, this.#o.code, this.#o.toolTable));
+    this.proc.send(encodeRun(this.runId, this.#token, this.#o.code, this.#o.toolTable, this.#o.callSites === true));
     this.#deadline.start();
     if (this.#o.signal?.aborted) this.#escalate('aborted');
     else this.#o.signal?.addEventListener('abort', this.#onAbort, { once: true });
@@ -67,7 +69,7 @@ export class RunSession {
   onMessage(msg: InboundMessage): void {
     if (this.#settled || !('run' in msg) || msg.run !== this.runId) return;
     if (msg.t === 'call') {
-      if (!this.#done) this.#call(msg.id, msg.name, msg.args);
+      if (!this.#done) this.#call(msg.id, msg.name, msg.args, msg.line, msg.col);
     }
     else if (msg.t === 'done') {
       if (msg.token !== this.#token || this.#done) {
@@ -106,7 +108,7 @@ export class RunSession {
     this.#settle(resultFromLoss(this.#output.finish(), this.#closeCalls(), 137, error));
   }
 
-  #call(id: number, name: string, args: unknown): void {
+  #call(id: number, name: string, args: unknown, line?: number, column?: number): void {
     const binding = this.#o.bindings.get(name);
     if (!binding) {
       this.proc.send(encodeResult(this.runId, id, { ok: false, error: { name: 'UnknownToolError', message: `No tool named ${JSON.stringify(name)}` } }).line);
@@ -115,7 +117,8 @@ export class RunSession {
     const call = this.#ledger.open(name, binding.kind !== 'global');
     let pending: Promise<unknown>;
     try {
-      pending = Promise.resolve(binding.invoke(args, { signal: call.controller.signal, pauseClock: () => this.#deadline.pause() }));
+      const site = line !== undefined ? { line, ...(column !== undefined ? { column } : {}) } : undefined;
+      pending = Promise.resolve(binding.invoke(args, { signal: call.controller.signal, pauseClock: () => this.#deadline.pause(), ...(site ? { site } : {}) }));
     } catch (e) {
       pending = Promise.reject(e);
     }
