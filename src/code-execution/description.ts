@@ -6,6 +6,7 @@
 import { renderDeclarations, renderPythonStubs, type ToolDescriptor } from '../runtime/declarations/index.ts';
 import type { RegisteredTool } from '../host/types.ts';
 import type { ScriptLanguage } from './options.ts';
+import { describeSessionsAndHelpers } from './description-sessions.ts';
 
 function descriptors(tools: readonly RegisteredTool[]): ToolDescriptor[] {
   return tools.map((t) => ({
@@ -41,5 +42,6 @@ export function describeCodeExecution(tools: readonly RegisteredTool[], language
       '# no tools are available to scripts',
     );
   }
+  parts.push('', describeSessionsAndHelpers(languages));
   return parts.join('\n');
 }

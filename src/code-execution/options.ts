@@ -29,6 +29,13 @@ export interface CodeExecutionOptions {
   jsPool?: JsPoolOptions;
   /** V8 engine: warm JavaScript sandbox processes kept ready (default 1). */
   jsPoolSize?: number;
+  /**
+   * How long a conversation's session (its JavaScript VM, its Python interpreter and the
+   * bindings they hold) is kept without a run before it is reclaimed; the next run then starts
+   * fresh and says so. Sets `jsPool.idleVmMs` and `python.idleTimeoutMs` unless those are given.
+   * Default: theirs (5 and 10 minutes).
+   */
+  sessionIdleMs?: number;
   /** Options for each conversation's Python interpreter. */
   python?: PythonRunnerOptions;
   /** Cap on the serialized result text handed back to the model (default 64 KiB). */

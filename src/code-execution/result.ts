@@ -4,7 +4,7 @@
  * failed. Inner results never appear here unless the script put them in its own output.
  */
 import type { ToolResult } from '../host/types.ts';
-import type { CallSummary, LogEntry, RunError } from '../runtime/types.ts';
+import type { CallSummary, LogEntry, RunError, SessionInfo } from '../runtime/types.ts';
 import type { ScriptLanguage } from './options.ts';
 
 export interface TimeLimit {
@@ -29,6 +29,8 @@ export interface ExecutionSummary {
   logs?: LogEntry[];
   error?: RunError;
   truncated?: boolean;
+  /** `fresh`: the run started in a new session, so no variable of an earlier run exists. */
+  session: SessionInfo;
   /** The first calls in start order (all of them when there are few). */
   calls: CallSummary[];
   /** How many calls the script made in all. */

@@ -38,7 +38,14 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   if (whenBusy !== 'refuse' && whenBusy !== 'wait') throw new Error(`whenBusy must be 'refuse' or 'wait', got ${String(whenBusy)}`);
   const busyWaitMs = options.busyWaitMs ?? DEFAULTS.busyWaitMs;
   if (!(busyWaitMs >= 0) || busyWaitMs > 2 ** 31 - 1) throw new Error('busyWaitMs must be a number of milliseconds ≥ 0');
-  const runners = new ConversationRunners(options.jsPoolSize ?? 1, options.python ?? {}, { engine: options.engine, pool: options.jsPool });
+  const sessionIdleMs = options.sessionIdleMs;
+  if (sessionIdleMs !== undefined && !(sessionIdleMs > 0 && sessionIdleMs <= 2 ** 31 - 1)) {
+    throw new Error('sessionIdleMs must be a positive number of milliseconds');
+  }
+  // A session's idle reclaim is the JavaScript VM slot's and the Python interpreter's idle timeout.
+  const jsPool = sessionIdleMs === undefined ? options.jsPool : { idleVmMs: sessionIdleMs, ...options.jsPool };
+  const python = sessionIdleMs === undefined ? options.python ?? {} : { idleTimeoutMs: sessionIdleMs, ...options.python };
+  const runners = new ConversationRunners(options.jsPoolSize ?? 1, python, { engine: options.engine, pool: jsPool });
   const allow = options.allowTool ?? (() => true);
   const scriptTools = (): RegisteredTool[] =>
     host.registry.all().filter((t) => t.name !== CODE_EXECUTION && t.scriptCallable !== false && allow(t));
@@ -57,6 +64,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
     if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
     const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
+    if (args.reset !== undefined && typeof args.reset !== 'boolean') return refusalResult('reset must be true or false.');
+    const reset = args.reset === true;
     // Claim synchronously, before any await: a second execution started in the same tick must not get in.
     let acquired = runners.claim(ctx.conversationId, { signal, whenBusy, busyWaitMs });
     if (acquired instanceof Promise) acquired = await acquired;
@@ -72,16 +81,21 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
           timeoutMs: timeLimit.appliedMs,
           signal,
           conversation: ctx.conversationId,
+          reset,
         });
         summary = {
           language,
           ok: run.ok,
           ...(run.ok ? { value: run.value } : { error: run.error }),
+          ...(run.stdout !== undefined ? { stdout: run.stdout } : {}),
           logs: run.logs,
+          session: run.session ?? { fresh: true },
           ...summarizeCalls(run.calls),
           timeLimit,
         };
       } else {
+        // A reset ends the conversation's interpreter: the run starts in a new one, with no globals.
+        if (reset) await runners.reclaimPython(ctx.conversationId);
         const run = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal });
         summary = {
           language,
@@ -89,6 +103,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
           stdout: run.stdout,
           stderr: run.stderr,
           returnCode: run.returnCode,
+          session: run.session ?? { fresh: true },
           ...(run.value !== undefined ? { value: run.value } : {}),
           ...(run.error ? { error: run.error } : {}),
           ...(run.truncated ? { truncated: true } : {}),
@@ -117,6 +132,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
         code: { type: 'string', description: 'The script.' },
         language: { type: 'string', enum: [...languages], description: 'Script language; default "javascript".' },
         time_limit_ms: { type: 'integer', minimum: 1000, description: `Wall-clock limit; default ${defaultMs}, capped at ${maxMs}.` },
+        reset: { type: 'boolean', description: 'Start a fresh session: forget the variables earlier runs in this conversation left.' },
       },
       required: ['code'],
       additionalProperties: false,

@@ -78,6 +78,8 @@ export class PythonRunner {
   #dead = false;
   #idleTimer: NodeJS.Timeout | null = null;
   #runSeq = 0;
+  /** The interpreter the last run used: a run in another one starts with fresh globals. */
+  #lastInterp: Interpreter | null = null;
 
   /** Throws a TypeError or RangeError for an option that cannot work. */
   constructor(options: PythonRunnerOptions = {}) {
@@ -183,9 +185,12 @@ export class PythonRunner {
       ...(options.signal ? { signal: options.signal } : {}),
     });
     interp.toolKey = tools.key;
+    const fresh = this.#lastInterp !== interp;
+    this.#lastInterp = interp;
     this.#session = session;
     session.begin();
     const result = await session.result;
+    result.session = { fresh };
     if (this.#session === session) this.#session = null;
     interp.proc.setRef(false);
     return result;
