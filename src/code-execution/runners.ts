@@ -1,7 +1,7 @@
 /**
  * Script runners per conversation. One foreground execution per conversation at a time (see
  * conversation-lock.ts for who waits and who is refused). JavaScript runs in the runtime's
- * shared sandbox pool (one VM per conversation, fresh for each run); Python keeps one warm
+ * shared sandbox pool (one VM per conversation, kept between its runs as its session); Python keeps one warm
  * interpreter per conversation so globals persist between runs.
  */
 import type { JsRuntime, JsRuntimeOptions } from '../runtime/js/index.ts';
