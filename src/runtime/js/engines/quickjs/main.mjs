@@ -152,6 +152,26 @@ async function createGuest() {
 
 /** conversation id → { guest: its VM between runs (its session), busy: whether a run uses the slot } */
 const conversations = new Map();
+/**
+ * Kept VMs (sessions) one process holds at most; past it the least recently used is disposed
+ * and its conversation's next run starts fresh (and says so). Each is bounded by its runs'
+ * heapMb; this bounds how many idle sessions add to a process's memory.
+ */
+const MAX_KEPT = 32;
+/** Slots holding a kept VM, least recently used first. */
+const keptSlots = new Set();
+
+function keep(slot, guest) {
+  slot.guest = guest;
+  keptSlots.delete(slot);
+  keptSlots.add(slot);
+  for (const oldest of keptSlots) {
+    if (keptSlots.size <= MAX_KEPT) break;
+    keptSlots.delete(oldest);
+    oldest.guest?.dispose();
+    oldest.guest = null;
+  }
+}
 const spares = [];
 /** run id → GuestRun */
 const runs = new Map();
@@ -168,6 +188,7 @@ async function takeGuest(conv, wantFresh) {
       slot.busy = true;
       let kept = slot.guest;
       slot.guest = null;
+      keptSlots.delete(slot);
       if (kept !== null && wantFresh) {
         kept.dispose();
         kept = null;
@@ -185,7 +206,7 @@ async function startRun(header, payloads) {
   guest.exports.qjs_set_memory_limit(header.heapMb * 1024 * 1024);
   const run = new GuestRun(header, guest, fresh, slot !== null, (ended) => {
     runs.delete(ended.id);
-    if (slot !== null && ended.keep && conversations.get(header.conv) === slot) slot.guest = guest;
+    if (slot !== null && ended.keep && conversations.get(header.conv) === slot) keep(slot, guest);
     else guest.dispose();
     if (slot !== null) slot.busy = false;
     send({ t: 'idle', run: ended.id });
@@ -231,6 +252,7 @@ function dispatch(frame) {
       const slot = conversations.get(header.conv);
       if (slot !== undefined && !slot.busy) {
         conversations.delete(header.conv);
+        keptSlots.delete(slot);
         slot.guest?.dispose();
       }
       return;
