@@ -14,6 +14,7 @@ import { renderDeclarations, renderPythonStubs, type ToolDescriptor } from '../r
 import type { RegisteredTool } from '../host/types.ts';
 import type { ScriptLanguage } from './options.ts';
 import { HELPER_DESCRIPTORS, summaryOf } from './tool-search.ts';
+import { describeSessionsAndHelpers } from './description-sessions.ts';
 
 /**
  * How to use code_execution well, first in the description. Kept short (≤ 600 characters, a
@@ -64,6 +65,7 @@ function fullDescription(list: readonly ToolDescriptor[], languages: readonly Sc
   if (languages.includes('python')) {
     parts.push('', PY_INTRO, '```python', renderPythonStubs(all).trimEnd(), '```');
   }
+  parts.push('', describeSessionsAndHelpers(languages));
   return parts.join('\n');
 }
 
@@ -84,6 +86,7 @@ function compactDescription(list: readonly ToolDescriptor[], languages: readonly
   const parts = head(options);
   if (languages.includes('javascript')) parts.push('', JS_INTRO);
   if (languages.includes('python')) parts.push('', PY_INTRO);
+  parts.push('', describeSessionsAndHelpers(languages));
   const intro = (how: string) =>
     `${sorted.length} tools, too many to declare here: ${how}. Before calling one, read its full declaration (arguments and result) with \`await describe("name")\`; find tools with \`await searchTools("words")\` (ranked names and summaries). Neither is a tool call.`;
   const fixed = [...parts, '', intro('listed by name, grouped by server ("x--: a, b" is x--a and x--b)'), '```', '```'].join('\n').length;

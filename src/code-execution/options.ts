@@ -36,6 +36,13 @@ export interface CodeExecutionOptions {
    * `none` runs scripts as plain processes. `python.isolation` overrides it for Python.
    */
   isolation?: IsolationMode;
+  /**
+   * How long a conversation's session (its JavaScript VM, its Python interpreter and the
+   * bindings they hold) is kept without a run before it is reclaimed; the next run then starts
+   * fresh and says so. Sets `jsPool.idleVmMs` and `python.idleTimeoutMs` unless those are given.
+   * Default: theirs (5 and 10 minutes).
+   */
+  sessionIdleMs?: number;
   /** Options for each conversation's Python interpreter (`python`, `isolation`, `mounts`, limits). */
   python?: PythonRunnerOptions;
   /**

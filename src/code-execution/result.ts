@@ -11,7 +11,7 @@
  * first part, each cut marked under `truncated`.
  */
 import type { ToolResult } from '../host/types.ts';
-import type { CallSummary, LogEntry, RunError, RunErrorKind } from '../runtime/types.ts';
+import type { CallSummary, LogEntry, RunError, RunErrorKind, SessionInfo } from '../runtime/types.ts';
 import { shapeOf } from './shape.ts';
 
 export interface TimeLimit {
@@ -61,7 +61,8 @@ export interface ResultEnvelope {
   value?: unknown;
   stdout?: string;
   logs?: LogEntry[];
-  session?: { fresh: boolean };
+  /** `fresh`: the run started in a new session, so no variable of an earlier run exists. */
+  session?: SessionInfo;
   error?: EnvelopeError;
   truncated?: Truncation;
   /** The first calls in start order (all of them when there are few). */

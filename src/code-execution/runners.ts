@@ -1,8 +1,8 @@
 /**
  * Script runners per conversation. One foreground execution per conversation at a time (see
  * conversation-lock.ts for who waits and who is refused). JavaScript runs in the runtime's
- * shared sandbox pool (one VM per conversation, fresh for each run); Python keeps one warm
- * interpreter per conversation so globals persist between runs, at most
+ * shared sandbox pool (one VM per conversation, kept between its runs as its session); Python
+ * keeps one warm interpreter per conversation so globals persist between runs, at most
  * `maxPythonInterpreters` of them: past that the least recently used idle one is ended (its
  * conversation starts afresh), and an interpreter ended by its idle timeout leaves the map, so
  * a long-lived host serving many conversations stays flat.

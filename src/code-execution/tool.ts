@@ -47,7 +47,23 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const maxCalls = options.maxCallsPerExecution ?? DEFAULTS.maxCallsPerExecution;
   if (!(Number.isInteger(maxCalls) || maxCalls === Infinity) || maxCalls < 0) throw new Error('maxCallsPerExecution must be an integer ≥ 0 (or Infinity)');
   if (!(busyWaitMs >= 0) || busyWaitMs > 2 ** 31 - 1) throw new Error('busyWaitMs must be a number of milliseconds ≥ 0');
-  const runners = new ConversationRunners(options.jsPoolSize ?? 1, { ...(options.isolation ? { isolation: options.isolation } : {}), ...options.python }, { engine: options.engine, pool: options.jsPool, isolation: options.isolation }, options.maxPythonInterpreters);
+  const sessionIdleMs = options.sessionIdleMs;
+  if (sessionIdleMs !== undefined && !(sessionIdleMs > 0 && sessionIdleMs <= 2 ** 31 - 1)) {
+    throw new Error('sessionIdleMs must be a positive number of milliseconds');
+  }
+  // A session's idle reclaim is the JavaScript VM slot's and the Python interpreter's idle timeout.
+  const jsPool = sessionIdleMs === undefined ? options.jsPool : { idleVmMs: sessionIdleMs, ...options.jsPool };
+  const python = {
+    ...(options.isolation ? { isolation: options.isolation } : {}),
+    ...(sessionIdleMs !== undefined ? { idleTimeoutMs: sessionIdleMs } : {}),
+    ...options.python,
+  };
+  const runners = new ConversationRunners(
+    options.jsPoolSize ?? 1,
+    python,
+    { engine: options.engine, pool: jsPool, isolation: options.isolation },
+    options.maxPythonInterpreters,
+  );
   const allow = options.allowTool ?? (() => true);
   const maxDescriptionChars = options.maxDescriptionChars ?? DEFAULTS.maxDescriptionChars;
   const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs, maxChars: maxDescriptionChars }), allow);
@@ -69,6 +85,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
     if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
     const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
+    if (args.reset !== undefined && typeof args.reset !== 'boolean') return refusalResult('reset must be true or false.');
+    const reset = args.reset === true;
     // One up-front question for the gated tools the script names; declined, nothing runs.
     const gate = host.approvalGate;
     if (gate?.decideBatch) {
@@ -81,13 +99,21 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       if (!approval.run) return refusalResult(`${DECLINED_TEXT}: ${approval.reason}`);
     }
     try {
-      return await runScript(code, language, timeLimit, ctx, signal, gate !== undefined);
+      return await runScript(code, language, timeLimit, reset, ctx, signal, gate !== undefined);
     } finally {
       host.approvals.endExecution(ctx.toolCallId);
     }
   }
 
-  async function runScript(code: string, language: ScriptLanguage, timeLimit: TimeLimit, ctx: HostToolContext, signal: AbortSignal, callSites: boolean): Promise<ToolResult> {
+  async function runScript(
+    code: string,
+    language: ScriptLanguage,
+    timeLimit: TimeLimit,
+    reset: boolean,
+    ctx: HostToolContext,
+    signal: AbortSignal,
+    callSites: boolean,
+  ): Promise<ToolResult> {
     // Claim synchronously, before any await: a second execution started in the same tick must not get in.
     let acquired = runners.claim(ctx.conversationId, { signal, whenBusy, busyWaitMs });
     if (acquired instanceof Promise) acquired = await acquired;
@@ -108,9 +134,12 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
           timeoutMs: timeLimit.appliedMs,
           signal,
           conversation: ctx.conversationId,
+          reset,
           ...(callSites ? { callSites } : {}),
         });
       } else {
+        // A reset ends the conversation's interpreter: the run starts in a new one, with no globals.
+        if (reset) await runners.reclaimPython(ctx.conversationId);
         report = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}) });
       }
       ledger.live = false;
@@ -134,6 +163,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
         code: { type: 'string', description: 'The script.' },
         language: { type: 'string', enum: [...languages], description: 'Script language; default "javascript".' },
         time_limit_ms: { type: 'integer', minimum: 1000, description: `Wall-clock limit; default ${defaultMs}, capped at ${maxMs}.` },
+        reset: { type: 'boolean', description: 'Start a fresh session: forget the variables earlier runs in this conversation left.' },
       },
       required: ['code'],
       additionalProperties: false,

@@ -64,3 +64,8 @@ export interface LogEntry {
   level: LogLevel;
   message: string;
 }
+
+/** Whether a run started in a fresh session (no binding of an earlier run of its conversation). */
+export interface SessionInfo {
+  fresh: boolean;
+}

@@ -33,7 +33,7 @@ test('patched toJSON or Object.prototype getters cannot change what a tool recei
   );
   const value = valueOf(result) as { attempts: Record<string, string>; value: unknown };
   assert.deepEqual(seen, [{ to: ['alice@example.org'], subject: 'hi' }]);
-  assert.deepEqual(result.logs, [{ level: 'log', message: '{"to":["alice@example.org"]}' }]);
+  assert.deepEqual(result.logs, [{ level: 'log', message: "{ to: [ 'alice@example.org' ] }" }]);
   assert.deepEqual(value.value, ['kept']);
   // Sloppy assignments to a frozen object fail silently; defineProperty and the prototype's own
   // overridable members fail with a TypeError.

@@ -113,7 +113,7 @@ describe('JavaScript isolation (QuickJS, the default engine)', () => {
     assert.equal(valueOf(await runtime.execute('return 1', { tools })), 1);
   });
 
-  test('accessors planted on every reachable prototype are seen by no later run and no other conversation', async () => {
+  test('accessors planted on every reachable prototype are seen by no other conversation and by no run after a reset', async () => {
     valueOf(await runtime.execute(`${COLLECT}
       let planted = 0;
       for (const obj of reachable) {
@@ -135,7 +135,8 @@ describe('JavaScript isolation (QuickJS, the default engine)', () => {
       return { seen, leak: typeof leak, onObject: ({}).sandbox === undefined, echoed: await tools.echo({ a: 1 }) };
     `;
     for (const conversation of ['attacker', 'victim', undefined]) {
-      const seen = valueOf(await runtime.execute(probe, { tools, conversation }));
+      // The attacker's own next run would continue its session: a reset must leave it clean.
+      const seen = valueOf(await runtime.execute(probe, { tools, conversation, reset: conversation === 'attacker' }));
       assert.deepEqual(seen, { seen: 0, leak: 'undefined', onObject: true, echoed: { a: 1 } }, `conversation ${conversation}`);
     }
     assertHostUnpolluted();
@@ -155,7 +156,7 @@ describe('JavaScript isolation (QuickJS, the default engine)', () => {
         try { Object.defineProperty(obj, 'to', { set() {}, get() { return 'mallory@example.org'; }, configurable: true }); } catch {}
       }
       return [...reachable].some((o) => { try { return JSON.stringify(o).includes('alice'); } catch { return false; } });
-    `, { tools, conversation: 'attacker' });
+    `, { tools, conversation: 'attacker', reset: true });
     assert.equal(valueOf(attack), false);
     release({ sent: true });
     assert.deepEqual(valueOf(await victim), { sent: true });

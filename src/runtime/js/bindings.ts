@@ -7,7 +7,7 @@ import { buildAliasTable, isJsIdentifier, sanitizeToolName } from '../names.ts';
 
 /** Names a global may not take: what the sandbox itself defines and the language's globals. */
 const RESERVED_GLOBALS: ReadonlySet<string> = new Set([
-  'tools', 'console', 'globalThis', 'undefined', 'NaN', 'Infinity', 'eval', 'Object', 'Function',
+  'tools', 'console', 'print', 'inspect', 'globalThis', 'undefined', 'NaN', 'Infinity', 'eval', 'Object', 'Function',
   'Array', 'Number', 'Boolean', 'String', 'Symbol', 'BigInt', 'Date', 'Promise', 'RegExp', 'Error',
   'AggregateError', 'EvalError', 'RangeError', 'ReferenceError', 'SyntaxError', 'TypeError',
   'URIError', 'JSON', 'Math', 'Intl', 'Reflect', 'Proxy', 'Map', 'Set', 'WeakMap', 'WeakSet',

@@ -3,7 +3,7 @@
  * sandbox process sends is validated here before the host acts on it: a process that sends
  * anything else has a broken bridge and is killed.
  */
-import type { LogEntry, LogLevel, RunError } from '../types.ts';
+import type { LogLevel, RunError } from '../types.ts';
 import type { JsLimits } from './limits.ts';
 
 /** A call the script made: `args` is its JSON text (`''` for no argument). */
@@ -18,11 +18,26 @@ export interface ChildCall {
 
 export type ChildMessage =
   | { t: 'ready' }
-  | { t: 'out'; run: number; calls: ChildCall[]; logs: LogEntry[] }
-  | { t: 'done'; run: number; ok: true; json: string }
-  | { t: 'done'; run: number; ok: false; error: RunError }
+  | { t: 'out'; run: number; calls: ChildCall[]; logs: OutLine[] }
+  | ({ t: 'done'; run: number; ok: true; json: string } & DoneSession)
+  | ({ t: 'done'; run: number; ok: false; error: RunError } & DoneSession)
   | { t: 'idle'; run: number }
   | { t: 'fatal'; message: string };
+
+/** A console line, or (level `stdout`) a line the script print()ed. */
+export interface OutLine {
+  level: LogLevel | 'stdout';
+  message: string;
+}
+
+/**
+ * QuickJS: whether the run started on a fresh VM, and whether its VM was kept as the
+ * conversation's session. Absent from the V8 engine, whose runs are always fresh.
+ */
+export interface DoneSession {
+  fresh?: boolean;
+  kept?: boolean;
+}
 
 /** Why a frame from a sandbox process was rejected. */
 export interface InvalidMessage {
@@ -33,7 +48,7 @@ export interface InvalidMessage {
 /** Call sites cross as line * SITE_LINE + column (both preludes encode them so). */
 const SITE_LINE = 1048576;
 
-const LEVELS: ReadonlySet<string> = new Set<LogLevel>(['log', 'info', 'warn', 'error', 'debug']);
+const LEVELS: ReadonlySet<string> = new Set<LogLevel | 'stdout'>(['log', 'info', 'warn', 'error', 'debug', 'stdout']);
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -95,20 +110,26 @@ function parseOut(header: Record<string, unknown>, payloads: readonly string[]):
       calls[i]!.site = { line: Math.floor(site / SITE_LINE), ...(column > 0 ? { column } : {}) };
     }
   }
-  const logs: LogEntry[] = new Array(l.length);
+  const logs: OutLine[] = new Array(l.length);
   for (let i = 0; i < l.length; i++) {
     const level = l[i];
     if (typeof level !== 'string' || !LEVELS.has(level)) return invalid(`out has an unknown log level at position ${i}`);
-    logs[i] = { level: level as LogLevel, message: payloads[callCount + i]! };
+    logs[i] = { level: level as OutLine['level'], message: payloads[callCount + i]! };
   }
   return { t: 'out', run, calls, logs };
 }
 
 function parseDone(header: Record<string, unknown>, payloads: readonly string[]): ChildMessage | InvalidMessage {
-  const { run, ok, error } = header;
+  const { run, ok, error, fresh, kept } = header;
   if (!isRunId(run)) return invalid('done without a run id');
+  if ((fresh !== undefined && typeof fresh !== 'boolean') || (kept !== undefined && typeof kept !== 'boolean')) {
+    return invalid('done with a malformed session');
+  }
+  const session: DoneSession = {};
+  if (fresh !== undefined) session.fresh = fresh;
+  if (kept !== undefined) session.kept = kept;
   if (ok === true) {
-    return payloads.length === 1 ? { t: 'done', run, ok: true, json: payloads[0]! } : invalid('done without a value');
+    return payloads.length === 1 ? { t: 'done', run, ok: true, json: payloads[0]!, ...session } : invalid('done without a value');
   }
   if (ok !== false || !isRecord(error)) return invalid('done without an outcome');
   const { kind, name, message, stack } = error;
@@ -120,7 +141,7 @@ function parseDone(header: Record<string, unknown>, payloads: readonly string[])
   const out: RunError = { kind, message };
   if (name !== undefined) out.name = name;
   if (stack !== undefined) out.stack = stack;
-  return { t: 'done', run, ok: false, error: out };
+  return { t: 'done', run, ok: false, error: out, ...session };
 }
 
 /**

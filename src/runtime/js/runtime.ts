@@ -93,6 +93,11 @@ export interface ExecuteOptions {
    * prompts. Costs a stack capture per call; off by default.
    */
   callSites?: boolean;
+  /**
+   * Start a fresh session: drop whatever earlier runs of the conversation left on the global
+   * object (QuickJS). The result's `session.fresh` is then true.
+   */
+  reset?: boolean;
 }
 
 const withoutRun = { logs: [], calls: [] };
@@ -171,11 +176,15 @@ export class JsRuntime {
     if (this.quickjs !== undefined) {
       const pool = this.quickjs;
       try {
-        const channel = await pool.acquire(conversation, runId, limits, signal);
-        return this.run(channel, runId, code, plan, limits, signal, {
+        const channel = await pool.acquire(conversation, runId, limits, signal, options.reset === true);
+        const session = await this.run(channel, runId, code, plan, limits, signal, {
           returning: () => {},
           release: () => pool.release(channel),
         });
+        pool.settleSession(channel, session.reported.kept === true);
+        const result = await session.result;
+        result.session = { fresh: session.reported.fresh ?? channel.fresh };
+        return result;
       } catch (error) {
         if (signal?.aborted) return failure({ kind: 'aborted', message: abortMessage(signal) });
         if (this.closed) return failure({ kind: 'aborted', message: 'the runtime is closed' });
@@ -202,10 +211,14 @@ export class JsRuntime {
         if (error instanceof PoolClosedError) return failure({ kind: 'aborted', message: 'the runtime is closed' });
         return failure({ kind: 'sandbox', message: `the sandbox could not start: ${(error as Error).message}` });
       }
-      return await this.run(process, runId, code, plan, limits, signal, {
+      const session = await this.run(process, runId, code, plan, limits, signal, {
         returning: () => pool.returningSoon(),
         release: (p, healthy, wasReturning) => pool.release(p as SandboxProcess, healthy, wasReturning),
       });
+      // V8: every run gets a fresh context, so no binding persists between runs.
+      const result = await session.result;
+      result.session = { fresh: true };
+      return result;
     } finally {
       slot.done();
     }
@@ -219,12 +232,13 @@ export class JsRuntime {
     limits: JsLimits,
     signal: AbortSignal | undefined,
     owner: SessionRelease,
-  ): Promise<ExecuteResult> {
+  ): Promise<RunSession> {
     const session = new RunSession(process, runId, code, plan, limits, signal, owner);
     this.sessions.add(session);
     session.start();
     try {
-      return await session.result;
+      await session.result;
+      return session;
     } finally {
       this.sessions.delete(session);
     }

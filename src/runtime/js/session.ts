@@ -6,7 +6,7 @@
  * a sandbox process is expected to enforce them first (so the data never crosses), but the
  * host's memory and event loop never depend on it doing so.
  */
-import type { CallSummary, LogEntry, RunError, ToolBinding, ToolCallContext } from '../types.ts';
+import type { CallSummary, LogEntry, RunError, SessionInfo, ToolBinding, ToolCallContext } from '../types.ts';
 import { toolLabel, type BindingPlan } from './bindings.ts';
 import { jsonDeeperThan } from './child/json-depth.mjs';
 import { PausableDeadline } from './clock.ts';
@@ -24,6 +24,10 @@ export type RunProcess = Pick<SandboxProcess, 'ref' | 'listen' | 'send' | 'kill'
 export type ExecuteResult = ({ ok: true; value: unknown } | { ok: false; error: RunError }) & {
   logs: LogEntry[];
   calls: CallSummary[];
+  /** What the script print()ed, one line per call; absent when it printed nothing. */
+  stdout?: string;
+  /** Whether the run started in a fresh session (see {@link SessionInfo}). */
+  session?: SessionInfo;
 };
 
 /** The message of an `aborted` error, with the abort reason when it is an Error. */
@@ -84,6 +88,9 @@ export class RunSession {
   readonly result: Promise<ExecuteResult>;
   private resolve!: (result: ExecuteResult) => void;
   private readonly logs: LogEntry[] = [];
+  private stdout = '';
+  /** From the sandbox process's outcome (QuickJS): whether the run started fresh, whether its VM was kept. */
+  reported: { fresh?: boolean; kept?: boolean } = {};
   private readonly calls: CallSummary[] = [];
   private readonly pending = new Map<number, PendingCall>();
   private readonly deadline: PausableDeadline;
@@ -95,6 +102,7 @@ export class RunSession {
   private callCount = 0;
   private inflightBytes = 0;
   private logBytes = 0;
+  private logEntries = 0;
 
   constructor(
     private readonly process: RunProcess,
@@ -150,10 +158,12 @@ export class RunSession {
         }
         for (const log of message.logs) {
           if (!this.acceptLog(log)) return;
-          this.logs.push(log);
+          if (log.level === 'stdout') this.stdout += log.message + '\n';
+          else this.logs.push(log as LogEntry);
         }
         return;
       case 'done': {
+        this.reported = { fresh: message.fresh, kept: message.kept };
         if (!message.ok) return this.finish({ ok: false, error: message.error }, true);
         const problem = this.returnProblem(message.json);
         if (problem !== undefined) return this.finish({ ok: false, error: { kind: 'script', name: 'RangeError', message: problem } }, true);
@@ -171,9 +181,9 @@ export class RunSession {
   }
 
   /** maxLogEntries and maxLogBytes; past either the run fails (and the process, which should have stopped it, is replaced). */
-  private acceptLog(log: LogEntry): boolean {
+  private acceptLog(log: { message: string }): boolean {
     const { maxLogEntries, maxLogBytes } = this.limits;
-    if (this.logs.length >= maxLogEntries) {
+    if (++this.logEntries > maxLogEntries) {
       this.failScript(`the script wrote more than ${maxLogEntries} log entries (limit maxLogEntries)`);
       return false;
     }
@@ -340,7 +350,7 @@ export class RunSession {
       entry.context.cancel();
     }
     this.pending.clear();
-    this.resolve({ ...outcome, logs: this.logs, calls: this.calls });
+    this.resolve({ ...outcome, logs: this.logs, calls: this.calls, ...(this.stdout === '' ? {} : { stdout: this.stdout }) });
     if (clean) this.awaitIdle();
     else {
       this.process.kill();

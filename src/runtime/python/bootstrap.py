@@ -53,8 +53,9 @@ def load_sibling(name):
 
 
 st = load_sibling("script_tools")
+sh = load_sibling("script_helpers")
 # Frames from these files are the runner's own: hidden from tracebacks, never interrupted.
-OUR_FILES = frozenset((sys._getframe().f_code.co_filename, st.__file__))
+OUR_FILES = frozenset((sys._getframe().f_code.co_filename, st.__file__, sh.__file__))
 SCRIPT_PREFIX = "<run "
 CO_COROUTINE = inspect.CO_COROUTINE
 TLA_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
@@ -328,6 +329,8 @@ class Runtime:
         g = self.globals
         g.update(self.table.helpers)
         g.update(tools=self.tools, ToolError=st.ToolError, ToolCallError=st.ToolCallError, UnknownToolError=st.UnknownToolError)
+        # Reinstalled at every run, like `tools`: a script that rebinds them only changes its own run.
+        g.update(inspect=sh.inspect, print=sh.bounded_print)
         self.reset_streams()
         # A previous script may have replaced our handlers.
         signal.signal(signal.SIGINT, self.on_interrupt)

@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import type { CallSummary, RunError } from '../types.ts';
+import type { CallSummary, RunError, SessionInfo } from '../types.ts';
 import type { InboundMessage } from './protocol.ts';
 import type { CapturedOutput } from './output.ts';
 
@@ -24,6 +24,11 @@ export interface PythonRunResult {
   truncated?: boolean;
   /** Tool calls in start order; helper globals are not listed. */
   calls: CallSummary[];
+  /**
+   * Whether the run started in a fresh interpreter (no globals of an earlier run). Set by
+   * {@link PythonRunner.run} for every run that reached an interpreter.
+   */
+  session?: SessionInfo;
 }
 
 /** Why the runner stopped a run itself. */

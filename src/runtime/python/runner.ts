@@ -110,6 +110,8 @@ export class PythonRunner {
   #dead = false;
   #idleTimer: NodeJS.Timeout | null = null;
   #runSeq = 0;
+  /** The interpreter the last run used: a run in another one starts with fresh globals. */
+  #lastInterp: Interpreter | null = null;
 
   /** Throws a TypeError or RangeError for an option that cannot work. */
   constructor(options: PythonRunnerOptions = {}) {
@@ -229,9 +231,12 @@ export class PythonRunner {
       ...(options.callSites ? { callSites: true } : {}),
     });
     interp.toolKey = tools.key;
+    const fresh = this.#lastInterp !== interp;
+    this.#lastInterp = interp;
     this.#session = session;
     session.begin();
     const result = await session.result;
+    result.session = { fresh };
     if (this.#session === session) this.#session = null;
     // close() refs the process until it has exited; a run it ended must not undo that.
     if (!this.#closed) interp.proc.setRef(false);

@@ -28,10 +28,10 @@ describe('console', () => {
     );
     assert.deepEqual(result.logs, [
       { level: 'log', message: 'plain 1 true null undefined 2n Symbol(s)' },
-      { level: 'info', message: '{"a":[1,{"b":2}]}' },
+      { level: 'info', message: '{ a: [ 1, { b: 2 } ] }' },
       { level: 'warn', message: '[Function (anonymous)] [Function named]' },
       { level: 'error', message: `RangeError: shown with its stack\n    at script.js:4:${engine === 'v8' ? 22 : 26}` },
-      { level: 'debug', message: '[object Object] after' },
+      { level: 'debug', message: '{ self: [Circular] } after' },
     ]);
   });
 

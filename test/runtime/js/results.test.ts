@@ -71,7 +71,7 @@ describe('script errors', () => {
 
   test('thrown non-errors are described', async () => {
     assert.deepEqual(errorOf(await run('throw "boom";')), { kind: 'script', message: 'boom' });
-    assert.deepEqual(errorOf(await run('throw { code: 1 };')), { kind: 'script', message: '{"code":1}' });
+    assert.deepEqual(errorOf(await run('throw { code: 1 };')), { kind: 'script', message: '{ code: 1 }' });
   });
 
   test('syntax errors name the line', async () => {

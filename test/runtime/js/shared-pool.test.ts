@@ -14,14 +14,16 @@ describe('shared QuickJS pool', () => {
   after(() => runtime.close());
   const echo = [tool('echo')];
 
-  test('a global or prototype planted in one conversation is invisible in another, and in the next run', async () => {
+  test('a global or prototype planted in one conversation is invisible in another, and after a reset', async () => {
     valueOf(await runtime.execute(
       'Object.prototype.planted = "A"; Array.prototype.map = () => "hijacked"; globalThis.secret = 42; Symbol.for("x").description; return 1;',
       { tools: echo, conversation: 'A' },
     ));
     const probe = 'return [typeof ({}).planted, [1].map((x) => x * 2)[0], typeof secret];';
     assert.deepEqual(valueOf(await runtime.execute(probe, { tools: echo, conversation: 'B' })), ['undefined', 2, 'undefined']);
-    assert.deepEqual(valueOf(await runtime.execute(probe, { tools: echo, conversation: 'A' })), ['undefined', 2, 'undefined']);
+    // The next run of A continues its session (its globals persist); a reset starts clean.
+    assert.equal(valueOf(await runtime.execute('return secret;', { tools: echo, conversation: 'A' })), 42);
+    assert.deepEqual(valueOf(await runtime.execute(probe, { tools: echo, conversation: 'A', reset: true })), ['undefined', 2, 'undefined']);
   });
 
   test('conversations share processes, and a second burst starts no new process', async () => {

@@ -11,7 +11,7 @@ const run = (code: string) => runner.run(code, { tools: [], timeoutMs: 10_000 })
 
 test('print, sys.stderr and the last expression come back separately, like a REPL', async () => {
   const r = await run('import sys\nprint("out", 1)\nprint("err", file=sys.stderr)\n{"a": [1, 2.5, None, "é"]}');
-  assert.deepEqual(r, { ok: true, stdout: 'out 1\n', stderr: 'err\n', returnCode: 0, calls: [], value: { a: [1, 2.5, null, 'é'] } });
+  assert.deepEqual(r, { ok: true, stdout: 'out 1\n', stderr: 'err\n', returnCode: 0, calls: [], value: { a: [1, 2.5, null, 'é'] }, session: { fresh: true } });
 });
 
 test('a value JSON cannot carry comes back as its repr; None and statements give no value', async () => {

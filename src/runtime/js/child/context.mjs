@@ -24,6 +24,10 @@ export const B_DEPTH = 6;
 const prelude = new vm.Script(fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8'), {
   filename: 'toolcell-prelude',
 });
+// The inspector shared with the QuickJS engine: evaluated in each context before the prelude.
+const inspectorScript = new vm.Script(fs.readFileSync(new URL('./inspect.js', import.meta.url), 'utf8'), {
+  filename: 'toolcell-inspect',
+});
 // The same hardening source runs in this realm (once) and in every context (see harden.js).
 const harden = new vm.Script(fs.readFileSync(new URL('./harden.js', import.meta.url), 'utf8'), {
   filename: 'toolcell-harden',
@@ -59,7 +63,7 @@ export function createSandboxContext(forceContextify) {
     return handler === null ? null : handler(op, a, b, c);
   };
   const setup = prelude.runInContext(ctx);
-  const control = setup(bridge, SCRIPT_FILE);
+  const control = setup(bridge, SCRIPT_FILE, inspectorScript.runInContext(ctx)());
   harden.runInContext(ctx)(false);
   return { ctx, control, slot };
 }

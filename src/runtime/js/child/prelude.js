@@ -10,7 +10,7 @@
 //   captured `Reflect.apply`, so patched prototypes cannot redirect this code.
 // - `Error.prepareStackTrace` is locked to a formatter that never exposes call sites (their
 //   getFunction/getThis reach frames of the sandbox process's realm).
-(function toolcellPrelude(bridge, scriptFile) {
+(function toolcellPrelude(bridge, scriptFile, inspector) {
   'use strict';
 
   // Operations the sandbox process asks of this prelude (keep in sync with context.mjs).
@@ -25,9 +25,10 @@
   const B_DONE = 3;
   const B_FAIL = 4;
   const B_UNKNOWN_TOOL = 5;
-  const B_DEPTH = 6;
 
   const G = globalThis;
+  // child/inspect.js, evaluated in this context just before this file.
+  const formatLog = inspector.formatLog;
   const apply = Reflect.apply;
   const create = Object.create;
   const defineProperty = Object.defineProperty;
@@ -189,58 +190,16 @@
     }
   }
 
-  /**
-   * `label` is set for console output: a value nested past maxDepth then throws (the sandbox
-   * process measures the JSON and answers with the limit when it is too deep).
-   */
-  function format(value, label) {
-    const type = typeof value;
-    if (type === 'string') return value;
-    if (type === 'bigint') return '' + value + 'n';
-    if (type === 'symbol') return apply(symbolToString, value, []);
-    if (value === null || type !== 'object' && type !== 'function') return '' + value;
-    if (type === 'function') {
-      let name = '';
-      try {
-        name = typeof value.name === 'string' ? value.name : '';
-      } catch {
-        // A throwing `name` getter only costs the label.
-      }
-      return '[Function ' + (name || '(anonymous)') + ']';
-    }
-    if (isError(value)) {
-      try {
-        const stack = value.stack;
-        if (typeof stack === 'string') return stack;
-      } catch {
-        // Fall through to the generic description.
-      }
-    }
-    let json;
-    try {
-      json = jsonStringify(value);
-    } catch {
-      // Cyclic or BigInt-holding values fall back to their tag.
-    }
-    if (typeof json === 'string') {
-      const max = label === undefined ? null : callBridge(B_DEPTH, json);
-      if (typeof max === 'number') {
-        throw new RangeErrorCtor(label + ': the value is nested deeper than ' + max + ' levels (limit maxDepth)');
-      }
-      return json;
-    }
-    try {
-      return apply(objectToString, value, []);
-    } catch {
-      return '[object]';
-    }
+  /** A console argument or a thrown non-error as text: strings as they are, the rest through the inspector. */
+  function format(value) {
+    if (typeof value === 'string') return value;
+    return formatLog(value);
   }
 
   function makeLogger(level) {
-    const label = 'console.' + level;
     return function log(...args) {
       let text = '';
-      for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + format(args[i], label);
+      for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + format(args[i]);
       callBridge(B_LOG, level, text);
     };
   }
@@ -252,6 +211,17 @@
     debug: makeLogger('debug'),
   };
   defineProperty(G, 'console', { value: consoleObject, writable: true, enumerable: false, configurable: true });
+  // print(...) writes a line to the result's stdout (the host tells it apart by its level).
+  const print = makeLogger('stdout');
+  defineProperty(print, 'name', { value: 'print' });
+  defineProperty(G, 'print', { value: print, writable: true, enumerable: false, configurable: true });
+  const inspectShape = inspector.inspect;
+  defineProperty(G, 'inspect', {
+    value: function inspect(value, options) {
+      return inspectShape(value, options);
+    },
+    writable: true, enumerable: false, configurable: true,
+  });
 
   // Pending calls: id → [resolve, reject].
   const pending = create(null);

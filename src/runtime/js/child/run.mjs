@@ -5,7 +5,8 @@ import { B_CALL, B_DEPTH, B_DONE, B_FAIL, B_LOG, B_UNKNOWN_TOOL, C_DELIVER } fro
 import { unknownToolMessage } from './closest.mjs';
 import { jsonDeeperThan } from './json-depth.mjs';
 
-const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
+/** Console levels, and `stdout` for the script's print(...). */
+const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug', 'stdout']);
 /** Flush the outbox early once it holds this many characters, to keep frames bounded. */
 const FLUSH_CHARS = 4 << 20;
 /** Longest error message or stack sent back. */

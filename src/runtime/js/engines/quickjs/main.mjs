@@ -4,12 +4,14 @@
 // waits on a tool call. Each run executes in a QuickJS VM (its own WebAssembly instance and
 // memory) that shares no object with Node; only numbers and strings cross (engines/quickjs/vm.mjs).
 //
-// One VM per conversation: a conversation's slot holds its VM while it runs. After a run the VM
-// is disposed, so nothing passes between runs either; the next run gets a fresh VM from the
-// spares, restored from a snapshot while the process is idle. (A later change may keep the VM
-// in the slot to keep bindings between runs; the host already drops a slot once its
-// conversation has been idle too long.) Only spares are kept between runs: an idle
-// conversation costs no VM memory.
+// One VM per conversation, kept between its runs: the conversation's session. A run that ends
+// the way scripts end (a value, or an error the script threw) leaves its VM in the slot for the
+// conversation's next run; any other end (time limit, cancel, out of memory, an engine fault, a
+// limit that stopped the script mid-way) disposes it, and the next run starts on a fresh VM from
+// the spares, restored from a snapshot while the process is idle. The host says when a run must
+// start fresh (`fresh` in the run header: first run, `reset`, or a session it knows is gone); each
+// run reports whether it started fresh and whether its VM was kept. The host drops the slot of
+// a conversation idle too long (`drop`), which frees the VM's memory.
 //
 // The loop is synchronous, as in the V8 engine's process: it blocks in read(2) between frames.
 // While a script executes, the interrupt handler stops it at its deadline, or when the host has
@@ -26,6 +28,7 @@ const [libPath, wasmPath] = process.argv.slice(2);
 const { QuickJS, MAX_STACK_SIZE, Intrinsics, JSException } = await import(pathToFileURL(libPath).href);
 const wasmModule = new WebAssembly.Module(fs.readFileSync(wasmPath));
 const preludeSource = fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8');
+const inspectorSource = fs.readFileSync(new URL('../../child/inspect.js', import.meta.url), 'utf8');
 /**
  * No weak references (their timing reveals the collector). The eval intrinsic stays: the host
  * compiles scripts through it; the prelude takes `eval` and the Function constructors away.
@@ -90,9 +93,13 @@ const vmOptions = {
 async function makeTemplate() {
   const vm = await QuickJS.create(vmOptions);
   const bridgeFn = vm.newFunction('bridge', () => vm.null);
+  const makeInspector = vm.evalCode(inspectorSource, 'toolcell-inspect');
+  const inspector = vm.callFunction(makeInspector, vm.undefined);
   const setup = vm.evalCode(preludeSource, 'toolcell-prelude');
-  const control = vm.callFunction(setup, vm.undefined, bridgeFn);
+  const control = vm.callFunction(setup, vm.undefined, bridgeFn, inspector);
   setup.dispose();
+  inspector.dispose();
+  makeInspector.dispose();
   bridgeFn.dispose();
   const token = vm.exportHandle(control);
   const snapshot = vm.snapshot();
@@ -143,33 +150,64 @@ async function createGuest() {
   };
 }
 
-/** conversation id → { guest: its VM between runs (none today), busy: whether a run uses the slot } */
+/** conversation id → { guest: its VM between runs (its session), busy: whether a run uses the slot } */
 const conversations = new Map();
+/**
+ * Kept VMs (sessions) one process holds at most; past it the least recently used is disposed
+ * and its conversation's next run starts fresh (and says so). Each is bounded by its runs'
+ * heapMb; this bounds how many idle sessions add to a process's memory.
+ */
+const MAX_KEPT = 32;
+/** Slots holding a kept VM, least recently used first. */
+const keptSlots = new Set();
+
+function keep(slot, guest) {
+  slot.guest = guest;
+  keptSlots.delete(slot);
+  keptSlots.add(slot);
+  for (const oldest of keptSlots) {
+    if (keptSlots.size <= MAX_KEPT) break;
+    keptSlots.delete(oldest);
+    oldest.guest?.dispose();
+    oldest.guest = null;
+  }
+}
 const spares = [];
 /** run id → GuestRun */
 const runs = new Map();
 
-async function takeGuest(conv) {
+/**
+ * The VM for a run: the conversation's kept VM unless the host asked for a fresh one (`fresh`
+ * is then true in the result). A run of a conversation whose slot is busy gets a VM of its own.
+ */
+async function takeGuest(conv, wantFresh) {
   if (typeof conv === 'string') {
     let slot = conversations.get(conv);
     if (slot === undefined) conversations.set(conv, (slot = { guest: null, busy: false }));
     if (!slot.busy) {
       slot.busy = true;
-      const guest = slot.guest ?? spares.pop() ?? (await createGuest());
+      let kept = slot.guest;
       slot.guest = null;
-      return { guest, slot };
+      keptSlots.delete(slot);
+      if (kept !== null && wantFresh) {
+        kept.dispose();
+        kept = null;
+      }
+      const guest = kept ?? spares.pop() ?? (await createGuest());
+      return { guest, slot, fresh: kept === null };
     }
   }
-  return { guest: spares.pop() ?? (await createGuest()), slot: null };
+  return { guest: spares.pop() ?? (await createGuest()), slot: null, fresh: true };
 }
 
 async function startRun(header, payloads) {
   const [code, configJson] = payloads;
-  const { guest, slot } = await takeGuest(header.conv);
+  const { guest, slot, fresh } = await takeGuest(header.conv, header.fresh !== false);
   guest.exports.qjs_set_memory_limit(header.heapMb * 1024 * 1024);
-  const run = new GuestRun(header, guest, (ended) => {
+  const run = new GuestRun(header, guest, fresh, slot !== null, (ended) => {
     runs.delete(ended.id);
-    guest.dispose();
+    if (slot !== null && ended.keep && conversations.get(header.conv) === slot) keep(slot, guest);
+    else guest.dispose();
     if (slot !== null) slot.busy = false;
     send({ t: 'idle', run: ended.id });
   });
@@ -214,6 +252,7 @@ function dispatch(frame) {
       const slot = conversations.get(header.conv);
       if (slot !== undefined && !slot.busy) {
         conversations.delete(header.conv);
+        keptSlots.delete(slot);
         slot.guest?.dispose();
       }
       return;

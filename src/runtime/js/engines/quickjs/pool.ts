@@ -36,6 +36,8 @@ interface Conversation {
   host: Host;
   active: number;
   lastUsed: number;
+  /** Its process holds a VM kept from its last run (a session the next run continues). */
+  session: boolean;
 }
 
 interface Waiter {
@@ -94,7 +96,7 @@ export class QuickjsPool {
    * Rejects with a CapacityError when the run cannot be placed within the queue bounds, with
    * the signal's reason when aborted while waiting.
    */
-  async acquire(conversation: string | undefined, runId: number, limits: JsLimits, signal?: AbortSignal): Promise<RunChannel> {
+  async acquire(conversation: string | undefined, runId: number, limits: JsLimits, signal?: AbortSignal, reset = false): Promise<RunChannel> {
     if (this.closed) throw new CapacityError('the runtime is closed');
     let host = this.place(conversation);
     if (host === null) host = await this.wait(conversation, signal); // bound by serveQueue
@@ -105,7 +107,19 @@ export class QuickjsPool {
       this.unbind(host, conversation);
       throw error;
     }
-    return new RunChannel(this, host, runId, conversation, limits);
+    const c = conversation === undefined ? undefined : this.conversations.get(conversation);
+    const fresh = reset || c === undefined || c.host !== host || !c.session || !host.process.alive;
+    return new RunChannel(this, host, runId, conversation, limits, fresh);
+  }
+
+  /**
+   * @internal a run is over: `kept` says whether its process kept its VM as the
+   * conversation's session (false when the run ended without the process reporting).
+   */
+  settleSession(channel: RunChannel, kept: boolean): void {
+    if (channel.conversation === undefined) return;
+    const c = this.conversations.get(channel.conversation);
+    if (c !== undefined && c.host === channel.host) c.session = kept;
   }
 
   private bind(host: Host, conversation: string | undefined): void {
@@ -114,7 +128,7 @@ export class QuickjsPool {
     if (conversation === undefined) return;
     let c = this.conversations.get(conversation);
     if (c === undefined) {
-      c = { host, active: 0, lastUsed: 0 };
+      c = { host, active: 0, lastUsed: 0, session: false };
       this.conversations.set(conversation, c);
       host.conversations.add(conversation);
     }
@@ -328,13 +342,15 @@ export class RunChannel implements RunProcess {
     readonly runId: number,
     readonly conversation: string | undefined,
     private readonly limits: JsLimits,
+    /** The run starts on a fresh VM: the process is told to drop any VM it kept. */
+    readonly fresh: boolean,
   ) {}
 
   send(header: unknown, payloads: readonly string[]): void {
     const h = header as { t?: unknown };
     if (h.t === 'run') {
       const { timeoutMs, heapMb } = this.limits;
-      header = { ...h, conv: this.conversation ?? null, heapMb, ms: Number.isFinite(timeoutMs) ? timeoutMs : null };
+      header = { ...h, conv: this.conversation ?? null, heapMb, ms: Number.isFinite(timeoutMs) ? timeoutMs : null, fresh: this.fresh };
     }
     this.host.process.send(header, payloads);
   }

@@ -1,11 +1,15 @@
 // Evaluated inside every fresh QuickJS VM before any script code (engines/quickjs/vm.mjs). Its
-// completion value is the setup function below, called once with the bridge.
+// completion value is the setup function below, called once with the bridge and the inspector
+// (child/inspect.js, shared with the V8 engine).
+//
+// A VM may serve several runs of its conversation (a session): `bind` and `run` reset the
+// per-run state and may be called again; what the scripts put on the global object stays.
 //
 // Nothing in this VM belongs to Node: the bridge is a QuickJS function whose host side reads
 // only numbers and strings and answers only numbers, strings or null. So, unlike the V8
 // engine's prelude, this file need not guard against foreign realms; it only keeps the bridge
 // out of the script's reach and gives the script the same world as the V8 engine does.
-(function toolcellQuickjsPrelude(bridge) {
+(function toolcellQuickjsPrelude(bridge, inspector) {
   'use strict';
 
   // Operations the sandbox process asks of this prelude (keep in sync with vm.mjs).
@@ -31,6 +35,8 @@
   const symbolToString = Symbol.prototype.toString;
   const objectToString = Object.prototype.toString;
   const errorToString = Error.prototype.toString;
+  const formatLog = inspector.formatLog;
+  const inspectShape = inspector.inspect;
   const ErrorCtor = Error;
   const captureStackTrace = Error.captureStackTrace;
   const TypeErrorCtor = TypeError;
@@ -163,17 +169,7 @@
       return '[Function ' + (name || '(anonymous)') + ']';
     }
     if (isError(value)) return errorText(value);
-    try {
-      const json = jsonStringify(value);
-      if (typeof json === 'string') return json;
-    } catch {
-      // Cyclic or BigInt-holding values fall back to their tag.
-    }
-    try {
-      return apply(objectToString, value, []);
-    } catch {
-      return '[object]';
-    }
+    return formatLog(value);
   }
 
   function makeLogger(level) {
@@ -190,10 +186,22 @@
     error: makeLogger('error'),
     debug: makeLogger('debug'),
   };
-  defineProperty(G, 'console', { value: consoleObject, writable: true, enumerable: false, configurable: true });
+  // print(...) writes a line to the result's stdout (the host tells it apart by its level).
+  const print = makeLogger('stdout');
+  defineProperty(print, 'name', { value: 'print' });
+  const inspect = function inspect(value, options) {
+    return inspectShape(value, options);
+  };
+  /** The helpers every run starts with, reinstalled at each bind (a session may have replaced them). */
+  function installHelpers() {
+    defineProperty(G, 'console', { value: consoleObject, writable: true, enumerable: false, configurable: true });
+    defineProperty(G, 'print', { value: print, writable: true, enumerable: false, configurable: true });
+    defineProperty(G, 'inspect', { value: inspect, writable: true, enumerable: false, configurable: true });
+  }
 
-  // Pending calls: id → [resolve, reject].
-  const pending = create(null);
+  // Pending calls of the current run: id → [resolve, reject]. Replaced at each run: call ids
+  // restart from 1, and a call an earlier run left pending must never settle in a later one.
+  let pending = create(null);
 
   function rejected(error) {
     return new PromiseCtor(function (_resolve, reject) {
@@ -313,12 +321,31 @@
     writable: true, enumerable: false, configurable: true,
   });
 
+  // Names of the global object before any script: a global tool may not shadow them. Names a
+  // script created in an earlier run of the session may be (the binding wins).
+  const builtinNames = create(null);
+  const initialNames = Reflect.ownKeys(G);
+  for (let i = 0; i < initialNames.length; i++) if (typeof initialNames[i] === 'string') builtinNames[initialNames[i]] = true;
+  builtinNames.console = builtinNames.print = builtinNames.inspect = builtinNames.tools = true;
+  /** Global tools bound by the previous bind, removed before the next one. */
+  let boundGlobals = [];
+
   function bind(configJson, seedText) {
     const config = jsonParse(configJson);
     sites = config.sites === true;
     const words = jsonParse(seedText);
     for (let i = 0; i < 4; i++) seed[i] = words[i] | 0;
     for (let i = 0; i < 12; i++) sfc32();
+    pending = create(null);
+    installHelpers();
+    for (let i = 0; i < boundGlobals.length; i++) {
+      try {
+        delete G[boundGlobals[i]];
+      } catch {
+        // A script made it non-configurable: the check below refuses to bind over it.
+      }
+    }
+    boundGlobals = [];
     // Known tools are own properties, found without a trap (a Proxy trap costs more in QuickJS
     // than the rest of a call); only names that miss reach the Proxy below, as the prototype.
     const handler = create(null);
@@ -339,15 +366,19 @@
       defineProperty(tools, alias, { value: tools[name], enumerable: false });
     }
     freeze(tools);
+    // Configurable, so that the next run of the session can bind its own tools.
     defineProperty(G, 'tools', {
-      value: tools, writable: false, enumerable: false, configurable: false,
+      value: tools, writable: false, enumerable: false, configurable: true,
     });
     for (let i = 0; i < config.globals.length; i++) {
       const name = config.globals[i];
-      if (name in G) return 'global ' + name + ' would shadow a built-in';
+      if (builtinNames[name] === true) return 'global ' + name + ' would shadow a built-in';
+      const existing = Reflect.getOwnPropertyDescriptor(G, name);
+      if (existing !== undefined && !existing.configurable) return 'global ' + name + ' would shadow a built-in';
       defineProperty(G, name, {
-        value: makeCallable(true, name, name + '()'), writable: false, enumerable: false, configurable: false,
+        value: makeCallable(true, name, name + '()'), writable: false, enumerable: false, configurable: true,
       });
+      boundGlobals.push(name);
     }
     return '';
   }
@@ -419,6 +450,7 @@
   }
 
   function run(fn) {
+    finished = false;
     let result;
     try {
       result = apply(fn, undefined, []);

@@ -18,7 +18,8 @@ const B_DONE = 3;
 const B_FAIL = 4;
 const B_UNKNOWN_TOOL = 5;
 
-const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug']);
+/** Console levels, and `stdout` for the script's print(...). */
+const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug', 'stdout']);
 /** Flush the outbox early once it holds this many characters, to keep frames bounded. */
 const FLUSH_CHARS = 4 << 20;
 /** Longest error message or stack sent back. */
@@ -44,9 +45,15 @@ export class GuestRun {
   /**
    * @param {object} header the run frame: run, limits, conv, heapMb, ms
    * @param {{ vm: any, control: any, exports: any, exception(): Error, callControl(args: any[]): boolean, bindBridge(fn: Function): void }} guest
+   * @param {boolean} fresh the run starts on a fresh VM (not a kept session)
+   * @param {boolean} owned the VM is its conversation's: it may be kept after the run
    * @param {(run: GuestRun) => void} onEnd called once the run has reported its outcome
    */
-  constructor(header, guest, onEnd) {
+  constructor(header, guest, fresh, owned, onEnd) {
+    this.fresh = fresh;
+    this.owned = owned;
+    /** Set when the script itself ended (returned or threw): only then is its VM kept. */
+    this.keep = false;
     this.id = header.run;
     this.limits = header.limits;
     this.heapMb = header.heapMb;
@@ -209,6 +216,7 @@ export class GuestRun {
   }
 
   done(json) {
+    this.keep = this.owned;
     if (typeof json !== 'string') return this.fail('sandbox', undefined, 'the prelude reported a malformed result');
     const max = this.limits.maxReturnBytes;
     const bytes = json.length * 3 > max ? byteLength(json) : json.length;
@@ -220,6 +228,7 @@ export class GuestRun {
 
   scriptFailed(name, message, stack) {
     if (name === 'InternalError' && message === 'out of memory') return this.outOfMemory();
+    this.keep = this.owned;
     const error = { kind: 'script', message: cap(message ?? 'unknown error') };
     if (name !== undefined) error.name = cap(name);
     if (stack !== undefined) error.stack = cap(stack);
@@ -245,17 +254,20 @@ export class GuestRun {
     this.answered.length = 0;
     if (this.cancelled) {
       // The host already ended this run: it wants no outcome, only the idle that follows.
+      this.keep = false;
       this.onEnd(this);
       return;
     }
+    if (!result.ok && result.error.kind !== 'script') this.keep = false;
     this.flush();
-    send({ t: 'done', run: this.id, ...result }, payloads);
+    send({ t: 'done', run: this.id, ...result, fresh: this.fresh, kept: this.keep }, payloads);
     this.onEnd(this);
   }
 
   /** The host gave up on this run (timeout, abort, close): end it without an outcome. */
   cancel() {
     this.cancelled = true;
+    this.keep = false;
     if (this.running) {
       this.running = false;
       this.onEnd(this);
