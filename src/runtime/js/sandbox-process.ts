@@ -309,7 +309,11 @@ export class SandboxProcess {
     live.delete(this);
     fs.close(this.bellFd, () => {});
     if (/out of memory|heap limit/i.test(this.stderrTail)) {
-      this.end(`the script ran out of memory (heap limit ${this.options.heapMb} MiB)`);
+      // A QuickJS process's own heap holds frames and strings for all its runs, not one script's
+      // memory (each VM has its limit): naming `heapMb` there would name a limit that did not apply.
+      this.end(this.options.engine === 'quickjs'
+        ? `the sandbox process ran out of memory (its Node heap limit of ${QUICKJS_NODE_HEAP_MB} MiB)`
+        : `the script ran out of memory (heap limit ${this.options.heapMb} MiB)`);
     } else {
       this.end(`the sandbox process exited unexpectedly (${signal ?? `exit code ${code}`})`);
     }

@@ -18,6 +18,7 @@
   const B_DONE = 3;
   const B_FAIL = 4;
   const B_UNKNOWN_TOOL = 5;
+  const B_DEPTH = 6;
 
   const G = globalThis;
   const apply = Reflect.apply;
@@ -147,7 +148,14 @@
     }
   }
 
-  function format(value) {
+  /** The run's maxDepth, set at bind: JSON shorter than 2·maxDepth+2 cannot nest deeper. */
+  let depthScanFrom = 0;
+
+  /**
+   * `label` is set for console output: a value nested past maxDepth then throws (the sandbox
+   * process measures JSON long enough to be too deep and answers with the limit when it is).
+   */
+  function format(value, label) {
     const type = typeof value;
     if (type === 'string') return value;
     if (type === 'bigint') return '' + value + 'n';
@@ -163,11 +171,18 @@
       return '[Function ' + (name || '(anonymous)') + ']';
     }
     if (isError(value)) return errorText(value);
+    let json;
     try {
-      const json = jsonStringify(value);
-      if (typeof json === 'string') return json;
+      json = jsonStringify(value);
     } catch {
       // Cyclic or BigInt-holding values fall back to their tag.
+    }
+    if (typeof json === 'string') {
+      const max = label === undefined || json.length < depthScanFrom ? null : callBridge(B_DEPTH, json);
+      if (typeof max === 'number') {
+        throw new RangeErrorCtor(label + ': the value is nested deeper than ' + max + ' levels (limit maxDepth)');
+      }
+      return json;
     }
     try {
       return apply(objectToString, value, []);
@@ -177,9 +192,10 @@
   }
 
   function makeLogger(level) {
+    const label = 'console.' + level;
     return function log(...args) {
       let text = '';
-      for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + format(args[i]);
+      for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + format(args[i], label);
       callBridge(B_LOG, level, text);
     };
   }
@@ -278,7 +294,8 @@
     writable: true, enumerable: false, configurable: true,
   });
 
-  function bind(configJson, seedText) {
+  function bind(configJson, seedText, maxDepth) {
+    depthScanFrom = 2 * maxDepth + 2;
     const config = jsonParse(configJson);
     const words = jsonParse(seedText);
     for (let i = 0; i < 4; i++) seed[i] = words[i] | 0;
@@ -395,7 +412,7 @@
 
   return function control(op, a, b, c, d) {
     switch (op) {
-      case C_BIND: return bind(a, b);
+      case C_BIND: return bind(a, b, c);
       case C_RUN: run(a); return undefined;
       case C_DELIVER: return deliver(a, b === 1, c, d);
       default: return undefined;
