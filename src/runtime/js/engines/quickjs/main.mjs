@@ -26,6 +26,8 @@ const [libPath, wasmPath] = process.argv.slice(2);
 const { QuickJS, MAX_STACK_SIZE, Intrinsics, JSException } = await import(pathToFileURL(libPath).href);
 const wasmModule = new WebAssembly.Module(fs.readFileSync(wasmPath));
 const preludeSource = fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8');
+// The V8 engine's hardening, unchanged: plain ECMAScript that freezes the realm it runs in.
+const hardenSource = fs.readFileSync(new URL('../../child/harden.js', import.meta.url), 'utf8');
 /**
  * No weak references (their timing reveals the collector). The eval intrinsic stays: the host
  * compiles scripts through it; the prelude takes `eval` and the Function constructors away.
@@ -83,9 +85,14 @@ const vmOptions = {
 };
 
 /**
- * The template every VM is restored from: a VM with the prelude installed, captured before any
- * script existed. Restoring copies its memory into a new WebAssembly instance (about 2 ms),
- * where creating a VM and evaluating the prelude takes several times that.
+ * The template every VM is restored from: a VM with the prelude installed and its intrinsics
+ * frozen, captured before any script existed. Restoring copies its memory into a new
+ * WebAssembly instance (about 2 ms), where creating a VM and evaluating the prelude takes
+ * several times that; the frozen state is part of that memory, so freezing costs runs nothing.
+ *
+ * Frozen after the prelude (which edits Math.random, the Function constructors and the global
+ * object's members first): a script cannot patch a built-in the prelude relies on, such as a
+ * `toJSON` on a prototype that would change the arguments a tool receives.
  */
 async function makeTemplate() {
   const vm = await QuickJS.create(vmOptions);
@@ -94,6 +101,10 @@ async function makeTemplate() {
   const control = vm.callFunction(setup, vm.undefined, bridgeFn);
   setup.dispose();
   bridgeFn.dispose();
+  // Everything, methods included: paid once per process, not per run.
+  const harden = vm.evalCode(hardenSource, 'toolcell-harden');
+  vm.callFunction(harden, vm.undefined, vm.true).dispose();
+  harden.dispose();
   const token = vm.exportHandle(control);
   const snapshot = vm.snapshot();
   return { snapshot, token };
