@@ -2,13 +2,17 @@
  * The script's own intrinsics are frozen before it runs, so it cannot change how the bridge
  * serializes (issue 7: a patched Array.prototype.toJSON changed the arguments a tool received,
  * and with a realm kept between runs the patch would rewrite a later script's calls too).
+ * Both engines: V8 freezes each fresh context, QuickJS the snapshot every VM is restored from.
  */
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
+import { after, describe, test } from 'node:test';
+import { JsRuntime } from '../../src/runtime/js/index.ts';
 import { tool, valueOf } from '../runtime/js/helpers.ts';
-import { v8Runtime } from './v8.ts';
+import { ENGINES } from '../runtime/js/engines.ts';
 
-const runtime = v8Runtime();
+for (const engine of ENGINES) {
+describe(`${engine} engine`, () => {
+const runtime = new JsRuntime({ engine });
 after(() => runtime.close());
 
 test('patched toJSON or Object.prototype getters cannot change what a tool receives, returns or logs', async () => {
@@ -61,7 +65,10 @@ test('scripts still assign inherited names on their own objects (Error subclasse
     { tools: [] },
   ));
   assert.deepEqual(value, {
-    name: 'NotFound', stack: 'NotFound: gone', str: 'mine', ctor: 'field', own: 1,
+    // QuickJS formats a stack when the error is made, before the constructor names it.
+    name: 'NotFound', stack: engine === 'v8' ? 'NotFound: gone' : 'Error: gone', str: 'mine', ctor: 'field', own: 1,
     counts: { valueOf: 2, toString: 1 }, extend: 'TypeError', frozen: true,
   });
 });
+});
+}

@@ -76,7 +76,17 @@ function installExitHook(): void {
   });
 }
 
-/** A 4-byte file shared with the child; memory-backed where /dev/shm is usable. */
+/**
+ * Slots of the cancel board that follows the doorbell in its file: a cancelled run's id is
+ * written at slot `id % CANCEL_SLOTS`. A busy sandbox process (the QuickJS engine's interrupt
+ * handler) reads its running run's slot with one pread instead of reading frames off the pipe
+ * mid-script: a frame read there could be half-consumed when the guest's recursion leaves the
+ * handler no stack, and the frame count would never match the doorbell again (the process then
+ * slept in read(2) for a frame that had already been taken).
+ */
+export const CANCEL_SLOTS = 16;
+
+/** The doorbell (4 bytes) and the cancel board after it; memory-backed where /dev/shm is usable. */
 function doorbellFile(): number {
   const dirs = fs.existsSync('/dev/shm') ? ['/dev/shm', os.tmpdir()] : [os.tmpdir()];
   for (let i = 0; ; i++) {
@@ -84,7 +94,7 @@ function doorbellFile(): number {
     try {
       const fd = fs.openSync(file, 'w+', 0o600);
       fs.unlinkSync(file); // the open descriptors keep it alive; nothing else can find it
-      fs.writeSync(fd, Buffer.alloc(4), 0, 4, 0);
+      fs.writeSync(fd, Buffer.alloc(4 + 4 * CANCEL_SLOTS), 0, 4 + 4 * CANCEL_SLOTS, 0);
       return fd;
     } catch (error) {
       if (i === dirs.length - 1) throw error;
@@ -212,6 +222,17 @@ export class SandboxProcess {
     this.keepHot();
   }
 
+  /**
+   * Posts `runId` on the cancel board, where a process busy running that run's code sees it
+   * without reading the pipe (the cancel frame, sent as well, is served once it is idle).
+   */
+  postCancel(runId: number): void {
+    if (this.ended) return;
+    const slot = Buffer.alloc(4);
+    slot.writeInt32LE(runId | 0, 0);
+    fs.writeSync(this.bellFd, slot, 0, 4, 4 + 4 * (runId % CANCEL_SLOTS));
+  }
+
   /** Kills the process (idempotent); also after a protocol violation already ended it. */
   kill(): void {
     if (this.exited || this.killedByHost) return;
@@ -313,7 +334,11 @@ export class SandboxProcess {
     live.delete(this);
     fs.close(this.bellFd, () => {});
     if (/out of memory|heap limit/i.test(this.stderrTail)) {
-      this.end(`the script ran out of memory (heap limit ${this.options.heapMb} MiB)`);
+      // A QuickJS process's own heap holds frames and strings for all its runs, not one script's
+      // memory (each VM has its limit): naming `heapMb` there would name a limit that did not apply.
+      this.end(this.options.engine === 'quickjs'
+        ? `the sandbox process ran out of memory (its Node heap limit of ${QUICKJS_NODE_HEAP_MB} MiB)`
+        : `the script ran out of memory (heap limit ${this.options.heapMb} MiB)`);
     } else {
       this.end(`the sandbox process exited unexpectedly (${signal ?? `exit code ${code}`})`);
     }

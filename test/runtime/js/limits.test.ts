@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
+import type { JsLimits } from '../../../src/runtime/js/limits.ts';
 import { assertHostUnpolluted, deferred, errorOf, tool, valueOf } from './helpers.ts';
 import { ENGINES } from './engines.ts';
 
@@ -140,6 +141,50 @@ describe('size caps', () => {
     ));
     assert.deepEqual(value, [['ok', 'ok', 'ok', 'ok', 'ok'], ['fulfilled', 'rejected']]);
   });
+});
+
+describe('every limit, set low, ends the run with its own error', () => {
+  // Keyed by every field of JsLimits: a new limit without a case here fails the typecheck.
+  const cases: Record<keyof JsLimits, { limits: Partial<JsLimits>; code: string; error: { kind: string; name?: string; message: string } }> = {
+    timeoutMs: { limits: { timeoutMs: 100 }, code: 'for (;;) {}', error: { kind: 'timeout', message: 'the script did not finish within its time limit of 100 ms' } },
+    heapMb: { limits: { heapMb: 32 }, code: 'const a = []; for (;;) a.push("abc" + a.length);', error: { kind: 'sandbox', message: 'the script ran out of memory (heap limit 32 MiB)' } },
+    maxCalls: { limits: { maxCalls: 2 }, code: 'for (let i = 0; i < 3; i++) await tools.echo(i);', error: { kind: 'script', name: 'RangeError', message: 'the script made more than 2 tool calls (limit maxCalls)' } },
+    maxInFlight: {
+      limits: { maxInFlight: 2 },
+      code: 'await Promise.all([tools.echo(1), tools.echo(2), tools.echo(3)]);',
+      error: { kind: 'script', name: 'RangeError', message: 'tools.echo: 2 calls are already in flight (limit maxInFlight); await some before starting more' },
+    },
+    maxArgsBytes: {
+      limits: { maxArgsBytes: 10 },
+      code: 'await tools.echo("x".repeat(9));',
+      error: { kind: 'script', name: 'RangeError', message: 'the arguments of tools.echo are 11 bytes, over the 10-byte limit (maxArgsBytes)' },
+    },
+    maxResultBytes: {
+      limits: { maxResultBytes: 10 },
+      code: 'await tools.echo("x".repeat(9));',
+      error: { kind: 'script', name: 'RangeError', message: 'the result of tool echo is 11 bytes, over the 10-byte limit (maxResultBytes)' },
+    },
+    maxInFlightBytes: {
+      limits: { maxInFlightBytes: 20 },
+      code: 'await Promise.all([tools.echo("12345678"), tools.echo("12345678"), tools.echo("12345678")]);',
+      error: {
+        kind: 'script', name: 'RangeError',
+        message: 'tools.echo: its 10 bytes of arguments would put more than the 20-byte limit (maxInFlightBytes) in flight; await some calls before starting more',
+      },
+    },
+    maxLogBytes: { limits: { maxLogBytes: 10 }, code: 'console.log("x".repeat(11));', error: { kind: 'script', name: 'RangeError', message: 'console output exceeded 10 bytes (limit maxLogBytes)' } },
+    maxLogEntries: { limits: { maxLogEntries: 2 }, code: 'console.log(); console.log(); console.log();', error: { kind: 'script', name: 'RangeError', message: 'the script wrote more than 2 log entries (limit maxLogEntries)' } },
+    maxDepth: { limits: { maxDepth: 2 }, code: 'return [[[1]]];', error: { kind: 'script', name: 'RangeError', message: 'the return value is nested deeper than 2 levels (limit maxDepth)' } },
+    maxReturnBytes: { limits: { maxReturnBytes: 10 }, code: 'return "x".repeat(9);', error: { kind: 'script', name: 'RangeError', message: 'the return value is 11 bytes, over the 10-byte limit (maxReturnBytes)' } },
+  };
+  for (const [key, { limits, code, error }] of Object.entries(cases)) {
+    test(key, async () => {
+      const got = errorOf(await runtime.execute(code, { tools, limits }));
+      assert.deepEqual({ kind: got.kind, name: got.name, message: got.message }, { name: undefined, ...error });
+      // The same script runs to the end under the defaults: the error is this limit's alone.
+      if (key !== 'timeoutMs' && key !== 'heapMb') assert.equal((await runtime.execute(code, { tools })).ok, true);
+    });
+  }
 });
 
 describe('the host', () => {

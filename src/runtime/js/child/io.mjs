@@ -73,6 +73,19 @@ export function framesWaiting() {
   return bell.readInt32LE(0) !== framesDecoded;
 }
 
+/** Must match CANCEL_SLOTS in sandbox-process.ts: the board of cancelled run ids after the doorbell. */
+const CANCEL_SLOTS = 16;
+const slot = Buffer.alloc(4);
+
+/**
+ * Whether the host posted a cancel of `run` on the board (one pread; consumes no frame, so it
+ * is safe wherever it is interrupted — the QuickJS interrupt handler runs it mid-script).
+ */
+export function cancelPosted(run) {
+  fs.readSync(DOORBELL, slot, 0, 4, 4 + 4 * (run % CANCEL_SLOTS));
+  return slot.readInt32LE(0) === (run | 0);
+}
+
 function spinOnDoorbell() {
   const until = performance.now() + SPIN_MS;
   for (let i = 1; ; i++) {

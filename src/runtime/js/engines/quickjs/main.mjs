@@ -19,7 +19,7 @@
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { framesWaiting, poll, receive, send } from '../../child/io.mjs';
+import { cancelPosted, framesWaiting, poll, receive, send } from '../../child/io.mjs';
 import { GuestRun } from './vm.mjs';
 
 process.on('unhandledRejection', () => {});
@@ -29,6 +29,8 @@ const { QuickJS, MAX_STACK_SIZE, Intrinsics, JSException } = await import(pathTo
 const wasmModule = new WebAssembly.Module(fs.readFileSync(wasmPath));
 const preludeSource = fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8');
 const inspectorSource = fs.readFileSync(new URL('../../child/inspect.js', import.meta.url), 'utf8');
+// The V8 engine's hardening, unchanged: plain ECMAScript that freezes the realm it runs in.
+const hardenSource = fs.readFileSync(new URL('../../child/harden.js', import.meta.url), 'utf8');
 /**
  * No weak references (their timing reveals the collector). The eval intrinsic stays: the host
  * compiles scripts through it; the prelude takes `eval` and the Function constructors away.
@@ -42,22 +44,24 @@ const CANCEL_CHECK_MS = 2;
 /** The run whose code executes right now (one at a time: the process has one thread). */
 let current = null;
 let nextCancelCheck = 0;
-/** Frames read while a script ran (to look for a cancel); served before blocking again. */
-const early = [];
-
+/**
+ * Runs inside the guest's execution, possibly with almost no stack left (a script recursing to
+ * its limit). So it reads no frame — a frame half-consumed there was lost, and the process then
+ * slept in read(2) for good — only the cancel board, and anything that throws here just means
+ * "not now": the next check retries.
+ */
 function interruptHandler() {
   if (current === null) return false;
-  if (current.shouldInterrupt()) return true;
-  const now = performance.now();
-  if (now >= nextCancelCheck) {
-    nextCancelCheck = now + CANCEL_CHECK_MS;
-    while (framesWaiting()) {
-      const frame = receive(false);
-      early.push(frame);
-      const h = frame.header;
-      if (h?.t === 'cancel' && h.run === current.id) current.cancelled = true;
+  try {
+    if (current.shouldInterrupt()) return true;
+    const now = performance.now();
+    if (now >= nextCancelCheck) {
+      nextCancelCheck = now + CANCEL_CHECK_MS;
+      if (cancelPosted(current.id)) current.cancelled = true;
+      return current.shouldInterrupt();
     }
-    return current.shouldInterrupt();
+  } catch {
+    // Out of stack inside the handler: nothing was consumed, so nothing is lost.
   }
   return false;
 }
@@ -86,9 +90,14 @@ const vmOptions = {
 };
 
 /**
- * The template every VM is restored from: a VM with the prelude installed, captured before any
- * script existed. Restoring copies its memory into a new WebAssembly instance (about 2 ms),
- * where creating a VM and evaluating the prelude takes several times that.
+ * The template every VM is restored from: a VM with the prelude installed and its intrinsics
+ * frozen, captured before any script existed. Restoring copies its memory into a new
+ * WebAssembly instance (about 2 ms), where creating a VM and evaluating the prelude takes
+ * several times that; the frozen state is part of that memory, so freezing costs runs nothing.
+ *
+ * Frozen after the prelude (which edits Math.random, the Function constructors and the global
+ * object's members first): a script cannot patch a built-in the prelude relies on, such as a
+ * `toJSON` on a prototype that would change the arguments a tool receives.
  */
 async function makeTemplate() {
   const vm = await QuickJS.create(vmOptions);
@@ -101,6 +110,10 @@ async function makeTemplate() {
   inspector.dispose();
   makeInspector.dispose();
   bridgeFn.dispose();
+  // Everything, methods included: paid once per process, not per run.
+  const harden = vm.evalCode(hardenSource, 'toolcell-harden');
+  vm.callFunction(harden, vm.undefined, vm.true).dispose();
+  harden.dispose();
   const token = vm.exportHandle(control);
   const snapshot = vm.snapshot();
   return { snapshot, token };
@@ -269,10 +282,10 @@ async function prepare() {
 
 async function loop() {
   for (;;) {
-    let frame = early.shift() ?? poll();
+    let frame = poll();
     if (frame === null || frame === undefined) {
       await prepare();
-      frame = early.shift() ?? receive(true);
+      frame = receive(true);
     }
     await dispatch(frame);
   }

@@ -285,6 +285,7 @@ export class QuickjsPool {
   cancel(host: Host, runId: number): void {
     host.listeners.delete(runId);
     if (!host.process.alive || host.cancelling.has(runId)) return;
+    host.process.postCancel(runId);
     host.process.send({ t: 'cancel', run: runId }, []);
     const timer = setTimeout(() => {
       host.cancelling.delete(runId);

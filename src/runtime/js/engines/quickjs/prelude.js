@@ -22,6 +22,7 @@
   const B_DONE = 3;
   const B_FAIL = 4;
   const B_UNKNOWN_TOOL = 5;
+  const B_DEPTH = 6;
 
   const G = globalThis;
   const apply = Reflect.apply;
@@ -153,6 +154,7 @@
     }
   }
 
+  /** Console output: objects through the bounded inspector, so no depth or size can hurt. */
   function format(value) {
     const type = typeof value;
     if (type === 'string') return value;
@@ -463,7 +465,7 @@
 
   return function control(op, a, b, c, d) {
     switch (op) {
-      case C_BIND: return bind(a, b);
+      case C_BIND: return bind(a, b, c);
       case C_RUN: run(a); return undefined;
       case C_DELIVER: return deliver(a, b === 1, c, d);
       default: return undefined;

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { send } from '../../child/io.mjs';
 import { unknownToolMessage } from '../../child/closest.mjs';
+import { jsonDeeperThan } from '../../child/json-depth.mjs';
 
 // Keep in sync with prelude.js.
 const C_BIND = 1;
@@ -17,6 +18,7 @@ const B_LOG = 2;
 const B_DONE = 3;
 const B_FAIL = 4;
 const B_UNKNOWN_TOOL = 5;
+const B_DEPTH = 6;
 
 /** Console levels, and `stdout` for the script's print(...). */
 const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug', 'stdout']);
@@ -69,7 +71,11 @@ export class GuestRun {
     this.nextCall = 1;
     this.calls = 0;
     this.inflight = 0;
+    /** UTF-8 bytes of the arguments of calls still pending, and each pending call's share. */
+    this.inflightBytes = 0;
+    this.callBytes = new Map();
     this.logBytes = 0;
+    this.logEntries = 0;
     this.outCalls = [];
     /** Encoded call sites, parallel to the calls, only for runs that asked for them. */
     this.outSites = [];
@@ -85,6 +91,8 @@ export class GuestRun {
 
   /** Polled by the interrupt handler while this run's code executes. */
   shouldInterrupt() {
+    // Ended from inside the bridge (a limit failed it): nothing more of it may run.
+    if (!this.running) return true;
     if (this.cancelled || performance.now() > this.deadline) {
       this.interrupted = true;
       return true;
@@ -104,7 +112,8 @@ export class GuestRun {
     this.labels = new Map(this.config.tools.map(([name, label]) => [name, label]));
     this.sites = this.config.sites === true;
     const seed = JSON.stringify([...new Int32Array(randomBytes(16).buffer)]);
-    const bound = this.callControl(() => vm.callFunction(control, vm.undefined, vm.newNumber(C_BIND), vm.newString(configJson), vm.newString(seed)));
+    const bound = this.callControl(() =>
+      vm.callFunction(control, vm.undefined, vm.newNumber(C_BIND), vm.newString(configJson), vm.newString(seed), vm.newNumber(this.limits.maxDepth)));
     if (bound !== '') return this.fail('sandbox', undefined, typeof bound === 'string' ? bound : 'the prelude failed to install the tools');
     let fn;
     try {
@@ -163,6 +172,12 @@ export class GuestRun {
         const key = str(ex, a);
         return this.answer(key === undefined ? null : vm.newString(unknownToolMessage(key, this.config)));
       }
+      case B_DEPTH: {
+        // A logged value's JSON: answered with the limit when it nests too deep (console.* throws).
+        const json = str(ex, a);
+        const max = this.limits.maxDepth;
+        return json !== undefined && jsonDeeperThan(json, max) ? this.answer(vm.newNumber(max)) : vm.null;
+      }
       default:
         return vm.null;
     }
@@ -176,7 +191,7 @@ export class GuestRun {
 
   call(isGlobal, name, json, site) {
     if (typeof name !== 'string' || typeof json !== 'string') return null;
-    const { maxCalls, maxInFlight, maxArgsBytes } = this.limits;
+    const { maxCalls, maxInFlight, maxArgsBytes, maxInFlightBytes, maxDepth } = this.limits;
     if (this.calls >= maxCalls) {
       this.fail('script', 'RangeError', `the script made more than ${maxCalls} tool calls (limit maxCalls)`);
       return null;
@@ -185,15 +200,23 @@ export class GuestRun {
     if (this.inflight >= maxInFlight) {
       return `${label}: ${maxInFlight} calls are already in flight (limit maxInFlight); await some before starting more`;
     }
-    if (json.length * 3 > maxArgsBytes) {
-      const bytes = byteLength(json);
-      if (bytes > maxArgsBytes) {
-        return `the arguments of ${label} are ${bytes} bytes, over the ${maxArgsBytes}-byte limit (maxArgsBytes)`;
-      }
+    const bytes = byteLength(json);
+    if (bytes > maxArgsBytes) {
+      return `the arguments of ${label} are ${bytes} bytes, over the ${maxArgsBytes}-byte limit (maxArgsBytes)`;
+    }
+    if (jsonDeeperThan(json, maxDepth)) {
+      return `the arguments of ${label} are nested deeper than ${maxDepth} levels (limit maxDepth)`;
+    }
+    if (this.inflightBytes + bytes > maxInFlightBytes) {
+      return `${label}: its ${bytes} bytes of arguments would put more than the ${maxInFlightBytes}-byte limit (maxInFlightBytes) in flight; await some calls before starting more`;
     }
     const id = this.nextCall++;
     this.calls++;
     this.inflight++;
+    if (bytes > 0) {
+      this.inflightBytes += bytes;
+      this.callBytes.set(id, bytes);
+    }
     this.outCalls.push(id, isGlobal ? 1 : 0, name);
     if (this.sites) this.outSites.push(site);
     this.outArgs.push(json);
@@ -204,6 +227,11 @@ export class GuestRun {
 
   log(level, text) {
     if (!LEVELS.has(level) || typeof text !== 'string') return;
+    // Counted as well as measured: empty lines cost the host an entry each.
+    if (++this.logEntries > this.limits.maxLogEntries) {
+      this.fail('script', 'RangeError', `the script wrote more than ${this.limits.maxLogEntries} log entries (limit maxLogEntries)`);
+      return;
+    }
     this.logBytes += byteLength(text);
     if (this.logBytes > this.limits.maxLogBytes) {
       this.fail('script', 'RangeError', `console output exceeded ${this.limits.maxLogBytes} bytes (limit maxLogBytes)`);
@@ -222,6 +250,9 @@ export class GuestRun {
     const bytes = json.length * 3 > max ? byteLength(json) : json.length;
     if (bytes > max) {
       return this.fail('script', 'RangeError', `the return value is ${bytes} bytes, over the ${max}-byte limit (maxReturnBytes)`);
+    }
+    if (jsonDeeperThan(json, this.limits.maxDepth)) {
+      return this.fail('script', 'RangeError', `the return value is nested deeper than ${this.limits.maxDepth} levels (limit maxDepth)`);
     }
     this.finish({ ok: true }, [json]);
   }
@@ -295,6 +326,11 @@ export class GuestRun {
     const { vm } = this.guest;
     for (let i = 0, k = 0; i < r.length && this.running; i += 3, k++) {
       this.inflight--;
+      const bytes = this.callBytes.get(r[i]);
+      if (bytes !== undefined) {
+        this.inflightBytes -= bytes;
+        this.callBytes.delete(r[i]);
+      }
       let known;
       const args = [
         vm.newNumber(C_DELIVER), vm.newNumber(r[i]), vm.newNumber(r[i + 1]), vm.newString(payloads[k]),
