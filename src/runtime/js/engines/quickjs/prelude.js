@@ -278,6 +278,31 @@
     writable: true, enumerable: false, configurable: true,
   });
 
+  // Hangs `value` at `path` below `root`, making namespace objects on the way. `made` holds
+  // what this run put there (so a namespace may hang below a function of its own); anything
+  // else already on `root` is a built-in the path may not replace.
+  function installPath(root, path, value, made, prefix) {
+    let node = root;
+    let key = prefix;
+    for (let i = 0; i < path.length; i++) {
+      const segment = path[i];
+      key += '.' + segment;
+      const last = i === path.length - 1;
+      const existing = made[key];
+      if (existing !== undefined) {
+        if (last) return 'two bindings are reached as ' + key.slice(1);
+        node = existing;
+        continue;
+      }
+      if (i === 0 && segment in root) return 'global ' + key.slice(1) + ' would shadow a built-in';
+      const child = last ? value : create(null);
+      defineProperty(node, segment, { value: child, writable: false, enumerable: i > 0, configurable: false });
+      made[key] = child;
+      node = child;
+    }
+    return '';
+  }
+
   function bind(configJson, seedText) {
     const config = jsonParse(configJson);
     const words = jsonParse(seedText);
@@ -302,17 +327,31 @@
       const [alias, name] = config.aliases[i];
       defineProperty(tools, alias, { value: tools[name], enumerable: false });
     }
+    const madeTools = create(null);
+    const flat = Reflect.ownKeys(tools);
+    // A dotted host name is one flat property (`tools["a.b"]`); only plain keys can hold a path.
+    for (let i = 0; i < flat.length; i++) {
+      if (flat[i].indexOf('.') < 0) madeTools['.' + flat[i]] = tools[flat[i]];
+    }
+    for (let i = 0; i < config.nested.length; i++) {
+      const [id, name] = config.nested[i];
+      const problem = installPath(tools, id.split('.'), tools[name], madeTools, '');
+      if (problem !== '') return problem;
+    }
+    const toolNodes = Object.keys(madeTools);
+    for (let i = 0; i < toolNodes.length; i++) freeze(madeTools[toolNodes[i]]);
     freeze(tools);
     defineProperty(G, 'tools', {
       value: tools, writable: false, enumerable: false, configurable: false,
     });
+    const madeGlobals = create(null);
     for (let i = 0; i < config.globals.length; i++) {
-      const name = config.globals[i];
-      if (name in G) return 'global ' + name + ' would shadow a built-in';
-      defineProperty(G, name, {
-        value: makeCallable(true, name, name + '()'), writable: false, enumerable: false, configurable: false,
-      });
+      const [name, path] = config.globals[i];
+      const problem = installPath(G, path, makeCallable(true, name, path.join('.') + '()'), madeGlobals, '');
+      if (problem !== '') return problem;
     }
+    const roots = Object.keys(madeGlobals);
+    for (let i = 0; i < roots.length; i++) freeze(madeGlobals[roots[i]]);
     return '';
   }
 
