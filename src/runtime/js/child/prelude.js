@@ -252,12 +252,25 @@
     }
     const id = callBridge(B_CALL, isGlobal, name, json);
     if (typeof id === 'number') {
-      return new PromiseCtor(function (resolve, reject) {
+      return relay(new PromiseCtor(function (resolve, reject) {
         pending[id] = [resolve, reject];
-      });
+      }));
     }
     if (typeof id === 'string') return rejected(new RangeErrorCtor(id));
     return rejected(new ErrorCtor(label + ' was called after the run ended'));
+  }
+
+  // A failed call's error is made here, after the await resumes, rather than when the host's
+  // answer arrives: V8 then records the script's awaiting frames (`at async script.js:3:9`),
+  // so an uncaught tool error names the line that called the tool. Only failures pay for a stack.
+  const FAILURE = SymbolCtor('failure');
+  async function relay(promise) {
+    try {
+      return await promise;
+    } catch (failure) {
+      if (failure !== null && typeof failure === 'object' && failure[FAILURE] === true) throw makeError(failure.name, failure.message);
+      throw failure;
+    }
   }
 
   function makeCallable(isGlobal, name, label) {
@@ -271,7 +284,11 @@
     if (entry === undefined) return false;
     delete pending[id];
     if (!ok) {
-      entry[1](makeError(errorName, payload));
+      const failure = create(null);
+      failure[FAILURE] = true;
+      failure.name = errorName;
+      failure.message = payload;
+      entry[1](failure);
       return true;
     }
     let value;
