@@ -20,8 +20,11 @@ const failing: ToolBinding = {
   },
 };
 
-/** [title, code, line the error must name]; `quickjsNoLine` where QuickJS cannot know the call site. */
-const JS: Array<{ title: string; code: string; line: number; quickjsNoLine?: boolean }> = [
+/**
+ * Broken scripts and the line each error must name (a tool error: the line awaiting the call).
+ * QuickJS keeps no async stacks, so its tool errors carry the message only (`noLineOnQuickjs`).
+ */
+const JS: Array<{ title: string; code: string; line: number; noLineOnQuickjs?: boolean }> = [
   { title: 'syntax: missing operand', code: 'let x = 1;\nlet y = ;', line: 2 },
   { title: 'syntax: unclosed brace', code: 'const a = 1;\nif (a) {\n  a;', line: 3 },
   { title: 'syntax: bad token', code: 'const a = 1;\n\nconst b = @;', line: 3 },
@@ -29,8 +32,8 @@ const JS: Array<{ title: string; code: string; line: number; quickjsNoLine?: boo
   { title: 'null property', code: 'const a = null;\n\na.b;', line: 3 },
   { title: 'thrown error in a function', code: 'function f() {\n  throw new Error("x");\n}\nf();', line: 2 },
   { title: 'not a function', code: 'const o = {};\no.f();', line: 2 },
-  { title: 'uncaught tool error', code: 'const a = 1;\n\nawait tools.bad.tool({});', line: 3, quickjsNoLine: true },
-  { title: 'tool error through a helper', code: 'async function g() {\n  return await tools["bad.tool"]({});\n}\nawait g();', line: 2, quickjsNoLine: true },
+  { title: 'uncaught tool error', code: 'const a = 1;\n\nawait tools.bad.tool({});', line: 3, noLineOnQuickjs: true },
+  { title: 'tool error through a helper', code: 'async function g() {\n  return await tools["bad.tool"]({});\n}\nawait g();', line: 2, noLineOnQuickjs: true },
   { title: 'unknown tool', code: 'const a = 1;\nawait tools.nope();', line: 2 },
 ];
 
@@ -61,7 +64,7 @@ describe('script errors name the line and hide toolcell', () => {
         assert.ok(!result.ok);
         const text = `${result.error.message}\n${result.error.stack ?? ''}`;
         assertClean(text, c.title);
-        if (engine === 'quickjs' && c.quickjsNoLine) return;
+        if (engine === 'quickjs' && c.noLineOnQuickjs) return;
         assert.match(result.error.stack ?? '', new RegExp(`script\\.js:${c.line}\\b`), `${c.title}: ${text}`);
       });
     }
@@ -75,6 +78,8 @@ describe('script errors name the line and hide toolcell', () => {
       assert.ok(!result.ok);
       const text = `${result.error?.message ?? ''}\n${result.error?.stack ?? ''}\n${result.stderr}`;
       assertClean(text, c.title);
+      // Library frames below the script's call are cut too.
+      assert.doesNotMatch(text, /lib\/python3|json\/decoder/, `${c.title}: ${text}`);
       assert.match(result.error?.stack ?? '', new RegExp(`File "<run \\d+>", line ${c.line}\\b`), `${c.title}: ${text}`);
     });
   }
