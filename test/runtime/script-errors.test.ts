@@ -64,6 +64,7 @@ describe('script errors name the line and hide toolcell', () => {
         assert.ok(!result.ok);
         const text = `${result.error.message}\n${result.error.stack ?? ''}`;
         assertClean(text, c.title);
+        if (c.noLineOnQuickjs) assert.match(result.error.stack ?? '', /\(raised by tools\["bad\.tool"\]\)/, `${c.title}: names the tool`);
         if (engine === 'quickjs' && c.noLineOnQuickjs) return;
         assert.match(result.error.stack ?? '', new RegExp(`script\\.js:${c.line}\\b`), `${c.title}: ${text}`);
       });
@@ -78,6 +79,7 @@ describe('script errors name the line and hide toolcell', () => {
       assert.ok(!result.ok);
       const text = `${result.error?.message ?? ''}\n${result.error?.stack ?? ''}\n${result.stderr}`;
       assertClean(text, c.title);
+      if (/tool error/.test(c.title)) assert.match(text, /\(raised by tool 'bad\.tool'\)/, `${c.title}: names the tool`);
       // Library frames below the script's call are cut too.
       assert.doesNotMatch(text, /lib\/python3|json\/decoder/, `${c.title}: ${text}`);
       assert.match(result.error?.stack ?? '', new RegExp(`File "<run \\d+>", line ${c.line}\\b`), `${c.title}: ${text}`);

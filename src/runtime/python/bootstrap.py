@@ -190,7 +190,11 @@ class Runtime:
         if msg["ok"]:
             return msg.get("value")
         err = msg["error"]
-        raise st.error_class(err.get("name"))(err.get("message", ""))
+        error = st.error_class(err.get("name"))(err.get("message", ""))
+        # The traceback shows the calling line; the note names the tool it reached.
+        error.tool = name
+        error.add_note("(raised by tool %r)" % name)
+        raise error
 
     # -- running ----------------------------------------------------------------------------
     async def execute(self, run, code):

@@ -254,7 +254,7 @@
     if (typeof id === 'number') {
       return relay(new PromiseCtor(function (resolve, reject) {
         pending[id] = [resolve, reject];
-      }));
+      }), label);
     }
     if (typeof id === 'string') return rejected(new RangeErrorCtor(id));
     return rejected(new ErrorCtor(label + ' was called after the run ended'));
@@ -264,13 +264,23 @@
   // answer arrives: V8 then records the script's awaiting frames (`at async script.js:3:9`),
   // so an uncaught tool error names the line that called the tool. Only failures pay for a stack.
   const FAILURE = SymbolCtor('failure');
-  async function relay(promise) {
+  async function relay(promise, label) {
     try {
       return await promise;
     } catch (failure) {
-      if (failure !== null && typeof failure === 'object' && failure[FAILURE] === true) throw makeError(failure.name, failure.message);
+      if (failure !== null && typeof failure === 'object' && failure[FAILURE] === true) throw toolFailure(failure.name, failure.message, label);
       throw failure;
     }
+  }
+
+  /** A failed call's error: its stack ends with the tool it came from. */
+  function toolFailure(name, message, label) {
+    const error = makeError(name, message);
+    const stack = readString(error, 'stack');
+    if (stack !== undefined) {
+      defineProperty(error, 'stack', { value: stack + '\n    (raised by ' + label + ')', writable: true, enumerable: false, configurable: true });
+    }
+    return error;
   }
 
   function makeCallable(isGlobal, name, label) {

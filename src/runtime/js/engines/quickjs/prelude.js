@@ -225,7 +225,7 @@
     const id = callBridge(B_CALL, isGlobal ? 1 : 0, name, json);
     if (typeof id === 'number') {
       return new PromiseCtor(function (resolve, reject) {
-        pending[id] = [resolve, reject];
+        pending[id] = [resolve, reject, label];
       });
     }
     if (typeof id === 'string') return rejected(new RangeErrorCtor(id));
@@ -243,7 +243,17 @@
     if (entry === undefined) return false;
     delete pending[id];
     if (!ok) {
-      entry[1](makeError(errorName, payload));
+      // QuickJS keeps no async stacks, so the script's line is gone by now; the stack at least
+      // names the tool the failure came from.
+      const error = makeError(errorName, payload);
+      let head;
+      try {
+        head = apply(errorToString, error, []);
+      } catch {
+        head = 'Error';
+      }
+      defineProperty(error, 'stack', { value: head + '\n    (raised by ' + entry[2] + ')', writable: true, enumerable: false, configurable: true });
+      entry[1](error);
       return true;
     }
     let value;
