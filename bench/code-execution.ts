@@ -5,7 +5,10 @@
  * lifecycle to 4 observer processes granted observe + inputs with an input filter) → a no-op
  * built-in — next to the sandbox-only figure (the same script, the same runtime, a binding
  * that answers directly) measured in the same run, on the default engine (quickjs). Then Python: warm execution latency of a
- * trivial script through code_execution, and inner calls per second.
+ * trivial script through code_execution, and inner calls per second. Then approvals: the
+ * call-site capture a gate turns on, off and on in alternating rounds of the same run (off is
+ * what every script without a gate runs with), and a script whose gated tool was approved up
+ * front, through the whole path.
  *
  * The last line is one JSON object.
  */
@@ -14,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registerCodeExecution } from '../src/code-execution/index.ts';
 import { JsRuntime } from '../src/runtime/js/index.ts';
+import { PythonRunner } from '../src/runtime/python/index.ts';
 import { attachObservers, median, noopHost } from './rig.ts';
 const JS_CALLS = 10_000;
 const PY_CALLS = 5_000;
@@ -26,7 +30,7 @@ const dir = mkdtempSync(join(tmpdir(), 'toolcell-bench-ce-'));
 const host = noopHost();
 try {
   await attachObservers(host, dir, 4);
-  const codeExecution = registerCodeExecution(host, { engine: 'quickjs', maxTimeLimitMs: 120_000 });
+  const codeExecution = registerCodeExecution(host, { engine: 'quickjs', maxTimeLimitMs: 120_000, maxCallsPerExecution: Infinity });
   const stream = host.openStream('bench');
   const inferenceId = stream.beginInference();
   const run = async (input: Record<string, unknown>) => {
@@ -64,6 +68,41 @@ try {
   const pyCalls: number[] = [];
   for (let r = 0; r < ROUNDS; r++) pyCalls.push(PY_CALLS / ((await run({ code: pyScript(PY_CALLS), language: 'python', time_limit_ms: 120_000 })) / 1000));
 
+  // Approvals. Call sites are captured only when a gate is configured: off vs on, alternating.
+  const sites = { jsOff: [] as number[], jsOn: [] as number[], pyOff: [] as number[], pyOn: [] as number[] };
+  const siteRuntime = new JsRuntime({ engine: 'quickjs' });
+  const python = new PythonRunner();
+  await siteRuntime.execute(jsScript(500), { tools: direct, conversation: 'sites' });
+  await python.run(pyScript(200), { tools: direct, timeoutMs: 120_000 });
+  for (let r = 0; r < ROUNDS * 2; r++) {
+    const callSites = r % 2 === 1;
+    let t = performance.now();
+    const js = await siteRuntime.execute(jsScript(JS_CALLS), { tools: direct, timeoutMs: 120_000, conversation: 'sites', callSites });
+    if (!js.ok) throw new Error('call-site run failed');
+    (callSites ? sites.jsOn : sites.jsOff).push(JS_CALLS / ((performance.now() - t) / 1000));
+    t = performance.now();
+    const py = await python.run(pyScript(PY_CALLS), { tools: direct, timeoutMs: 120_000, callSites });
+    if (!py.ok) throw new Error('call-site run failed (python)');
+    (callSites ? sites.pyOn : sites.pyOff).push(PY_CALLS / ((performance.now() - t) / 1000));
+  }
+  await siteRuntime.close();
+  await python.close();
+  // A gated tool approved once up front: no call waits, each captures its site.
+  const gated = noopHost({ approvalGate: { required: (c) => c.tool === 'noop', decide: async () => false, decideBatch: async () => true } });
+  const gatedCe = registerCodeExecution(gated, { engine: 'quickjs', maxTimeLimitMs: 120_000 });
+  const gatedInference = gated.beginInference({ conversationId: 'bench-gated' });
+  const gatedRun = async (code: string) => {
+    const t = performance.now();
+    const outcome = await gated.dispatch({ inferenceId: gatedInference, name: 'code_execution', input: { code, time_limit_ms: 120_000 } });
+    if (!(outcome.result.structuredContent as { ok?: boolean } | undefined)?.ok) throw new Error(`gated run failed: ${JSON.stringify(outcome.result).slice(0, 300)}`);
+    return performance.now() - t;
+  };
+  await gatedRun(jsScript(500));
+  const jsGated: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) jsGated.push(JS_CALLS / ((await gatedRun(jsScript(JS_CALLS))) / 1000));
+  await gatedCe.close();
+  await gated.close();
+
   stream.end();
   await codeExecution.close();
   const jsInnerCallsPerSec = Math.round(median(jsFull));
@@ -75,8 +114,18 @@ try {
   console.log(`JavaScript inner calls, sandbox only:                ${jsSandboxOnlyCallsPerSec.toLocaleString()} calls/s  ratio ${(jsInnerCallsPerSec / jsSandboxOnlyCallsPerSec).toFixed(2)} (target ≥ 0.50)`);
   console.log(`Python warm code_execution (trivial script):         ${pyWarmExecMs} ms median (target ≤ 2)`);
   console.log(`Python inner calls, whole path:                      ${pyInnerCallsPerSec.toLocaleString()} calls/s`);
+  const approvals = {
+    jsSitesOffCallsPerSec: Math.round(median(sites.jsOff)),
+    jsSitesOnCallsPerSec: Math.round(median(sites.jsOn)),
+    pySitesOffCallsPerSec: Math.round(median(sites.pyOff)),
+    pySitesOnCallsPerSec: Math.round(median(sites.pyOn)),
+    jsPreApprovedInnerCallsPerSec: Math.round(median(jsGated)),
+  };
+  console.log(`Call sites (sandbox only), JavaScript off / on:     ${approvals.jsSitesOffCallsPerSec.toLocaleString()} / ${approvals.jsSitesOnCallsPerSec.toLocaleString()} calls/s  on/off ${(approvals.jsSitesOnCallsPerSec / approvals.jsSitesOffCallsPerSec).toFixed(2)}`);
+  console.log(`Call sites (runner only), Python off / on:          ${approvals.pySitesOffCallsPerSec.toLocaleString()} / ${approvals.pySitesOnCallsPerSec.toLocaleString()} calls/s  on/off ${(approvals.pySitesOnCallsPerSec / approvals.pySitesOffCallsPerSec).toFixed(2)}`);
+  console.log(`JavaScript inner calls, gated tool approved up front (no observers): ${approvals.jsPreApprovedInnerCallsPerSec.toLocaleString()} calls/s`);
   console.log(`(calls dropped for observers above their rate budget: ${dropped.toLocaleString()})`);
-  console.log(JSON.stringify({ engine: 'quickjs', jsInnerCallsPerSec, jsSandboxOnlyCallsPerSec, ratio: Number((jsInnerCallsPerSec / jsSandboxOnlyCallsPerSec).toFixed(3)), pyWarmExecMs, pyInnerCallsPerSec, droppedForObservers: dropped }));
+  console.log(JSON.stringify({ engine: 'quickjs', jsInnerCallsPerSec, jsSandboxOnlyCallsPerSec, ratio: Number((jsInnerCallsPerSec / jsSandboxOnlyCallsPerSec).toFixed(3)), pyWarmExecMs, pyInnerCallsPerSec, droppedForObservers: dropped, ...approvals }));
 } finally {
   await host.close();
   rmSync(dir, { recursive: true, force: true });

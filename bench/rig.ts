@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { ToolHost } from '../src/host/tool-host.ts';
+import { ToolHost, type ToolHostOptions } from '../src/host/tool-host.ts';
 import { textResult } from '../src/host/results.ts';
 import type { McplConnection } from '../src/mcpl/connection.ts';
 import type { ServerConfigBase } from '../src/mcpl/config.ts';
@@ -21,8 +21,8 @@ export function percentile(xs: number[], p: number): number {
 }
 
 /** A silent host with a no-op `noop` built-in of class `shell`. */
-export function noopHost(): ToolHost {
-  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
+export function noopHost(options: Pick<ToolHostOptions, 'approvalGate'> = {}): ToolHost {
+  const host = new ToolHost({ logger: pino({ level: 'silent' }), ...options });
   host.registerTool({
     name: 'noop',
     description: 'Does nothing',

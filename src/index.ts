@@ -11,6 +11,7 @@ export type {
   HostToolDefinition,
   HostToolContext,
   DispatchRequest,
+  ExecutionBudget,
   DispatchOutcome,
   DispatchStatus,
   RefusalCode,
@@ -19,8 +20,16 @@ export type {
   ApprovalGate,
   ApprovalRequest,
   ApprovalDecision,
+  ApprovalScope,
+  BatchApprovalRequest,
+  BatchApprovalTool,
+  BatchApprovalDecision,
+  CallSite,
   ProgressUpdate,
 } from './host/types.ts';
+export type { ApprovalGrants, ConversationGrant } from './host/approval-grants.ts';
+export { scanToolReferences } from './approvals/scan.ts';
+export { ElicitationGate, type ApprovalRules, type ElicitingClient } from './approvals/elicitation-gate.ts';
 export { TOOL_CLASSES, isToolClass, type ToolClass } from './vocabulary/classes.ts';
 export type { RefusalPolicy } from './host/refusals.ts';
 export { serverConfigErrors, type ServerConfig, type StdioServerConfig, type HttpServerConfig } from './mcpl/config.ts';
@@ -28,6 +37,6 @@ export type { WireFrame } from './mcpl/transports/types.ts';
 export { McplConnection } from './mcpl/connection.ts';
 export type { OperatorPolicy, NarrowingSpec } from './lifecycle/grants.ts';
 export { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleParams, type ToolPhase } from './lifecycle/events.ts';
-export { registerCodeExecution, ToolError, type CodeExecution, type CodeExecutionOptions } from './code-execution/index.ts';
+export { registerCodeExecution, ToolError, RESULT_ENVELOPE_SCHEMA, type CodeExecution, type CodeExecutionOptions, type ResultEnvelope } from './code-execution/index.ts';
 export { renderDeclarations, renderPythonStubs, validateArguments } from './runtime/declarations/index.ts';
 export { PythonRunner } from './runtime/python/index.ts';

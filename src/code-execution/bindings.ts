@@ -13,7 +13,7 @@
  * total) shows as the fraction between two such steps, its message prefixed with the tool name.
  */
 import type { ToolHost } from '../host/tool-host.ts';
-import type { DispatchOutcome, RegisteredTool, ToolResult } from '../host/types.ts';
+import type { DispatchOutcome, ExecutionBudget, RegisteredTool, ToolResult } from '../host/types.ts';
 import { resultText } from '../host/results.ts';
 import type { ToolBinding, ToolCallContext } from '../runtime/types.ts';
 import { END_TURN_META_KEY } from './options.ts';
@@ -38,6 +38,8 @@ export interface ExecutionLedger {
   ended: number;
   /** The parent call's progress sink, when its caller asked for progress. */
   progress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /** The execution's call budget, counted and enforced by the host's refusal site. */
+  budget: ExecutionBudget;
 }
 
 /** The parent's progress sink for one inner call's own progress, or undefined when nobody listens. */
@@ -78,6 +80,62 @@ function failure(name: string, outcome: DispatchOutcome): ToolError {
   return new ToolError(outcome.status === 'completed' || text.includes(name) ? text : `${name} ${outcome.status}: ${text}`);
 }
 
+/** What every binding of one execution shares. */
+interface RunScope {
+  host: ToolHost;
+  parent: ParentCall;
+  ledger: ExecutionLedger;
+  callTimeoutMs: number;
+}
+
+/**
+ * One tool as one execution's script sees it. A class rather than a closure per tool: an
+ * execution binds every tool (1,000 on a large host) and most are never called, so each
+ * binding is two fields and the call logic lives once, on the prototype. The runtimes call
+ * `invoke` as a method of the binding, as {@link ToolBinding} declares it.
+ */
+class ScriptBinding implements ToolBinding {
+  constructor(
+    private readonly tool: RegisteredTool,
+    private readonly scope: RunScope,
+  ) {}
+
+  get name(): string {
+    return this.tool.name;
+  }
+
+  get description(): string {
+    return this.tool.description;
+  }
+
+  async invoke(args: unknown, ctx: ToolCallContext): Promise<unknown> {
+    const { host, parent, ledger, callTimeoutMs } = this.scope;
+    const name = this.tool.name;
+    const outcome = await host.dispatch({
+      inferenceId: parent.inferenceId,
+      name,
+      input: args,
+      parentToolCallId: parent.toolCallId,
+      timeoutMs: callTimeoutMs,
+      // A human approving the call never counts against the script's time limit.
+      onPending: ctx.pauseClock,
+      executionBudget: ledger.budget,
+      // Set only when call sites are captured (an approval gate is configured); a plain
+      // property rather than a conditional spread keeps the per-call request cheap.
+      callSite: ctx.site,
+      ...(ledger.progress ? { onProgress: innerProgress(ledger, name)! } : {}),
+    });
+    ledger.ended += 1;
+    if (ledger.live && ledger.progress) {
+      ledger.progress({ progress: ledger.ended, message: `${ledger.ended} tool call${ledger.ended === 1 ? '' : 's'} done (last: ${name}, ${outcome.status})` });
+    }
+    if (ledger.live && outcome.result._meta?.[END_TURN_META_KEY] === true) ledger.endTurn = true;
+    if (outcome.status !== 'completed' || outcome.result.isError) throw failure(name, outcome);
+    return scriptValue(outcome.result);
+  }
+}
+
+/** The bindings of one execution: each of `tools` dispatched through the host as a call of `parent`. */
 export function buildBindings(
   host: ToolHost,
   tools: readonly RegisteredTool[],
@@ -85,27 +143,8 @@ export function buildBindings(
   ledger: ExecutionLedger,
   callTimeoutMs: number,
 ): ToolBinding[] {
-  return tools.map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    invoke: async (args: unknown, ctx: ToolCallContext) => {
-      const outcome = await host.dispatch({
-        inferenceId: parent.inferenceId,
-        name: tool.name,
-        input: args,
-        parentToolCallId: parent.toolCallId,
-        timeoutMs: callTimeoutMs,
-        // A human approving the call never counts against the script's time limit.
-        onPending: ctx.pauseClock,
-        ...(ledger.progress ? { onProgress: innerProgress(ledger, tool.name)! } : {}),
-      });
-      ledger.ended += 1;
-      if (ledger.live && ledger.progress) {
-        ledger.progress({ progress: ledger.ended, message: `${ledger.ended} tool call${ledger.ended === 1 ? '' : 's'} done (last: ${tool.name}, ${outcome.status})` });
-      }
-      if (ledger.live && outcome.result._meta?.[END_TURN_META_KEY] === true) ledger.endTurn = true;
-      if (outcome.status !== 'completed' || outcome.result.isError) throw failure(tool.name, outcome);
-      return scriptValue(outcome.result);
-    },
-  }));
+  const scope: RunScope = { host, parent, ledger, callTimeoutMs };
+  const bindings = new Array<ToolBinding>(tools.length);
+  for (let i = 0; i < tools.length; i++) bindings[i] = new ScriptBinding(tools[i]!, scope);
+  return bindings;
 }

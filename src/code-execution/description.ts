@@ -1,13 +1,40 @@
 /**
  * The model-facing description of `code_execution`, generated from the tools scripts may call:
- * TypeScript declarations for JavaScript, Python signatures for Python. It never lists
- * `code_execution` itself.
+ * a short usage guide, then TypeScript declarations for JavaScript and Python signatures for
+ * Python. It never lists `code_execution` itself.
+ *
+ * It stays within `maxChars`: when the full declarations would not fit, it lists each tool's
+ * name and a one-line summary (shorter summaries, then names only, as the list grows), and
+ * scripts read full declarations with `describe(name)` and find tools with `searchTools(query)`.
+ *
+ * {@link describeCodeExecution} is a pure function of the tool list and the options, so a
+ * caller may cache its text per registry version.
  */
 import { renderDeclarations, renderPythonStubs, type ToolDescriptor } from '../runtime/declarations/index.ts';
 import type { RegisteredTool } from '../host/types.ts';
 import type { ScriptLanguage } from './options.ts';
+import { HELPER_DESCRIPTORS, summaryOf } from './tool-search.ts';
 
-function descriptors(tools: readonly RegisteredTool[]): ToolDescriptor[] {
+/**
+ * How to use code_execution well, first in the description. Kept short (≤ 600 characters, a
+ * test checks): it is read on every turn.
+ */
+export const USAGE_GUIDE = [
+  'Run a script that calls tools. Use it well:',
+  '- Do the work in the script: loop, filter, join and count there; run independent calls together (Promise.all / asyncio.gather).',
+  '- Return or print only what the answer needs; raw tool results never reach you unless the script returns them.',
+  '- Before returning a large result, look at its shape (inspect(value), keys, lengths) and keep the part you need.',
+].join('\n');
+
+export interface DescriptionOptions {
+  defaultMs: number;
+  maxMs: number;
+  /** Longest description; past it the compact form is used (default 8192). */
+  maxChars?: number;
+}
+
+/** The descriptors the renderers read, in the registry's field names. */
+export function toolDescriptors(tools: readonly RegisteredTool[]): ToolDescriptor[] {
   return tools.map((t) => ({
     name: t.name,
     description: t.description,
@@ -16,30 +43,83 @@ function descriptors(tools: readonly RegisteredTool[]): ToolDescriptor[] {
   }));
 }
 
-export function describeCodeExecution(tools: readonly RegisteredTool[], languages: readonly ScriptLanguage[], limits: { defaultMs: number; maxMs: number }): string {
-  const parts = [
-    'Run a script that calls tools. Loop, filter and chain calls in code; only what the script returns or prints comes back to you, never the raw results of its calls.',
-    `Every call the script makes is a real tool call, checked and reported like your own. time_limit_ms defaults to ${limits.defaultMs} and is capped at ${limits.maxMs}.`,
-    'A tool that fails or returns an error result raises a ToolError carrying its message.',
+const JS_INTRO =
+  'language "javascript" (default): the code is the body of an async function. Use `await`, `return` the result (it must be JSON-serializable), log with console.log. Tools are `await tools.<name>(args)`; a name that is not an identifier is also `tools["server--tool"]`. No require, import, process, timers or network.';
+const PY_INTRO =
+  'language "python": top-level await works; tools are `await tools.<name>({...})` (also `tools["server--tool"]`), usable with asyncio.gather. print() is captured; the value of a final expression is returned. Globals persist between runs in the same conversation.';
+
+function head(options: DescriptionOptions): string[] {
+  return [
+    USAGE_GUIDE,
+    `Every call the script makes is a real tool call, checked and reported like your own. time_limit_ms defaults to ${options.defaultMs} and is capped at ${options.maxMs}. A tool that fails raises a ToolError carrying its message.`,
   ];
-  const list = descriptors(tools);
-  const section = (intro: string, fence: string, render: () => string, none: string) =>
-    parts.push('', intro, `\`\`\`${fence}`, list.length ? render().trimEnd() : none, '```');
+}
+
+function fullDescription(list: readonly ToolDescriptor[], languages: readonly ScriptLanguage[], options: DescriptionOptions): string {
+  const parts = head(options);
+  const all = [...list, ...HELPER_DESCRIPTORS];
   if (languages.includes('javascript')) {
-    section(
-      'language "javascript" (default): the code is the body of an async function. Use `await`, `return` the result (it must be JSON-serializable), log with console.log. Tools are `await tools.<name>(args)`; a name that is not an identifier is also `tools["server--tool"]`. No require, import, process, timers or network.',
-      'ts',
-      () => renderDeclarations(list),
-      '// no tools are available to scripts',
-    );
+    parts.push('', JS_INTRO, '```ts', renderDeclarations(all).trimEnd(), '```');
   }
   if (languages.includes('python')) {
-    section(
-      'language "python": top-level await works; tools are `await tools.<name>({...})` (also `tools["server--tool"]`), usable with asyncio.gather. print() is captured; the value of a final expression is returned. Globals persist between runs in the same conversation.',
-      'python',
-      () => renderPythonStubs(list),
-      '# no tools are available to scripts',
-    );
+    parts.push('', PY_INTRO, '```python', renderPythonStubs(all).trimEnd(), '```');
   }
   return parts.join('\n');
+}
+
+/** `x--a, x--b` grouped under their server prefix: `x--: a, b`. */
+function namesOnly(list: readonly ToolDescriptor[]): string[] {
+  const groups = new Map<string, string[]>();
+  for (const t of list) {
+    const cut = t.name.indexOf('--');
+    const prefix = cut > 0 ? t.name.slice(0, cut + 2) : '';
+    const rest = cut > 0 ? t.name.slice(cut + 2) : t.name;
+    groups.set(prefix, [...(groups.get(prefix) ?? []), rest]);
+  }
+  return [...groups].map(([prefix, names]) => (prefix === '' ? names.join(', ') : `${prefix}: ${names.join(', ')}`));
+}
+
+function compactDescription(list: readonly ToolDescriptor[], languages: readonly ScriptLanguage[], options: DescriptionOptions, maxChars: number): string {
+  const sorted = [...list].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const parts = head(options);
+  if (languages.includes('javascript')) parts.push('', JS_INTRO);
+  if (languages.includes('python')) parts.push('', PY_INTRO);
+  const intro = (how: string) =>
+    `${sorted.length} tools, too many to declare here: ${how}. Before calling one, read its full declaration (arguments and result) with \`await describe("name")\`; find tools with \`await searchTools("words")\` (ranked names and summaries). Neither is a tool call.`;
+  const fixed = [...parts, '', intro('listed by name, grouped by server ("x--: a, b" is x--a and x--b)'), '```', '```'].join('\n').length;
+  const room = maxChars - fixed;
+  const fits = (lines: string[]) => lines.join('\n').length <= room;
+  const finish = (how: string, lines: string[]) => [...parts, '', intro(how), '```', ...lines, '```'].join('\n');
+  for (const max of [120, 80, 50, 30]) {
+    const lines = sorted.map((t) => {
+      const summary = summaryOf(t.description, max);
+      return summary === '' ? t.name : `${t.name}: ${summary}`;
+    });
+    if (fits(lines)) return finish('listed by name and one-line summary', lines);
+  }
+  const grouped = namesOnly(sorted);
+  if (fits(grouped)) return finish('listed by name, grouped by server ("x--: a, b" is x--a and x--b)', grouped);
+  // Still too long: as many names as fit, then how many were left out.
+  const names = sorted.map((t) => t.name);
+  let text = '';
+  let shown = 0;
+  for (const name of names) {
+    const next = text === '' ? name : `${text}, ${name}`;
+    if (next.length + 60 > room) break;
+    text = next;
+    shown += 1;
+  }
+  return finish('the first names listed', [`${text}${shown < names.length ? `, … and ${names.length - shown} more (searchTools finds them)` : ''}`]);
+}
+
+/**
+ * The description: the full declarations when they fit within `options.maxChars`, otherwise
+ * the compact list. Deterministic for a given tool list and options.
+ */
+export function describeCodeExecution(tools: readonly RegisteredTool[], languages: readonly ScriptLanguage[], options: DescriptionOptions): string {
+  const maxChars = options.maxChars ?? 8192;
+  const list = toolDescriptors(tools);
+  const full = fullDescription(list, languages, options);
+  if (full.length <= maxChars) return full;
+  return compactDescription(list, languages, options, maxChars);
 }

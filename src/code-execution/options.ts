@@ -1,4 +1,5 @@
 /** Configuration of the `code_execution` host tool. */
+import type { IsolationMode } from '../runtime/isolation/index.ts';
 import type { RegisteredTool } from '../host/types.ts';
 import type { JsEngine, JsPoolOptions } from '../runtime/js/index.ts';
 import type { PythonRunnerOptions } from '../runtime/python/index.ts';
@@ -29,8 +30,19 @@ export interface CodeExecutionOptions {
   jsPool?: JsPoolOptions;
   /** V8 engine: warm JavaScript sandbox processes kept ready (default 1). */
   jsPoolSize?: number;
-  /** Options for each conversation's Python interpreter. */
+  /**
+   * The OS layer around every script process, JavaScript and Python (src/runtime/isolation):
+   * `auto` (default) uses bubblewrap when it works here, `bwrap` fails closed without it,
+   * `none` runs scripts as plain processes. `python.isolation` overrides it for Python.
+   */
+  isolation?: IsolationMode;
+  /** Options for each conversation's Python interpreter (`python`, `isolation`, `mounts`, limits). */
   python?: PythonRunnerOptions;
+  /**
+   * Warm Python interpreters kept at most, one per conversation (default 8, ~24 MB each);
+   * past it the least recently used idle conversation's interpreter is ended.
+   */
+  maxPythonInterpreters?: number;
   /** Cap on the serialized result text handed back to the model (default 64 KiB). */
   maxResultChars?: number;
   /**
@@ -43,6 +55,19 @@ export interface CodeExecutionOptions {
   whenBusy?: WhenBusy;
   /** Longest wait for the conversation before the execution is not run (default 30 s). */
   busyWaitMs?: number;
+  /**
+   * Most tool calls one execution may open (default 200). The call past it is refused at the
+   * host's refusal site (`execution_budget`: no lifecycle event) and the script sees a clear
+   * error; calls also count against the host's per-inference budget. `Infinity` lifts it.
+   */
+  maxCallsPerExecution?: number;
+  /**
+   * Longest description, in characters (default 8192). When the full declarations would make it
+   * longer, the description lists each tool's name and a one-line summary only, and scripts
+   * read full declarations with `await describe('name')` and find tools with
+   * `await searchTools('query')`.
+   */
+  maxDescriptionChars?: number;
 }
 
 export const DEFAULTS = {
@@ -52,6 +77,8 @@ export const DEFAULTS = {
   innerCallGraceMs: 5_000,
   maxResultChars: 64 * 1024,
   busyWaitMs: 30_000,
+  maxCallsPerExecution: 200,
+  maxDescriptionChars: 8192,
 } as const;
 
 /** The tool's name; scripts can never call it. */

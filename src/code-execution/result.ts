@@ -1,11 +1,18 @@
 /**
- * The one result of a `code_execution` call: what the script returned (JavaScript) or
- * printed (Python), its logs, a summary of its inner calls, and a clear error kind when it
- * failed. Inner results never appear here unless the script put them in its own output.
+ * The one result of a `code_execution` call, the same object in `structuredContent` and in the
+ * JSON text, for both languages: what the script returned, what it printed and logged, a
+ * summary of its inner calls, and a clear error kind when it failed. Declared as the tool's
+ * `outputSchema` (output-schema.ts). Inner results never appear here unless the script put
+ * them in its own output.
+ *
+ * The text stays within the result cap without ever being cut mid-JSON: past the cap the value
+ * is left out (the value is all or nothing: a clipped JSON value would be a different value)
+ * and `truncated.value` gives its length and shape; stdout, logs and error texts keep their
+ * first part, each cut marked under `truncated`.
  */
 import type { ToolResult } from '../host/types.ts';
-import type { CallSummary, LogEntry, RunError } from '../runtime/types.ts';
-import type { ScriptLanguage } from './options.ts';
+import type { CallSummary, LogEntry, RunError, RunErrorKind } from '../runtime/types.ts';
+import { shapeOf } from './shape.ts';
 
 export interface TimeLimit {
   requestedMs: number;
@@ -19,69 +26,208 @@ export interface CallTotals {
   [tool: string]: { ok: number; error: number; cancelled: number; totalMs: number };
 }
 
-export interface ExecutionSummary {
-  language: ScriptLanguage;
+/** Why a run failed, as the model reads it. */
+export interface EnvelopeError {
+  kind: RunErrorKind;
+  name?: string;
+  message: string;
+  /** Line (and column) of the user's script, where the runtime knows it. */
+  line?: number;
+  column?: number;
+  stack?: string;
+}
+
+/** What was cut to keep the result within its cap. */
+export interface Truncation {
+  /** The value was left out: its JSON length and its shape. */
+  value?: { chars: number; shape: string };
+  /** stdout keeps its first part; `chars` is its full length. */
+  stdout?: { chars: number };
+  /** The first log entries are kept; `entries` is how many there were. */
+  logs?: { entries: number };
+  /** The error's message or stack was shortened. */
+  error?: boolean;
+  /** The runtime itself cut its output (or left out the value) at its own cap. */
+  output?: boolean;
+}
+
+/**
+ * The result envelope (see {@link RESULT_ENVELOPE_SCHEMA}). Optional fields are left out when
+ * empty. Python's stderr is folded into `logs` (one entry of level `error`); its return code is
+ * not repeated: a non-zero one always comes with an `error` saying why.
+ */
+export interface ResultEnvelope {
   ok: boolean;
   value?: unknown;
   stdout?: string;
-  stderr?: string;
-  returnCode?: number;
   logs?: LogEntry[];
-  error?: RunError;
-  truncated?: boolean;
+  session?: { fresh: boolean };
+  error?: EnvelopeError;
+  truncated?: Truncation;
   /** The first calls in start order (all of them when there are few). */
   calls: CallSummary[];
-  /** How many calls the script made in all. */
-  callCount: number;
-  /** Per-tool totals, present when `calls` was shortened. */
+  /** How many calls the script made in all, when `calls` was shortened. */
+  callCount?: number;
+  /** Per-tool totals, when `calls` was shortened. */
   callTotals?: CallTotals;
   timeLimit: TimeLimit;
+}
+
+/** What either runtime reports that the envelope is built from; fields a runtime lacks are absent. */
+export interface RunReport {
+  ok: boolean;
+  value?: unknown;
+  error?: RunError & { line?: number; column?: number };
+  stdout?: string;
+  stderr?: string;
+  logs?: LogEntry[];
+  session?: { fresh: boolean };
+  /** The runtime cut output or left the value out at its own cap. */
+  truncated?: boolean;
+  calls: readonly CallSummary[];
 }
 
 /** Calls listed one by one before the list is summarized. */
 export const LISTED_CALLS = 25;
 
-/** Shortens a long call list to its first entries plus per-tool totals. */
-export function summarizeCalls(calls: readonly CallSummary[]): Pick<ExecutionSummary, 'calls' | 'callCount' | 'callTotals'> {
-  if (calls.length <= LISTED_CALLS) return { calls: [...calls], callCount: calls.length };
+/** A duration as the model reads it: 0.1 ms resolution, no float noise. */
+export function roundMs(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}
+
+/** Shortens a long call list to its first entries plus per-tool totals; durations rounded. */
+export function summarizeCalls(calls: readonly CallSummary[]): Pick<ResultEnvelope, 'calls' | 'callCount' | 'callTotals'> {
+  const listed = calls.slice(0, LISTED_CALLS).map((c) => ({ name: c.name, status: c.status, durationMs: roundMs(c.durationMs) }));
+  if (calls.length <= LISTED_CALLS) return { calls: listed };
   const totals: CallTotals = {};
   for (const c of calls) {
     const t = (totals[c.name] ??= { ok: 0, error: 0, cancelled: 0, totalMs: 0 });
     t[c.status] += 1;
     t.totalMs += c.durationMs;
   }
-  return { calls: calls.slice(0, LISTED_CALLS), callCount: calls.length, callTotals: totals };
+  for (const t of Object.values(totals)) t.totalMs = roundMs(t.totalMs);
+  return { calls: listed, callCount: calls.length, callTotals: totals };
 }
 
-/** Serializes a summary as the tool's result, keeping the text within `maxChars`. */
-export function toToolResult(summary: ExecutionSummary, maxChars: number, endTurn: boolean): ToolResult {
-  let text = JSON.stringify(summary);
-  let structured = summary;
-  if (text.length > maxChars) {
-    // The bulky parts are the value and the output; keep a marked prefix of each.
-    const budget = Math.max(256, Math.floor(maxChars / 4));
-    const clip = (s: string | undefined) => (s !== undefined && s.length > budget ? `${s.slice(0, budget)}…[truncated]` : s);
-    const valueText = summary.value === undefined ? undefined : JSON.stringify(summary.value);
-    structured = {
-      ...summary,
-      ...(valueText !== undefined && valueText.length > budget ? { value: clip(valueText) } : {}),
-      ...(summary.stdout !== undefined ? { stdout: clip(summary.stdout) } : {}),
-      ...(summary.stderr !== undefined ? { stderr: clip(summary.stderr) } : {}),
-      ...(summary.logs ? { logs: summary.logs.slice(0, 50).map((l) => ({ level: l.level, message: clip(l.message)! })) } : {}),
-      truncated: true,
-    };
-    text = JSON.stringify(structured);
-    if (text.length > maxChars) text = `${text.slice(0, maxChars)}…[result truncated at ${maxChars} characters]`;
-  }
+function envelopeError(error: RunReport['error']): EnvelopeError | undefined {
+  if (!error) return undefined;
+  const out: EnvelopeError = { kind: error.kind, message: error.message };
+  if (error.name) out.name = error.name;
+  if (Number.isInteger(error.line) && error.line! >= 1) out.line = error.line!;
+  if (Number.isInteger(error.column) && error.column! >= 1) out.column = error.column!;
+  if (error.stack) out.stack = error.stack;
+  return out;
+}
+
+/** Builds the envelope from a run of either language. */
+export function buildEnvelope(run: RunReport, timeLimit: TimeLimit): ResultEnvelope {
+  const logs = [...(run.logs ?? [])];
+  if (run.stderr) logs.push({ level: 'error', message: run.stderr });
+  const error = envelopeError(run.error);
   return {
-    content: [{ type: 'text', text }],
-    structuredContent: structured as unknown as Record<string, unknown>,
-    ...(summary.ok ? {} : { isError: true }),
+    ok: run.ok,
+    ...(run.value !== undefined ? { value: run.value } : {}),
+    ...(run.stdout ? { stdout: run.stdout } : {}),
+    ...(logs.length > 0 ? { logs } : {}),
+    ...(run.session ? { session: { fresh: run.session.fresh } } : {}),
+    ...(error ? { error } : {}),
+    ...(run.truncated ? { truncated: { output: true } } : {}),
+    ...summarizeCalls(run.calls),
+    timeLimit,
+  };
+}
+
+/** Characters held back for the truncation markers and the value's shape. */
+const MARKER_RESERVE = 800;
+/** Longest error message or stack kept when the result is over its cap. */
+const ERROR_TEXT_CHARS = 2000;
+
+const jsonLength = (value: unknown): number => JSON.stringify(value).length;
+
+/** The longest prefix of `text` whose JSON string form takes at most `room` characters. */
+function clipToJson(text: string, room: number): string {
+  let n = Math.min(text.length, Math.max(0, room - 2));
+  let clipped = text.slice(0, n);
+  while (n > 0 && jsonLength(clipped) > room) {
+    n = Math.floor(n * 0.75);
+    clipped = text.slice(0, n);
+  }
+  return clipped;
+}
+
+/**
+ * Fits the envelope within `maxChars` of JSON text. The value keeps priority over stdout and
+ * logs; every cut is recorded in `truncated`. The text is valid JSON whatever happens; it can
+ * exceed `maxChars` only when the cap is smaller than the envelope's fixed parts.
+ */
+export function fitEnvelope(envelope: ResultEnvelope, maxChars: number): ResultEnvelope {
+  if (jsonLength(envelope) <= maxChars) return envelope;
+  const truncated: Truncation = { ...envelope.truncated };
+  const { value, stdout, logs, ...rest } = envelope;
+  const out: ResultEnvelope = { ...rest };
+  if (out.error && (out.error.message.length > ERROR_TEXT_CHARS || (out.error.stack?.length ?? 0) > ERROR_TEXT_CHARS)) {
+    out.error = { ...out.error, message: out.error.message.slice(0, ERROR_TEXT_CHARS) };
+    if (envelope.error!.stack !== undefined) out.error.stack = envelope.error!.stack.slice(0, ERROR_TEXT_CHARS);
+    truncated.error = true;
+  }
+  let room = maxChars - jsonLength(out) - MARKER_RESERVE;
+  if (value !== undefined) {
+    const text = JSON.stringify(value);
+    if (text.length + 10 <= room) {
+      out.value = value;
+      room -= text.length + 10;
+    } else {
+      truncated.value = { chars: text.length, shape: shapeOf(value) };
+    }
+  }
+  if (stdout !== undefined) {
+    const cost = jsonLength(stdout) + 12;
+    if (cost <= room) {
+      out.stdout = stdout;
+      room -= cost;
+    } else {
+      // Half of what is left, so that logs keep their first entries too.
+      const clipped = clipToJson(stdout, Math.floor(room / 2));
+      if (clipped !== '') out.stdout = clipped;
+      truncated.stdout = { chars: stdout.length };
+      room -= jsonLength(clipped) + 12;
+    }
+  }
+  if (logs !== undefined) {
+    const kept: LogEntry[] = [];
+    let cut = false;
+    for (const entry of logs) {
+      const cost = jsonLength(entry) + 1;
+      if (cost <= room) {
+        kept.push(entry);
+        room -= cost;
+        continue;
+      }
+      // The first entry that does not fit keeps its beginning, then the list stops.
+      const message = clipToJson(entry.message, room - 30);
+      if (message !== '') kept.push({ level: entry.level, message });
+      cut = true;
+      break;
+    }
+    if (kept.length > 0) out.logs = kept;
+    if (cut) truncated.logs = { entries: logs.length };
+  }
+  if (Object.keys(truncated).length > 0) out.truncated = truncated;
+  return out;
+}
+
+/** Serializes an envelope as the tool's result: the same object as JSON text and `structuredContent`. */
+export function toToolResult(envelope: ResultEnvelope, maxChars: number, endTurn: boolean): ToolResult {
+  const fitted = fitEnvelope(envelope, maxChars);
+  return {
+    content: [{ type: 'text', text: JSON.stringify(fitted) }],
+    structuredContent: fitted as unknown as Record<string, unknown>,
+    ...(fitted.ok ? {} : { isError: true }),
     ...(endTurn ? { _meta: { 'agent-framework/endTurn': true } } : {}),
   };
 }
 
-/** A refusal that happens inside the tool (bad input, busy runner): a completed error result. */
+/** A refusal that happens inside the tool (bad input, busy runner): a completed error result, text only. */
 export function refusalResult(message: string): ToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }

@@ -2,22 +2,34 @@
  * Script runners per conversation. One foreground execution per conversation at a time (see
  * conversation-lock.ts for who waits and who is refused). JavaScript runs in the runtime's
  * shared sandbox pool (one VM per conversation, fresh for each run); Python keeps one warm
- * interpreter per conversation so globals persist between runs.
+ * interpreter per conversation so globals persist between runs, at most
+ * `maxPythonInterpreters` of them: past that the least recently used idle one is ended (its
+ * conversation starts afresh), and an interpreter ended by its idle timeout leaves the map, so
+ * a long-lived host serving many conversations stays flat.
  */
 import type { JsRuntime, JsRuntimeOptions } from '../runtime/js/index.ts';
 import { PythonRunner, type PythonRunnerOptions } from '../runtime/python/index.ts';
 import { ConversationLock, type AcquireOptions, type Acquired } from './conversation-lock.ts';
 
+/** Default cap on warm Python interpreters per host: ~24 MB each, so ~200 MB at most. */
+export const DEFAULT_MAX_PYTHON_INTERPRETERS = 8;
+
 export class ConversationRunners {
   private readonly lock = new ConversationLock();
+  /** In least-recently-used order: the first entry is the next to be evicted. */
   private readonly python = new Map<string, PythonRunner>();
   private js: Promise<JsRuntime> | undefined;
 
   constructor(
     private readonly jsPoolSize: number,
     private readonly pythonOptions: PythonRunnerOptions,
-    private readonly jsOptions: Pick<JsRuntimeOptions, 'engine' | 'pool'> = {},
-  ) {}
+    private readonly jsOptions: Pick<JsRuntimeOptions, 'engine' | 'pool' | 'isolation'> = {},
+    private readonly maxPythonInterpreters = DEFAULT_MAX_PYTHON_INTERPRETERS,
+  ) {
+    if (!Number.isInteger(maxPythonInterpreters) || maxPythonInterpreters < 1) {
+      throw new RangeError(`maxPythonInterpreters must be a positive integer, got ${maxPythonInterpreters}`);
+    }
+  }
 
   /**
    * Takes the conversation for one execution: a lease (synchronously when it is free), or why
@@ -37,14 +49,49 @@ export class ConversationRunners {
     return this.js;
   }
 
-  /** The conversation's Python interpreter (cold until its first run). */
+  /**
+   * The conversation's Python interpreter (cold until its first run), now the most recently
+   * used; may end the least recently used idle one to stay within `maxPythonInterpreters`.
+   */
   pythonFor(conversationId: string): PythonRunner {
     let runner = this.python.get(conversationId);
+    this.python.delete(conversationId);
     if (!runner || runner.state === 'dead') {
-      runner = new PythonRunner(this.pythonOptions);
-      this.python.set(conversationId, runner);
+      const fresh: PythonRunner = new PythonRunner({
+        ...this.pythonOptions,
+        onIdleReclaimed: () => {
+          if (this.python.get(conversationId) === fresh) this.python.delete(conversationId);
+          this.pythonOptions.onIdleReclaimed?.();
+        },
+      });
+      runner = fresh;
     }
+    this.python.set(conversationId, runner);
+    this.trimPython();
     return runner;
+  }
+
+  /** Conversations holding a Python runner (each with at most one interpreter). */
+  get pythonConversations(): number {
+    return this.python.size;
+  }
+
+  /**
+   * Ends least recently used runners past the cap. A runner in use (its conversation is
+   * claimed, or it is running) is skipped, so the cap is exceeded only while more
+   * conversations than that run Python at the same moment; the next call trims again.
+   */
+  private trimPython(): void {
+    let excess = this.python.size - this.maxPythonInterpreters;
+    if (excess <= 0) return;
+    const newest = [...this.python.keys()].at(-1);
+    for (const [id, runner] of this.python) {
+      if (excess <= 0) break;
+      if (id === newest || this.lock.isBusy(id) || runner.state === 'busy' || runner.state === 'starting') continue;
+      this.python.delete(id);
+      excess--;
+      void runner.close();
+    }
   }
 
   /** Ends a conversation's interpreter (its globals are lost). */

@@ -12,15 +12,22 @@
  */
 import type { ToolHost } from '../host/tool-host.ts';
 import type { HostToolContext, RegisteredTool, ToolResult } from '../host/types.ts';
+import { approveUpFront, DECLINED_TEXT } from '../approvals/up-front.ts';
 import { buildBindings, type ExecutionLedger } from './bindings.ts';
-import { describeCodeExecution } from './description.ts';
+import { describeCodeExecution, toolDescriptors } from './description.ts';
+import type { ToolDescriptor } from '../runtime/declarations/index.ts';
+import { ListingCache } from './listing-cache.ts';
+import { toolSearchBindings } from './tool-search.ts';
 import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguage } from './options.ts';
-import { refusalResult, summarizeCalls, toToolResult, type ExecutionSummary, type TimeLimit } from './result.ts';
+import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
+import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
 
 export interface CodeExecution {
-  /** The current model-facing description. */
+  /** The current model-facing description (built once per change of the host's tools). */
   describe(): string;
+  /** How many times the description and the script's tool list were built (tests count rebuilds). */
+  readonly builds: { readonly description: number; readonly bound: number };
   /** Kills every interpreter and worker. */
   close(): Promise<void>;
   readonly runners: ConversationRunners;
@@ -37,15 +44,20 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const whenBusy = options.whenBusy ?? 'refuse';
   if (whenBusy !== 'refuse' && whenBusy !== 'wait') throw new Error(`whenBusy must be 'refuse' or 'wait', got ${String(whenBusy)}`);
   const busyWaitMs = options.busyWaitMs ?? DEFAULTS.busyWaitMs;
+  const maxCalls = options.maxCallsPerExecution ?? DEFAULTS.maxCallsPerExecution;
+  if (!(Number.isInteger(maxCalls) || maxCalls === Infinity) || maxCalls < 0) throw new Error('maxCallsPerExecution must be an integer ≥ 0 (or Infinity)');
   if (!(busyWaitMs >= 0) || busyWaitMs > 2 ** 31 - 1) throw new Error('busyWaitMs must be a number of milliseconds ≥ 0');
-  const runners = new ConversationRunners(options.jsPoolSize ?? 1, options.python ?? {}, { engine: options.engine, pool: options.jsPool });
+  const runners = new ConversationRunners(options.jsPoolSize ?? 1, { ...(options.isolation ? { isolation: options.isolation } : {}), ...options.python }, { engine: options.engine, pool: options.jsPool, isolation: options.isolation }, options.maxPythonInterpreters);
   const allow = options.allowTool ?? (() => true);
-  const scriptTools = (): RegisteredTool[] =>
-    host.registry.all().filter((t) => t.name !== CODE_EXECUTION && t.scriptCallable !== false && allow(t));
-  const describe = () => describeCodeExecution(scriptTools(), languages, { defaultMs, maxMs });
-  // Tools a script may not call (code_execution itself) are still bound, undeclared, so that a
-  // script trying one meets the host's own refusal site: a clear error, and nothing is sent.
-  const boundTools = (): RegisteredTool[] => [...scriptTools(), ...host.registry.all().filter((t) => t.scriptCallable === false)];
+  const maxDescriptionChars = options.maxDescriptionChars ?? DEFAULTS.maxDescriptionChars;
+  const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs, maxChars: maxDescriptionChars }), allow);
+  const describe = () => cache.description();
+  // What describe() and searchTools() answer from: the declared tools, rebuilt only when the bound list is.
+  let searchable: { of: readonly RegisteredTool[]; value: ToolDescriptor[] } | undefined;
+  const searchableTools = (bound: readonly RegisteredTool[]): ToolDescriptor[] => {
+    if (searchable?.of !== bound) searchable = { of: bound, value: toolDescriptors(bound.filter((t) => t.scriptCallable !== false)) };
+    return searchable.value;
+  };
 
   async function handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult> {
     // Read now: an abort that came before this point must reach the script (the signal is lazy).
@@ -57,47 +69,52 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
     if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
     const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
+    // One up-front question for the gated tools the script names; declined, nothing runs.
+    const gate = host.approvalGate;
+    if (gate?.decideBatch) {
+      const approval = await approveUpFront(host, { code, language }, cache.bound().filter((t) => t.scriptCallable !== false), {
+        toolCallId: ctx.toolCallId,
+        inferenceId: ctx.inferenceId,
+        conversationId: ctx.conversationId,
+        ...(ctx.modelCallId !== undefined ? { modelCallId: ctx.modelCallId } : {}),
+      }, signal);
+      if (!approval.run) return refusalResult(`${DECLINED_TEXT}: ${approval.reason}`);
+    }
+    try {
+      return await runScript(code, language, timeLimit, ctx, signal, gate !== undefined);
+    } finally {
+      host.approvals.endExecution(ctx.toolCallId);
+    }
+  }
+
+  async function runScript(code: string, language: ScriptLanguage, timeLimit: TimeLimit, ctx: HostToolContext, signal: AbortSignal, callSites: boolean): Promise<ToolResult> {
     // Claim synchronously, before any await: a second execution started in the same tick must not get in.
     let acquired = runners.claim(ctx.conversationId, { signal, whenBusy, busyWaitMs });
     if (acquired instanceof Promise) acquired = await acquired;
     if ('refused' in acquired) return refusalResult(acquired.refused);
     const lease = acquired.lease;
     try {
-      const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, ...(ctx.onProgress ? { progress: ctx.onProgress } : {}) };
-      const bindings = buildBindings(host, boundTools(), { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs);
-      let summary: ExecutionSummary;
+      const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, budget: { limit: maxCalls, opened: 0 }, ...(ctx.onProgress ? { progress: ctx.onProgress } : {}) };
+      const bound = cache.bound();
+      const bindings = [
+        ...buildBindings(host, bound, { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs),
+        // describe() and searchTools() answer from the declared tools on the host side: not dispatched, not recorded.
+        ...toolSearchBindings(searchableTools(bound), language),
+      ];
+      let report: RunReport;
       if (language === 'javascript') {
-        const run = await (await runners.javascript()).execute(code, {
+        report = await (await runners.javascript()).execute(code, {
           tools: bindings,
           timeoutMs: timeLimit.appliedMs,
           signal,
           conversation: ctx.conversationId,
+          ...(callSites ? { callSites } : {}),
         });
-        summary = {
-          language,
-          ok: run.ok,
-          ...(run.ok ? { value: run.value } : { error: run.error }),
-          logs: run.logs,
-          ...summarizeCalls(run.calls),
-          timeLimit,
-        };
       } else {
-        const run = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal });
-        summary = {
-          language,
-          ok: run.ok,
-          stdout: run.stdout,
-          stderr: run.stderr,
-          returnCode: run.returnCode,
-          ...(run.value !== undefined ? { value: run.value } : {}),
-          ...(run.error ? { error: run.error } : {}),
-          ...(run.truncated ? { truncated: true } : {}),
-          ...summarizeCalls(run.calls),
-          timeLimit,
-        };
+        report = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}) });
       }
       ledger.live = false;
-      return toToolResult(summary, maxResultChars, ledger.endTurn);
+      return toToolResult(buildEnvelope(report, timeLimit), maxResultChars, ledger.endTurn);
     } finally {
       // The runtime has returned: the script has stopped (JavaScript: its process killed;
       // Python: it reported done, or its interpreter exited).
@@ -121,8 +138,9 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       required: ['code'],
       additionalProperties: false,
     },
+    outputSchema: RESULT_ENVELOPE_SCHEMA as unknown as Record<string, unknown>,
     handler,
   });
 
-  return { describe, close: () => runners.close(), runners };
+  return { describe, builds: cache.builds, close: () => runners.close(), runners };
 }

@@ -8,6 +8,7 @@ import { CallIdMinter } from './ids.ts';
 import { OpenCall, type InferenceRecord } from './open-call.ts';
 import { errorResult } from './results.ts';
 import { normalizeToolResult } from './normalize-result.ts';
+import type { ApprovalGrants } from './approval-grants.ts';
 import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolContext, ProgressUpdate, RegisteredTool, ToolResult } from './types.ts';
 import type { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleIdentity, type TerminalPhase } from '../lifecycle/events.ts';
@@ -26,6 +27,8 @@ export interface CallEventSink {
 export interface CallLifecycleOptions {
   callTimeoutMs: number;
   approvalGate?: ApprovalGate;
+  /** Standing approvals: a call they cover runs without asking the gate. */
+  grants: ApprovalGrants;
 }
 
 const noProgress = (): void => undefined;
@@ -48,7 +51,9 @@ export class CallLifecycle {
   run(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>): Promise<DispatchOutcome> {
     const origin = request.parentToolCallId ? 'script' : 'model';
     const gate = this.options.approvalGate;
-    const gated = gate !== undefined && gate.required(this.approvalFacts(request, tool, inference, args, origin));
+    const gated = gate !== undefined
+      && !this.options.grants.covers(inference.conversationId, request.parentToolCallId, tool.name)
+      && gate.required(this.approvalFacts(request, tool, inference, args, origin));
     const call = this.openCall(request, tool, inference, args, gated);
     if (gated) void this.awaitApproval(call, request, gate);
     else this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs, request.onProgress);
@@ -90,6 +95,15 @@ export class CallLifecycle {
     };
   }
 
+  /** What only the decision needs: the owning model call and the script line of a script's call. */
+  private ownerFacts(request: DispatchRequest): { parentModelCallId?: string; callSite?: DispatchRequest['callSite'] } {
+    const parentModelCallId = request.parentToolCallId !== undefined ? this.open.get(request.parentToolCallId)?.modelCallId : undefined;
+    return {
+      ...(parentModelCallId !== undefined ? { parentModelCallId } : {}),
+      ...(request.callSite !== undefined ? { callSite: { ...request.callSite } } : {}),
+    };
+  }
+
   /**
    * A gated call waits, `pending`, for the gate's decision; the wait is not part of its
    * duration nor of its safety timeout. Approved: `started`, then it runs. Refused (or the gate
@@ -101,7 +115,7 @@ export class CallLifecycle {
     let reason = 'refused';
     try {
       const decision = await gate.decide(
-        { toolCallId: call.toolCallId, ...this.approvalFacts(request, call.tool, call.inference, call.args, call.origin) },
+        { toolCallId: call.toolCallId, ...this.approvalFacts(request, call.tool, call.inference, call.args, call.origin), ...this.ownerFacts(request) },
         call.signal,
       );
       approved = typeof decision === 'boolean' ? decision : decision.approved === true;
@@ -199,6 +213,7 @@ export class CallLifecycle {
           inferenceId: call.inference.inferenceId,
           conversationId: call.inference.conversationId,
           ...(call.parentToolCallId ? { parentToolCallId: call.parentToolCallId } : {}),
+          ...(call.modelCallId !== undefined ? { modelCallId: call.modelCallId } : {}),
           // Progress reported after the terminal belongs to no call any more: dropped.
           ...(progress ? { onProgress: progress } : {}),
           get signal() {

@@ -76,6 +76,13 @@ export function checkRefusal(request: DispatchRequest, ctx: RefusalContext): Ref
       message: `The call budget of ${ctx.callsPerInference} calls for this inference is spent; "${tool.name}" was not run.`,
     };
   }
+  const budget = request.executionBudget;
+  if (budget !== undefined && budget.opened >= budget.limit) {
+    return {
+      code: 'execution_budget',
+      message: `The call budget of ${budget.limit} calls per execution is spent; "${tool.name}" was not run. Do more per call (batch or filter in fewer calls), or continue in another execution.`,
+    };
+  }
   const origin = request.parentToolCallId ? 'script' : 'model';
   if (origin === 'script' && tool.scriptCallable === false) {
     return { code: 'recursion', message: `Tool "${tool.name}" cannot be called from a script.` };

@@ -3,6 +3,10 @@
  * model-facing names, each with its effective class (RFC-008 §5: operator override, else the
  * host's table for built-ins, else the server's declaration). The model-facing name,
  * description and schemas are stored exactly as given; classing never alters them.
+ *
+ * Every change bumps {@link ToolRegistry.version}, a cheap integer that listings and
+ * descriptions built from the registry use as their cache key: they are rebuilt once per
+ * change, never per read.
  */
 import { effectiveClass, findOverride, parseDeclaredClass, type ToolClass } from '../vocabulary/classes.ts';
 import type { ClassSource, HostToolDefinition, RegisteredTool, ToolListing } from './types.ts';
@@ -31,6 +35,12 @@ export class ToolRegistry {
   private readonly base = new Map<string, { hostTable?: readonly ToolClass[]; declared?: readonly ToolClass[] }>();
   /** Operator overrides by model-facing name or RFC-007 pattern. */
   private readonly overrides: Record<string, readonly ToolClass[]>;
+  private changes = 0;
+
+  /** Bumped on every change to the set of tools, their definitions or their classes. */
+  get version(): number {
+    return this.changes;
+  }
 
   constructor(overrides: Record<string, readonly ToolClass[]> = {}) {
     this.overrides = { ...overrides };
@@ -72,6 +82,7 @@ export class ToolRegistry {
       ...(def.describe ? { describe: def.describe } : {}),
     };
     this.tools.set(def.name, entry);
+    this.changes += 1;
     return entry;
   }
 
@@ -79,6 +90,7 @@ export class ToolRegistry {
     const entry = this.tools.get(name);
     if (entry?.kind !== 'host') return false;
     this.base.delete(name);
+    this.changes += 1;
     return this.tools.delete(name);
   }
 
@@ -88,6 +100,8 @@ export class ToolRegistry {
    */
   replaceServerTools(serverId: string, listing: readonly ServerToolListing[]): ClassDiagnostic[] {
     this.removeServerTools(serverId);
+    // A re-list always counts as a change: descriptions or schemas may differ under the same names.
+    this.changes += 1;
     const diagnostics: ClassDiagnostic[] = [];
     for (const tool of listing) {
       const name = `${serverId}${NAME_SEPARATOR}${tool.name}`;
@@ -123,6 +137,7 @@ export class ToolRegistry {
       if (entry.kind === 'server' && entry.serverId === serverId) {
         this.tools.delete(name);
         this.base.delete(name);
+        this.changes += 1;
       }
     }
   }
@@ -131,6 +146,7 @@ export class ToolRegistry {
   setOverride(name: string, classes: readonly ToolClass[] | undefined): void {
     if (classes) this.overrides[name] = [...classes];
     else delete this.overrides[name];
+    this.changes += 1;
     for (const [toolName, entry] of this.tools) this.tools.set(toolName, { ...entry, ...this.classOf(toolName) });
   }
 

@@ -21,6 +21,7 @@ import { EventEmitter } from 'eventemitter3';
 import { randomBytes } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { ToolClass } from '../vocabulary/classes.ts';
+import { ApprovalGrants } from './approval-grants.ts';
 import { CallLifecycle } from './call-lifecycle.ts';
 import type { InferenceRecord } from './open-call.ts';
 import { ToolRegistry } from './registry.ts';
@@ -87,6 +88,11 @@ const WARN_CODES = new Set(['grants-nothing', 'reconnect-failed', 'delivery-fail
 export class ToolHost extends EventEmitter<ToolHostEvents> {
   readonly registry: ToolRegistry;
   readonly logger: Logger;
+  /**
+   * Standing approvals: `list(conversationId)` and `revoke(conversationId, tool?)` for the
+   * conversation grants a person gave; a revoked grant applies to the next call.
+   */
+  readonly approvals = new ApprovalGrants();
   private readonly emitter: LifecycleEmitter;
   private readonly connections = new Map<string, McplConnection>();
   private readonly inferences = new Map<string, InferenceRecord>();
@@ -98,6 +104,15 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private closing = false;
   /** Wakers of pending reconnect back-offs. */
   private readonly backoffs = new Set<() => void>();
+  /** See {@link toolsVersion}: what it was last computed from. */
+  private seenRegistryVersion = -1;
+  private seenLiveness = '';
+  private version = 0;
+  /** Listings built for one {@link toolsVersion}, reused until it changes. */
+  private available: { version: number; tools: readonly RegisteredTool[] } | undefined;
+  private listing: { version: number; tools: readonly ToolListing[] } | undefined;
+  /** How many times the model-facing listing was built (tests count rebuilds with it). */
+  listingBuilds = 0;
 
   constructor(options: ToolHostOptions = {}) {
     super();
@@ -114,9 +129,14 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
         progressFailed: (info) =>
           this.diagnostic(undefined, 'progress-listener-failed', `the onProgress listener of ${info.tool} (${info.toolCallId}) threw: ${(info.error as Error)?.message ?? String(info.error)}`),
       },
-      { callTimeoutMs: options.callTimeoutMs ?? 300_000, ...(options.approvalGate ? { approvalGate: options.approvalGate } : {}) },
+      { callTimeoutMs: options.callTimeoutMs ?? 300_000, grants: this.approvals, ...(options.approvalGate ? { approvalGate: options.approvalGate } : {}) },
     );
     this.logger = options.logger ?? pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'warn' }, pino.destination(2));
+  }
+
+  /** The approval gate in force, if any (code_execution asks it up front, see src/approvals/). */
+  get approvalGate(): ApprovalGate | undefined {
+    return this.options.approvalGate;
   }
 
   /** The RFC-007 input bound in force, in bytes. */
@@ -132,12 +152,63 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   }
 
   /**
+   * A number that changes exactly when what {@link listTools} returns may change: a tool
+   * registered or removed, a server's tools (re)listed, a class override, or a server
+   * connecting or going away (its tools are hidden meanwhile). Listings and descriptions are
+   * cached under it. Reading it costs a look at each connection, not at each tool.
+   */
+  get toolsVersion(): number {
+    let liveness = '';
+    for (const c of this.connections.values()) if (c.isConnected) liveness += `${c.id}\u0000${c.epoch}\n`;
+    if (this.registry.version !== this.seenRegistryVersion || liveness !== this.seenLiveness) {
+      this.seenRegistryVersion = this.registry.version;
+      this.seenLiveness = liveness;
+      this.version += 1;
+    }
+    return this.version;
+  }
+
+  /**
+   * Every registered tool the model may be offered now, in registration order: a server's
+   * tools are left out while it is not connected. Built once per {@link toolsVersion}; the
+   * array is shared and frozen.
+   */
+  availableTools(): readonly RegisteredTool[] {
+    const version = this.toolsVersion;
+    if (this.available?.version !== version) {
+      const tools = this.registry.all().filter((t) => t.serverId === undefined || this.connections.get(t.serverId)?.isConnected === true);
+      this.available = { version, tools: Object.freeze(tools) };
+    }
+    return this.available.tools;
+  }
+
+  /**
    * Model-facing listing of every tool with its effective class. A server's tools are left
    * out while it is not connected (dead, or reconnecting): the model should not be offered
    * tools that would only be refused. They come back when a new epoch is ready.
+   *
+   * Built once per {@link toolsVersion} (descriptions included) and reused: the array is
+   * fresh on each call, its entries are frozen and shared.
    */
   listTools(): ToolListing[] {
-    return this.registry.list().filter((t) => t.serverId === undefined || this.connections.get(t.serverId)?.isConnected === true);
+    const version = this.toolsVersion;
+    if (this.listing?.version !== version) {
+      const tools = this.availableTools().map((t) => {
+        const entry: ToolListing = {
+          name: t.name,
+          description: t.describe ? t.describe() : t.description,
+          inputSchema: t.inputSchema,
+          ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+          classes: Object.freeze([...t.classes]) as ToolListing['classes'],
+          classSource: t.classSource,
+          ...(t.serverId !== undefined ? { serverId: t.serverId } : {}),
+        };
+        return Object.freeze(entry);
+      });
+      this.listing = { version, tools };
+      this.listingBuilds += 1;
+    }
+    return [...this.listing.tools];
   }
 
   // ── servers ──────────────────────────────────────────────────────────────
@@ -335,6 +406,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       return Promise.resolve({ status: 'refused', result: errorResult(refusal.message), refusal });
     }
     inference!.calls += 1;
+    if (request.executionBudget) request.executionBudget.opened += 1;
     return this.calls.run(request, tool!, inference!, (request.input ?? {}) as Record<string, unknown>);
   }
 

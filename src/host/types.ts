@@ -41,6 +41,8 @@ export interface HostToolContext {
   conversationId: string;
   /** Set when a script made this call; the parent `code_execution` call's `toolCallId`. */
   parentToolCallId?: string;
+  /** The model's own id for this call, when it gave one. */
+  modelCallId?: string;
   /**
    * Present only when the caller asked for progress, and then the same function as `progress`:
    * a tool that relays progress from elsewhere (code_execution's inner calls) asks for it only then.
@@ -59,7 +61,11 @@ export interface HostToolDefinition {
   handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult>;
   /** False for tools a script may not call (such as `code_execution` itself). Default true. */
   scriptCallable?: boolean;
-  /** Computes the description at listing time, for tools whose description depends on other tools. */
+  /**
+   * Computes the description at listing time, for tools whose description depends on other
+   * tools. The host calls it once per change of {@link ToolHost.toolsVersion} and reuses the
+   * text, so it must depend on nothing else.
+   */
   describe?: () => string;
 }
 
@@ -124,6 +130,29 @@ export interface DispatchRequest {
    * Called only while the call is open.
    */
   onProgress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /**
+   * A call budget shared by several requests (`code_execution` passes one per execution):
+   * the host refuses the call (`execution_budget`) once `opened` has reached `limit`, and
+   * counts each call that opens. It counts alongside the inference's own budget.
+   */
+  executionBudget?: ExecutionBudget;
+  /**
+   * For calls made by scripts, when known: where in the script the call was made. Carried in
+   * the approval request of a call that must wait for its own decision.
+   */
+  callSite?: CallSite;
+}
+
+/** A budget of calls shared by the requests that carry it; `opened` is the host's count. */
+export interface ExecutionBudget {
+  readonly limit: number;
+  opened: number;
+}
+
+/** A place in a script: 1-based line, and column when the engine knows it. */
+export interface CallSite {
+  line: number;
+  column?: number;
 }
 
 /** A call as an instrumentation sees it, between its opening and its terminal. */
@@ -182,9 +211,42 @@ export interface ApprovalRequest {
   origin: CallOrigin;
   modelCallId?: string;
   parentToolCallId?: string;
+  /** Script calls: the model's id for the owning `code_execution` call, when it gave one. */
+  parentModelCallId?: string;
+  /** Script calls: where in the script this call was made, when the runtime captured it. */
+  callSite?: CallSite;
 }
 
 export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+
+/** One tool a script references, as the up-front approval request lists it. */
+export interface BatchApprovalTool {
+  tool: string;
+  classes: readonly string[];
+  serverId?: string;
+  /** 1-based script lines where the tool is referenced. */
+  lines: number[];
+}
+
+/**
+ * The one up-front request for a script: every tool it references that the gate requires,
+ * with the owning model call.
+ */
+export interface BatchApprovalRequest {
+  conversationId: string;
+  inferenceId: string;
+  /** The `code_execution` call's `toolCallId`. */
+  parentToolCallId: string;
+  /** The model's id for the `code_execution` call, when it gave one. */
+  modelCallId?: string;
+  language: string;
+  tools: BatchApprovalTool[];
+}
+
+/** How long an up-front approval lasts: this execution, or the conversation until revoked. */
+export type ApprovalScope = 'execution' | 'conversation';
+
+export type BatchApprovalDecision = boolean | { approved: boolean; scope?: ApprovalScope; reason?: string };
 
 /**
  * A gate the host controls (RFC-007 `pending`): calls it requires wait, reported `pending`
@@ -196,6 +258,12 @@ export interface ApprovalGate {
   required(call: Omit<ApprovalRequest, 'toolCallId'>): boolean;
   /** The decision. `signal` aborts when the call is aborted while it waits (stream end, shutdown). */
   decide(call: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
+  /**
+   * Optional: one decision for every gated tool a script references, asked before the script
+   * runs. Approved, those tools' calls run without `pending` for the execution (or, with
+   * `scope: 'conversation'`, until revoked). A gate without it is asked call by call.
+   */
+  decideBatch?(request: BatchApprovalRequest, signal: AbortSignal): Promise<BatchApprovalDecision>;
 }
 
 /** How a dispatch ended. `refused` calls never opened and produced no lifecycle events. */
@@ -212,6 +280,8 @@ export type RefusalCode =
   | 'unknown_inference'
   /** The inference's call budget was spent. */
   | 'budget_exceeded'
+  /** The request's execution budget (one `code_execution` run's calls) was spent. */
+  | 'execution_budget'
   /** A script call whose parent call (its `code_execution`) had already ended. */
   | 'parent_ended'
   /** Refused by the approval gate after `pending`: the call opened, and ended `aborted`. */

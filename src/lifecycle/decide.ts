@@ -31,6 +31,8 @@ export interface DecideOptions {
 
 const METADATA_ONLY: OpeningDecision = Object.freeze({});
 const WITHHELD: OpeningDecision = Object.freeze({ inputWithheld: true });
+const METADATA_ONLY_WIRE = Object.freeze({ decision: METADATA_ONLY });
+const WITHHELD_WIRE = Object.freeze({ decision: WITHHELD });
 
 /**
  * Decides a call's opening phase for one connection: `null` means the connection hears
@@ -45,6 +47,20 @@ export function decideOpening(
   filter: CompiledFilter | null,
   options: DecideOptions = {},
 ): OpeningDecision | null {
+  return decideOpeningWire(call, grant, filter, options)?.decision ?? null;
+}
+
+/**
+ * {@link decideOpening}, with the chosen input already serialized (`inputJson`, present
+ * exactly when `decision.input` is): the emitter writes it into the line as it is, so an
+ * opening's arguments are serialized once, not once for the bound and again for the wire.
+ */
+export function decideOpeningWire(
+  call: CallFacts,
+  grant: LifecycleGrant,
+  filter: CompiledFilter | null,
+  options: DecideOptions = {},
+): { decision: OpeningDecision; inputJson?: string } | null {
   // 1. The grant and its narrowing.
   if (grant.observe === null || !inNarrowing(grant.observe, call)) return null;
   // 2–3. The filter; with none, every granted call is reported and no arguments are requested.
@@ -54,19 +70,22 @@ export function decideOpening(
     if (!verdict.report) return null;
     requested = verdict.input;
   }
-  if (requested === false) return METADATA_ONLY;
+  if (requested === false) return METADATA_ONLY_WIRE;
   // 4. A connection without the inputs grant never learns that arguments were withheld.
-  if (grant.inputs === null) return METADATA_ONLY;
-  if (!inNarrowing(grant.inputs, call) || !mayCarryInput(call)) return WITHHELD;
-  if (!isPlainObject(call.input)) return WITHHELD;
+  if (grant.inputs === null) return METADATA_ONLY_WIRE;
+  if (!inNarrowing(grant.inputs, call) || !mayCarryInput(call)) return WITHHELD_WIRE;
+  if (!isPlainObject(call.input)) return WITHHELD_WIRE;
   // 5. Field selection (never counts as alteration), then the bound.
   const selected = requested === true ? call.input : selectFields(call.input, requested);
   const bounded = boundInput(selected, {
     maxBytes: options.inputBoundBytes ?? DEFAULT_INPUT_BOUND_BYTES,
     redactCredentials: options.redactCredentials ?? true,
   });
-  if (!bounded.ok) return WITHHELD;
-  return bounded.altered ? { input: bounded.input, inputAltered: true } : { input: bounded.input };
+  if (!bounded.ok) return WITHHELD_WIRE;
+  return {
+    decision: bounded.altered ? { input: bounded.input, inputAltered: true } : { input: bounded.input },
+    inputJson: bounded.json,
+  };
 }
 
 /**

@@ -4,14 +4,18 @@
  * the transport epoch it went to, so that exactly one terminal is attempted per delivered
  * opening — and only on that same transport, and only while the grant still covers the call
  * (RFC-007 §4.5, §7.3). All of it is synchronous: nothing here awaits an observer.
+ *
+ * Serialization is per view, not per observer: a call's identity is serialized once, each
+ * distinct grant+filter's opening once (its arguments once), each terminal once, and every
+ * connection's queue receives the same string, written to its transport as it is.
  */
-import { decideOpening, mayDeliverTerminal, reportsCall } from './decide.ts';
+import { decideOpeningWire, mayDeliverTerminal, reportsCall } from './decide.ts';
 import type { CallFacts } from './decide.ts';
 import type { DeliveryQueue } from './delivery-queue.ts';
-import { lifecycleLine, type LifecycleIdentity, type LifecycleParams, type TerminalPhase } from './events.ts';
+import { lifecycleHead, phaseLine, type LifecycleIdentity, type TerminalPhase } from './events.ts';
 
 type Grant = Parameters<typeof mayDeliverTerminal>[1];
-type Filter = Parameters<typeof decideOpening>[2];
+type Filter = Parameters<typeof decideOpeningWire>[2];
 
 /** What the emitter needs of an observer connection. */
 export interface ObserverEndpoint {
@@ -40,6 +44,8 @@ export interface EmittedCall {
   readonly identity: LifecycleIdentity;
   readonly facts: CallFacts;
   deliveries: Delivery[];
+  /** The identity serialized once for all of the call's lines (see lifecycleHead), on first use. */
+  head?: string;
 }
 
 export class LifecycleEmitter {
@@ -83,7 +89,7 @@ export class LifecycleEmitter {
       if (state.key === lastKey) line = lastLine;
       else if (others?.has(state.key)) line = others.get(state.key)!;
       else {
-        line = this.openingLine(identity, facts, state.grant, state.filter);
+        line = this.openingLine(call, state.grant, state.filter);
         if (lastKey !== undefined) (others ??= new Map()).set(lastKey, lastLine);
         lastKey = state.key;
         lastLine = line;
@@ -93,7 +99,7 @@ export class LifecycleEmitter {
         if (endpoint.queue.offerOpening(line)) call.deliveries.push({ endpoint, epoch: endpoint.epoch });
         continue;
       }
-      pendingLine ??= lifecycleLine({ ...identity, phase: 'pending' });
+      pendingLine ??= phaseLine((call.head ??= lifecycleHead(identity)), 'pending');
       if (endpoint.queue.offerOpening(pendingLine)) call.deliveries.push({ endpoint, epoch: endpoint.epoch, started: line });
     }
     return call;
@@ -113,14 +119,15 @@ export class LifecycleEmitter {
     }
   }
 
-  private openingLine(identity: LifecycleIdentity, facts: CallFacts, grant: Grant, filter: Filter): string | null {
-    const decision = decideOpening(facts, grant, filter, { inputBoundBytes: this.inputBoundBytes });
-    if (!decision) return null;
-    const params: LifecycleParams = { ...identity, phase: 'started' };
-    if (decision.input !== undefined) params.input = decision.input as Record<string, unknown>;
-    if (decision.inputAltered) params.inputAltered = true;
-    if (decision.inputWithheld) params.inputWithheld = true;
-    return lifecycleLine(params);
+  private openingLine(call: EmittedCall, grant: Grant, filter: Filter): string | null {
+    const wire = decideOpeningWire(call.facts, grant, filter, { inputBoundBytes: this.inputBoundBytes });
+    if (!wire) return null;
+    const { decision, inputJson } = wire;
+    let members = '';
+    if (inputJson !== undefined) members += `,"input":${inputJson}`;
+    if (decision.inputAltered) members += ',"inputAltered":true';
+    if (decision.inputWithheld) members += ',"inputWithheld":true';
+    return phaseLine((call.head ??= lifecycleHead(call.identity)), 'started', members);
   }
 
   /** Attempts the call's one terminal on every transport its opening went to. */
@@ -128,15 +135,17 @@ export class LifecycleEmitter {
     const deliveries = call.deliveries;
     if (deliveries.length === 0) return;
     call.deliveries = [];
-    const params: LifecycleParams = { ...call.identity, phase };
-    if (phase === 'completed') params.isError = extra.isError === true;
-    if (extra.durationMs !== undefined) params.durationMs = extra.durationMs;
     let line: string | undefined;
     for (const { endpoint, epoch } of deliveries) {
       if (endpoint.epoch !== epoch || !this.endpoints.has(endpoint)) continue;
       const state = endpoint.lifecycleState();
       if (!state || !mayDeliverTerminal(call.facts, state.grant)) continue;
-      line ??= lifecycleLine(params);
+      if (line === undefined) {
+        let members = '';
+        if (phase === 'completed') members += `,"isError":${extra.isError === true}`;
+        if (extra.durationMs !== undefined) members += `,"durationMs":${JSON.stringify(extra.durationMs)}`;
+        line = phaseLine((call.head ??= lifecycleHead(call.identity)), phase, members);
+      }
       endpoint.queue.push(line);
     }
   }

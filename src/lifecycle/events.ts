@@ -52,3 +52,21 @@ export interface HostLifecycleEvent extends Omit<LifecycleIdentity, '_meta'> {
 export function lifecycleLine(params: LifecycleParams): string {
   return `{"jsonrpc":"2.0","method":"tools/lifecycle","params":${JSON.stringify(params)}}\n`;
 }
+
+/**
+ * The start of every line about one call: the JSON-RPC envelope and the call's identity,
+ * serialized once per call and left open for each phase's own members ({@link phaseLine}).
+ */
+export function lifecycleHead(identity: LifecycleIdentity): string {
+  const json = JSON.stringify(identity);
+  return `{"jsonrpc":"2.0","method":"tools/lifecycle","params":${json.slice(0, -1)}`;
+}
+
+/**
+ * One newline-terminated notification from a call's {@link lifecycleHead}: the same bytes as
+ * {@link lifecycleLine} of the identity plus `phase` plus `members` (already serialized, each
+ * starting with a comma).
+ */
+export function phaseLine(head: string, phase: ToolPhase, members = ''): string {
+  return `${head},"phase":"${phase}"${members}}}\n`;
+}

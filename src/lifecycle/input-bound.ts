@@ -23,7 +23,13 @@ export interface BoundOptions {
 
 /** A bounded input, or the reason none could be made (the caller then sets `inputWithheld`). */
 export type BoundResult =
-  | { ok: true; input: Record<string, unknown>; altered: boolean }
+  | {
+      ok: true;
+      input: Record<string, unknown>;
+      altered: boolean;
+      /** `input` serialized, so that a caller writing it to the wire does not serialize it again. */
+      json: string;
+    }
   | { ok: false; reason: string };
 
 /**
@@ -60,10 +66,10 @@ export function boundInput(input: unknown, options: BoundOptions = {}): BoundRes
       json = JSON.stringify(value);
     }
   }
-  if (fits(json, maxBytes)) return { ok: true, input: value, altered };
+  if (fits(json, maxBytes)) return { ok: true, input: value, altered, json };
   const shrunk = shrinkToBytes(value, maxBytes);
   if (shrunk === undefined) return { ok: false, reason: `arguments cannot be bounded to ${maxBytes} bytes meaningfully` };
-  return { ok: true, input: shrunk, altered: true };
+  return { ok: true, input: shrunk, altered: true, json: JSON.stringify(shrunk) };
 }
 
 /** UTF-8 size check that skips counting when even 3 bytes per UTF-16 unit would fit. */

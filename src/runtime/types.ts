@@ -17,6 +17,11 @@ export interface ToolCallContext {
    * that must not count against a script, such as a human approving a call.
    */
   pauseClock(): () => void;
+  /**
+   * Where in the script the call was made (1-based line, column when known); only when the
+   * run asked for call sites (`callSites`), which costs a stack capture per call.
+   */
+  site?: { line: number; column?: number };
 }
 
 /** One capability injected into a script: a tool (recorded in `calls`) or a helper global (not recorded). */

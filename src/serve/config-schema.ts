@@ -59,6 +59,10 @@ const CodeExecution = z.object({
   innerCallGraceMs: z.number().min(0).optional(),
   jsPoolSize: z.number().int().min(1).optional(),
   maxResultChars: z.number().int().min(1).optional(),
+  /** Most tool calls one script may open; the next is refused. */
+  maxCallsPerExecution: z.number().int().min(0).optional(),
+  /** Longest description before it lists tools by name and summary only. */
+  maxDescriptionChars: z.number().int().min(1).optional(),
   /** A second script in a busy conversation waits its turn (serve's default) or is refused. */
   whenBusy: z.enum(['wait', 'refuse']).optional(),
   /** How long a script waits for its turn before it is refused. */
@@ -71,12 +75,24 @@ const CodeExecution = z.object({
   python: z.string().min(1).optional(),
 }).strict();
 
+/** Which calls wait for the MCP client's user (an `elicitation/create` form). */
+const Approvals = z.object({
+  /** Tool names (`*` patterns) that need approval. */
+  tools: z.array(z.string().min(1)).optional(),
+  /** Tool classes that need approval. */
+  classes: z.array(z.string().min(1)).optional(),
+  /** How long the client's user may take to answer before it counts as declined (default 10 minutes). */
+  answerTimeoutMs: z.number().positive().optional(),
+}).strict();
+
 export const ServeConfigSchema = z.object({
   /** Conversation id for calls whose request names none (`_meta["agent-framework/conversationId"]`). */
   conversationId: z.string().min(1).default('serve'),
   servers: z.array(Server).default([]),
   /** `false` leaves code_execution out. */
   codeExecution: z.union([z.literal(false), CodeExecution]).default({}),
+  /** Calls that need the client's user's approval; absent, nothing waits. */
+  approvals: Approvals.optional(),
   /** OpenTelemetry: every call as a span, exported over OTLP/HTTP (src/telemetry/). */
   telemetry: z.object({
     otlp: z.object({

@@ -18,12 +18,13 @@ export interface ServeConfig {
   servers: ServeServerConfig[];
   codeExecution: CodeExecutionOptions | false;
   /**
-   * Validated script-runtime choices that `registerCodeExecution` has no option for in this
-   * build: `engine` is consumed by its `engine` option (which JavaScript engine runs scripts)
-   * and `isolation` by its `isolation` option (OS isolation of script processes). Empty when
-   * the file names neither.
+   * Script-runtime choices for `registerCodeExecution`: `engine` (which JavaScript engine runs
+   * scripts) and `isolation` (the OS layer around script processes). Empty when the file names
+   * neither.
    */
   runtime: { engine?: 'quickjs' | 'v8'; isolation?: 'auto' | 'bwrap' | 'none' };
+  /** Which calls wait for the client's user (tools by `*` pattern, classes); absent, none do. */
+  approvals?: { tools?: string[]; classes?: string[]; answerTimeoutMs?: number };
   /** OTLP/HTTP export of every call as a span; absent, serve never loads OpenTelemetry. */
   telemetry?: { otlp: { url: string; headers?: Record<string, string> } };
 }
@@ -63,6 +64,7 @@ export function parseServeConfig(raw: unknown, source: string, base: string): Se
     servers: data.servers.map((s) => toServerConfig(s, base)),
     codeExecution,
     runtime,
+    ...(data.approvals ? { approvals: data.approvals } : {}),
     ...(data.telemetry ? { telemetry: { otlp: { url: data.telemetry.otlp.url, ...(data.telemetry.otlp.headers ? { headers: data.telemetry.otlp.headers } : {}) } } } : {}),
   };
 }

@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
 import { bearerChecker, isLoopbackHost } from './auth.ts';
 import { ServeSession } from './session.ts';
+import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
 
 /** The path MCP is served at. */
@@ -44,6 +45,8 @@ export interface HttpServeOptions {
   idleSessionMs?: number;
   /** Wraps each call's dispatch (telemetry: the client's trace context as its parent). */
   aroundDispatch?: AroundDispatch;
+  /** Set when approvals are configured: each session's client is asked for its own calls. */
+  clients?: ServeClients;
 }
 
 export interface HttpServing {
@@ -147,7 +150,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const openSession = (): SessionEntry => {
     const id = randomUUID();
     const session = new ServeSession(`${options.conversationPrefix}-${id}`);
-    const server = createToolServer(host, session, logger, options.aroundDispatch);
+    const server = createToolServer(host, session, logger, options.aroundDispatch, options.clients);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {

@@ -7,6 +7,8 @@
  */
 import pino from 'pino';
 import { ToolHost } from '../host/tool-host.ts';
+import { ElicitationGate } from '../approvals/elicitation-gate.ts';
+import { ServeClients } from './approval-clients.ts';
 import { registerCodeExecution, type CodeExecution } from '../code-execution/index.ts';
 import { isLoopbackHost, readTokenFile } from './auth.ts';
 import { loadServeConfig } from './config.ts';
@@ -38,7 +40,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
     );
   }
   const logger = pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'info' }, pino.destination(2));
-  const host = new ToolHost({ logger });
+  // With `approvals`, the gate is the MCP client: the calls it names ask the client's user.
+  const clients = config.approvals ? new ServeClients(config.approvals.answerTimeoutMs ?? 600_000) : undefined;
+  const approvalGate = config.approvals && clients ? new ElicitationGate(config.approvals, (id) => clients.clientFor(id)) : undefined;
+  const host = new ToolHost({ logger, ...(approvalGate ? { approvalGate } : {}) });
   let codeExecution: CodeExecution | undefined;
   // Loaded only when configured: without telemetry, serve never loads the OpenTelemetry SDK.
   const telemetry = config.telemetry
@@ -54,7 +59,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     for (const server of config.servers) {
       await host.connectServer(server);
     }
-    if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, { whenBusy: 'wait', ...config.codeExecution });
+    if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, { whenBusy: 'wait', ...config.runtime, ...config.codeExecution });
   } catch (error) {
     await shutdown();
     throw error;
@@ -73,6 +78,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
         // A session's Python interpreter (its globals) goes with the session.
         onSessionEnd: (session) => codeExecution?.runners.reclaimPython(session.conversationId),
         ...(around ? { aroundDispatch: around } : {}),
+        ...(clients ? { clients } : {}),
       });
     } catch (error) {
       await shutdown();
@@ -82,7 +88,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     await stop;
     await serving.close();
   } else {
-    await serveStdio(host, config.conversationId, logger, stop, around);
+    await serveStdio(host, config.conversationId, logger, stop, around, clients);
   }
   await shutdown();
   return 0;

@@ -6,6 +6,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
 import { ServeSession } from './session.ts';
+import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
 
 /** Serves `host` on this process's stdin/stdout until stdin ends, the transport closes or `stop` resolves. */
@@ -15,9 +16,10 @@ export async function serveStdio(
   logger: Logger,
   stop: Promise<unknown>,
   around?: AroundDispatch,
+  clients?: ServeClients,
 ): Promise<void> {
   const session = new ServeSession(conversationId);
-  const server = createToolServer(host, session, logger, around);
+  const server = createToolServer(host, session, logger, around, clients);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();

@@ -8,6 +8,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
+import type { ServeClients } from './approval-clients.ts';
 import { progressForwarder } from './progress.ts';
 import type { ServeSession } from './session.ts';
 
@@ -23,7 +24,8 @@ export const SERVER_INFO = { name: 'toolcell', version: '0.1.0' } as const;
  */
 export type AroundDispatch = <T>(meta: Record<string, unknown> | undefined, dispatch: () => T) => T;
 
-export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger, around?: AroundDispatch): Server {
+/** `clients`: set when approvals are configured, so that the gate can ask this session's client. */
+export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger, around?: AroundDispatch, clients?: ServeClients): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: host.listTools().map((t) => ({
@@ -41,6 +43,7 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
     const stream = host.openStream(conversationId);
     const inferenceId = stream.beginInference();
     const untrack = session.track(extra.requestId, (reason) => stream.end(reason));
+    const unregister = clients?.register(inferenceId, server, extra.requestId);
     const cancel = () => stream.end('the client cancelled the request');
     extra.signal.addEventListener('abort', cancel, { once: true });
     const token = meta?.progressToken;
@@ -62,6 +65,7 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
     } finally {
       extra.signal.removeEventListener('abort', cancel);
       untrack();
+      unregister?.();
       stream.end('request answered');
     }
   });

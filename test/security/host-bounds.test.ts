@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { JsRuntime } from '../../src/runtime/js/index.ts';
 import { deferred, errorOf, tool, valueOf } from '../runtime/js/helpers.ts';
 
-const runtime = new JsRuntime({ poolSize: 0, sandboxEntry: fileURLToPath(new URL('./fixtures/unbounded-child.mjs', import.meta.url)) });
+const runtime = new JsRuntime({ engine: 'v8', poolSize: 0, sandboxEntry: fileURLToPath(new URL('./fixtures/unbounded-child.mjs', import.meta.url)) });
 after(() => runtime.close());
 const run = (scenario: string, tools = [tool('spy')]) => runtime.execute(scenario, { tools, timeoutMs: 60_000 });
 

@@ -50,7 +50,7 @@ function isSignature(value: unknown): boolean {
 }
 
 /** Validates bindings; throws a TypeError naming the first problem. */
-export function planBindings(bindings: unknown): BindingPlan {
+export function planBindings(bindings: unknown, callSites = false): BindingPlan {
   if (!Array.isArray(bindings)) throw new TypeError('options.tools must be an array of tool bindings');
   const tools = new Map<string, ToolBinding>();
   const globals = new Map<string, ToolBinding>();
@@ -95,6 +95,7 @@ export function planBindings(bindings: unknown): BindingPlan {
     nested,
     collisions: collisions.map((c) => [c.identifier, c.names]),
     globals: [...globals.keys()].map((name) => [name, scriptPath(name)]).sort((a, b) => a[1]!.length - b[1]!.length),
+    ...(callSites ? { sites: true } : {}),
   });
   return { tools, globals, config };
 }

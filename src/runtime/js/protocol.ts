@@ -12,6 +12,8 @@ export interface ChildCall {
   global: boolean;
   name: string;
   args: string;
+  /** Where the script made the call (runs that asked for call sites), when the engine found it. */
+  site?: { line: number; column?: number };
 }
 
 export type ChildMessage =
@@ -27,6 +29,9 @@ export interface InvalidMessage {
   t: 'invalid';
   reason: string;
 }
+
+/** Call sites cross as line * SITE_LINE + column (both preludes encode them so). */
+const SITE_LINE = 1048576;
 
 const LEVELS: ReadonlySet<string> = new Set<LogLevel>(['log', 'info', 'warn', 'error', 'debug']);
 
@@ -62,12 +67,16 @@ export function parseChildMessage(header: unknown, payloads: readonly string[]):
 }
 
 function parseOut(header: Record<string, unknown>, payloads: readonly string[]): ChildMessage | InvalidMessage {
-  const { run, c, l } = header;
+  const { run, c, l, s } = header;
   if (!isRunId(run)) return invalid('out without a run id');
   if (!Array.isArray(c) || c.length % 3 !== 0) return invalid('out has a malformed call list');
   if (!Array.isArray(l)) return invalid('out has a malformed log list');
   const callCount = c.length / 3;
   if (payloads.length !== callCount + l.length) return invalid('out has the wrong number of payloads');
+  // `s`: encoded call sites (line * 2^20 + column, 0 unknown), one per call, for runs that asked.
+  if (s !== undefined && (!Array.isArray(s) || s.length !== callCount || !s.every((v) => Number.isSafeInteger(v) && v >= 0))) {
+    return invalid('out has a malformed call-site list');
+  }
   const calls: ChildCall[] = new Array(callCount);
   for (let i = 0; i < callCount; i++) {
     const id = c[3 * i];
@@ -77,6 +86,14 @@ function parseOut(header: Record<string, unknown>, payloads: readonly string[]):
       return invalid(`out has a malformed call at position ${i}`);
     }
     calls[i] = { id, global: global === 1, name, args: payloads[i]! };
+  }
+  if (s !== undefined) {
+    for (let i = 0; i < callCount; i++) {
+      const site = (s as number[])[i]!;
+      if (site < SITE_LINE) continue;
+      const column = site % SITE_LINE;
+      calls[i]!.site = { line: Math.floor(site / SITE_LINE), ...(column > 0 ? { column } : {}) };
+    }
   }
   const logs: LogEntry[] = new Array(l.length);
   for (let i = 0; i < l.length; i++) {

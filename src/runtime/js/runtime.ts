@@ -26,6 +26,7 @@ import { CapacityError, resolvePoolOptions, type JsPoolOptions } from './engines
 import { QuickjsPool } from './engines/quickjs/pool.ts';
 import { V8Processes } from './engines/v8/processes.ts';
 import { PoolClosedError } from './pool.ts';
+import type { IsolationMode } from '../isolation/index.ts';
 import type { SandboxProcess } from './sandbox-process.ts';
 import { abortMessage, RunSession, type ExecuteResult, type RunProcess, type SessionRelease } from './session.ts';
 
@@ -41,6 +42,11 @@ export interface JsRuntimeOptions {
   engine?: JsEngine;
   /** Bounds of the sandbox processes (cap, queue, idle reclaim); both engines. */
   pool?: JsPoolOptions;
+  /**
+   * The OS layer around every sandbox process (src/runtime/isolation): `auto` (default) runs
+   * it under bubblewrap when that works here, `bwrap` fails closed without it, `none` skips it.
+   */
+  isolation?: IsolationMode;
   /** V8 engine: warm spare sandbox processes kept ready beyond those serving runs (default 1). */
   poolSize?: number;
   /** Default limits for every run of this runtime. */
@@ -82,6 +88,11 @@ export interface ExecuteOptions {
    * is on its own.
    */
   conversation?: string;
+  /**
+   * Report where in the script each tool call was made (`ToolCallContext.site`), for approval
+   * prompts. Costs a stack capture per call; off by default.
+   */
+  callSites?: boolean;
 }
 
 const withoutRun = { logs: [], calls: [] };
@@ -116,7 +127,7 @@ export class JsRuntime {
     this.engine = engine;
     const pool = resolvePoolOptions(options.pool);
     if (engine === 'quickjs') {
-      this.quickjs = new QuickjsPool(pool, this.entry);
+      this.quickjs = new QuickjsPool(pool, this.entry, options.isolation);
       this.quickjs.warm();
     } else {
       this.v8 = new V8Processes({
@@ -124,6 +135,7 @@ export class JsRuntime {
         heapMb: this.limits.heapMb,
         entry: this.entry,
         contextify: this.fallbackContext,
+        ...(options.isolation ? { isolation: options.isolation } : {}),
         maxProcesses: pool.maxProcesses,
         maxQueued: pool.maxQueued,
         queueTimeoutMs: pool.queueTimeoutMs,
@@ -147,7 +159,7 @@ export class JsRuntime {
       { limits: options.limits, where: 'options.limits' },
       { limits: options.timeoutMs === undefined ? undefined : { timeoutMs: options.timeoutMs }, where: 'options' },
     );
-    const plan = planBindings(options.tools);
+    const plan = planBindings(options.tools, options.callSites === true);
     const { signal } = options;
     const { conversation } = options;
     if (conversation !== undefined && (typeof conversation !== 'string' || conversation === '')) {

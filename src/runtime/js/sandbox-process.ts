@@ -12,7 +12,7 @@
  * child polls for a moment before sleeping in read(2)) and keeps its own event loop from
  * sleeping for a moment: thread wake-ups cost more than a tool call itself on small machines.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,7 @@ import type { Readable, Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { encodeFrame, FrameDecoder } from './child/frames.mjs';
+import { spawnIsolated, type IsolationMode } from '../isolation/index.ts';
 import { parseChildMessage, type ChildMessage } from './protocol.ts';
 
 const DEFAULT_ENTRY = fileURLToPath(new URL('./child/main.mjs', import.meta.url));
@@ -53,6 +54,8 @@ export interface SandboxProcessOptions {
   entry?: string;
   /** Use the contextified fallback global even where DONT_CONTEXTIFY exists (tests). */
   contextify?: boolean;
+  /** OS layer around the process (default 'auto': bubblewrap when it works here). */
+  isolation?: IsolationMode;
 }
 
 /** Receives what a sandbox process says; exactly one listener at a time. */
@@ -125,10 +128,11 @@ function spawnSandbox(options: SandboxProcessOptions, bellFd: number): ChildProc
     entry,
     ...entryArgs,
   ];
-  return spawn(process.execPath, args, {
+  // OS layer (src/runtime/isolation): bubblewrap namespaces when available ('auto').
+  return spawnIsolated(options.isolation ?? 'auto', process.execPath, args, {
+    readOnly: [...dirs],
     env: {},
     stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe', bellFd],
-    windowsHide: true,
   });
 }
 

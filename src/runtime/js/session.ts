@@ -53,7 +53,7 @@ class CallContext implements ToolCallContext {
   private controller: AbortController | undefined;
   private cancelled = false;
 
-  constructor(readonly pauseClock: () => () => void) {}
+  constructor(readonly pauseClock: () => () => void, readonly site?: { line: number; column?: number }) {}
 
   get signal(): AbortSignal {
     this.controller ??= new AbortController();
@@ -242,7 +242,7 @@ export class RunSession {
     }
     const summary: CallSummary | null = call.global ? null : { name: call.name, status: 'cancelled', durationMs: 0 };
     if (summary) this.calls.push(summary);
-    const entry: PendingCall = { binding, summary, started: performance.now(), context: new CallContext(this.pauseClock), bytes };
+    const entry: PendingCall = { binding, summary, started: performance.now(), context: new CallContext(this.pauseClock, call.site), bytes };
     this.pending.set(call.id, entry);
     this.inflightBytes += bytes;
     let outcome: Promise<unknown>;

@@ -1,12 +1,19 @@
 """toolcell Python runner: the interpreter side of the warm-process protocol.
 
-Started by runner.ts as `python3 -I -X utf8 bootstrap.py NONCE VALUE_CAP` with four pipes:
+Started by runner.ts as `python3 -I -X utf8 bootstrap.py VALUE_CAP` with four pipes:
 fd 0/1 carry newline-delimited JSON (the protocol), fd 2 is the script's stderr and fd 3 its
 stdout. At startup the protocol fds are duplicated away and fd 0 is pointed at /dev/null, so
 nothing the script does (print, os.write(1, ...), a subprocess) can reach the protocol channel.
 
-Plain Python 3.8+, standard library only. This is a robustness boundary, not a sandbox: the
-script runs with the full rights of this process.
+Each run message carries a fresh random token; the run's `done` frame and its end-of-output
+markers repeat it, so the host recognises a frame or marker that was not written for this run
+(nothing secret is on the command line or in the environment). When a run ends, every process
+it started is killed, and a thread it left running makes the host restart the interpreter, so
+nothing a run started can act (or write output) during a later run.
+
+Plain Python 3.8+, standard library only. Without the OS layer (bubblewrap, see
+src/runtime/isolation/) this is a robustness boundary, not a sandbox: the script runs with the
+full rights of this process.
 """
 import sys
 
@@ -24,6 +31,8 @@ import json
 import linecache
 import os
 import signal
+import threading
+import time
 import traceback
 import types
 
@@ -86,11 +95,128 @@ def in_script(frame):
     return False
 
 
-class Run:
-    __slots__ = ("id", "task", "pending", "next_call", "interrupting", "started", "cancel_requested")
+# Audit events after which the script may have started processes (ctypes can call fork itself).
+PROCESS_EVENTS = frozenset((
+    "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.system", "os.exec", "subprocess.Popen",
+))
+# After these the script holds native functions that may fork without another event: watch for good.
+NATIVE_EVENTS = frozenset(("ctypes.dlopen", "ctypes.dlsym", "ctypes.dlsym/handle", "ctypes.call_function"))
 
-    def __init__(self, run_id):
+
+class Watch:
+    """What the script did that can outlive its run: start processes, start raw threads."""
+
+    def __init__(self):
+        self.processes = False
+        self.native = False
+        self.raw_threads = False
+
+    def __call__(self, event, args):
+        try:
+            if event in PROCESS_EVENTS:
+                self.processes = True
+            elif event in NATIVE_EVENTS:
+                self.native = True
+        except Exception:
+            self.processes = True
+
+    def watch_raw_threads(self):
+        """Threads started through _thread directly are invisible to threading.enumerate(), and
+        _thread raises no audit event: its entry points are wrapped instead. (threading keeps
+        its own reference to the original, so its threads are counted the ordinary way.)"""
+        import _thread
+        for name in ("start_new_thread", "start_new", "start_joinable_thread"):
+            original = getattr(_thread, name, None)
+            if original is None:
+                continue
+
+            def started(*args, _original=original, **kwargs):
+                self.raw_threads = True
+                return _original(*args, **kwargs)
+
+            setattr(_thread, name, started)
+
+
+def become_subreaper():
+    """Orphans of the script's processes are re-parented here, where the run's end finds them."""
+    if os.getpid() == 1 or not sys.platform.startswith("linux"):
+        return  # pid 1 of its own namespace already is
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except Exception:
+        pass
+
+
+def proc_table():
+    """{pid: (ppid, state)} of every process visible in /proc (empty where there is none)."""
+    table = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return table
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split(b" ")
+        table[int(name)] = (int(fields[1]), fields[0])
+    return table
+
+
+def descendants(root, table):
+    found, todo = set(), [root]
+    while todo:
+        parent = todo.pop()
+        for pid, (ppid, _) in table.items():
+            if ppid == parent and pid not in found:
+                found.add(pid)
+                todo.append(pid)
+    return found
+
+
+def others_in_namespace():
+    """As pid 1 of its own namespace: whether any other process exists (one cheap listdir)."""
+    try:
+        return any(name.isdigit() and name != "1" for name in os.listdir("/proc"))
+    except OSError:
+        return True
+
+
+def end_processes():
+    """SIGKILLs every process this interpreter started (transitively) and reaps them."""
+    me = os.getpid()
+    for _ in range(200):
+        table = proc_table()
+        live = [p for p in descendants(me, table) if table[p][1] != b"Z"]
+        for pid in live:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+        if not live:
+            return
+        time.sleep(0.001)
+
+
+class Run:
+    __slots__ = ("id", "token", "task", "pending", "next_call", "interrupting", "started", "cancel_requested", "sites")
+
+    def __init__(self, run_id, token, sites=False):
         self.id = run_id
+        self.token = token
+        self.sites = sites
         self.task = None
         self.pending = {}
         self.next_call = 0
@@ -100,9 +226,9 @@ class Run:
 
 
 class Runtime:
-    def __init__(self, loop, fd_in, fd_out, nonce, value_cap):
+    def __init__(self, loop, fd_in, fd_out, value_cap, watch):
         self.loop, self.fd_in, self.fd_out, self.value_cap = loop, fd_in, fd_out, value_cap
-        self.nonce = nonce
+        self.watch = watch
         self.out_backup, self.err_backup = os.dup(1), os.dup(2)
         self.inbuf = b""
         self.outq = []
@@ -163,7 +289,7 @@ class Runtime:
                 for ident, fn in self.table.update(msg["tools"]).items():
                     if self.globals.get(ident) is fn:
                         del self.globals[ident]
-            self.run = Run(msg["run"])
+            self.run = Run(msg["run"], msg["token"], msg.get("sites") is True)
             self.run.task = self.loop.create_task(self.guarded(self.run, msg["code"]))
         elif kind == "cancel":
             if run is not None and run.id == msg["run"]:
@@ -182,7 +308,12 @@ class Runtime:
         run.next_call += 1
         call_id = run.next_call
         fut = run.pending[call_id] = self.loop.create_future()
-        self.queue('{"t":"call","run":%d,"id":%d,"name":%s,"args":%s}' % (run.id, call_id, dumps(name), payload))
+        site = st.caller_site(sys._getframe(1), SCRIPT_PREFIX) if run.sites else None
+        if site is None:
+            self.queue('{"t":"call","run":%d,"id":%d,"name":%s,"args":%s}' % (run.id, call_id, dumps(name), payload))
+        else:
+            self.queue('{"t":"call","run":%d,"id":%d,"name":%s,"args":%s,"line":%d,"col":%d}'
+                       % (run.id, call_id, dumps(name), payload, site[0], site[1]))
         try:
             msg = await fut
         finally:
@@ -205,7 +336,7 @@ class Runtime:
         # A previous script may have replaced our handlers.
         signal.signal(signal.SIGINT, self.on_interrupt)
         signal.signal(signal.SIGALRM, self.on_interrupt)
-        done = {"t": "done", "run": run.id, "outcome": "ok", "returnCode": 0}
+        done = {"t": "done", "run": run.id, "token": run.token, "outcome": "ok", "returnCode": 0}
         value = None
         try:
             if run.cancel_requested:
@@ -228,7 +359,9 @@ class Runtime:
             done.update(outcome=outcome, returnCode=130 if outcome == "interrupted" else 1,
                         error={"name": type(e).__name__, "message": safe_str(e), "stack": stack})
         signal.setitimer(signal.ITIMER_REAL, 0)
-        self.finish(run)
+        stray = self.finish(run)
+        if stray:
+            done["stray"] = stray
         line = dumps(done)
         if value is not None:
             line = line[:-1] + self.encode_value(value)
@@ -302,8 +435,28 @@ class Runtime:
             todo.extend(x for x in (te.__cause__, te.__context__) if x is not None)
         return "".join(report.format())
 
+    def stray_threads(self):
+        """Threads the script left running (idle executor workers are given a moment to go)."""
+        executor = getattr(self.loop, "_default_executor", None)
+        if executor is not None:
+            self.loop._default_executor = None
+            workers = list(getattr(executor, "_threads", ()))
+            try:
+                executor.shutdown(wait=False, cancel_futures=True)
+            except TypeError:  # Python 3.8
+                executor.shutdown(wait=False)
+            until = time.monotonic() + 0.05
+            for t in workers:
+                t.join(max(0.0, until - time.monotonic()))
+        main = threading.main_thread()
+        count = sum(1 for t in threading.enumerate() if t is not main and t.is_alive())
+        if self.watch.raw_threads:
+            count += 1
+        return count
+
     def finish(self, run):
-        """Ends a run: stray tasks and waits are cancelled, output is flushed and fenced."""
+        """Ends a run: stray tasks and waits are cancelled, the run's processes are killed, output
+        is flushed and fenced. Returns how many threads the script left running."""
         self.run = None
         current = asyncio.current_task()
         for task in asyncio.all_tasks(self.loop):
@@ -319,11 +472,17 @@ class Runtime:
                 stream.flush()
             except Exception as e:  # a stream the script replaced; say so in the run's stderr
                 os.write(self.err_backup, ("toolcell: could not flush %s: %s\n" % (safe_str(stream, repr), e)).encode())
+        # Before the fence, so nothing the run started can write past it.
+        if self.watch.processes or self.watch.native or (os.getpid() == 1 and others_in_namespace()):
+            end_processes()
+            self.watch.processes = False
+        stray = self.stray_threads()
         os.dup2(self.out_backup, 1)
         os.dup2(self.err_backup, 2)
-        marker = ("\x1etoolcell:%s:%d\x1e" % (self.nonce, run.id)).encode()
+        marker = ("\x1etoolcell:%s:%d\x1e" % (run.token, run.id)).encode()
         write_all(1, marker)
         write_all(2, marker)
+        return stray
 
     def on_interrupt(self, signum, frame):
         """SIGINT from the host (and our SIGALRM retries): raise only inside the script's own code."""
@@ -345,8 +504,18 @@ class Runtime:
 
 
 def main():
-    nonce, value_cap = sys.argv[1], int(sys.argv[2])
+    value_cap = int(sys.argv[1])
     sys.argv = [""]
+    # Descriptors the host's own parent left inheritable are none of the script's business.
+    try:
+        limit = os.sysconf("SC_OPEN_MAX")
+    except (ValueError, OSError):
+        limit = -1
+    os.closerange(4, limit if limit > 0 else 1 << 16)
+    become_subreaper()
+    watch = Watch()
+    sys.addaudithook(watch)
+    watch.watch_raw_threads()
     fd_in, fd_out = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
@@ -359,7 +528,7 @@ def main():
     faulthandler.enable(file=sys.__stderr__)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    rt = Runtime(loop, fd_in, fd_out, nonce, value_cap)
+    rt = Runtime(loop, fd_in, fd_out, value_cap, watch)
     signal.signal(signal.SIGINT, rt.on_interrupt)
     signal.signal(signal.SIGALRM, rt.on_interrupt)
     loop.add_reader(fd_in, rt.on_readable)

@@ -1,7 +1,8 @@
 /**
  * The Python runner: one warm `python3` interpreter per conversation, speaking newline-delimited
- * JSON, whose scripts call tools as `await tools.x__run({...})`. A robustness boundary, not a
- * security sandbox; see {@link PythonRunner}.
+ * JSON, whose scripts call tools as `await tools.x__run({...})`. Sandboxed under bubblewrap (the
+ * OS layer, src/runtime/isolation/); without it a robustness boundary, not a security sandbox.
+ * See {@link PythonRunner}.
  */
 export { PythonRunner, PythonRunnerError } from './runner.ts';
 export type { PythonRunnerOptions, PythonRunOptions, PythonRunnerState } from './runner.ts';

@@ -7,9 +7,9 @@
 
 export type StreamName = 'stdout' | 'stderr';
 
-/** The end-of-run marker bootstrap.py writes; the nonce keeps ordinary output from matching. */
-export function endMarker(nonce: string, run: number): Buffer {
-  return Buffer.from(`\x1etoolcell:${nonce}:${run}\x1e`, 'latin1');
+/** The end-of-run marker bootstrap.py writes; the run's random token keeps ordinary output from matching. */
+export function endMarker(token: string, run: number): Buffer {
+  return Buffer.from(`\x1etoolcell:${token}:${run}\x1e`, 'latin1');
 }
 
 const MARKER_START = 0x1e;

@@ -1,6 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
+import { ScriptProcess, selectIsolation, type DiagnosticSink, type IsolationMode, type LaunchRequest, type MountGrant } from '../isolation/index.ts';
+import { resolveInterpreter } from './interpreter.ts';
 import { parseInbound, type InboundMessage } from './protocol.ts';
 import type { StreamName } from './output.ts';
 
@@ -14,8 +17,14 @@ const DRAIN_AFTER_EXIT_MS = 100;
 
 export interface LaunchOptions {
   python: string;
+  /** The environment without isolation: allowlisted host variables, fixed ones, `extraEnv`. */
   env: Record<string, string>;
-  nonce: string;
+  /** The operator's own variables, which win over the sandbox's defaults too. */
+  extraEnv: Record<string, string>;
+  isolation: IsolationMode;
+  mounts: readonly Required<MountGrant>[];
+  onDiagnostic?: DiagnosticSink;
+  bwrapPath?: string;
   valueCapBytes: number;
 }
 
@@ -37,18 +46,54 @@ export interface ProcessHandlers {
 
 type Refable = { ref?(): void; unref?(): void };
 
+/** The launch request for `python` under the chosen isolation, or why there is none. */
+async function prepare(options: LaunchOptions): Promise<LaunchRequest | { description: string; diagnostics: string }> {
+  const interp = await resolveInterpreter(options.python, options.env);
+  if ('description' in interp) return interp;
+  let isolation;
+  try {
+    isolation = selectIsolation(options.isolation, {
+      ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}),
+      ...(options.bwrapPath !== undefined ? { bwrapPath: options.bwrapPath } : {}),
+    });
+  } catch (e) {
+    return { description: (e as Error).message, diagnostics: '' };
+  }
+  const args = ['-I', '-X', 'utf8', BOOTSTRAP, String(options.valueCapBytes)];
+  const stdio = ['pipe', 'pipe', 'pipe', 'pipe'] as const;
+  if (isolation.kind === 'none') {
+    // Own process group, so a group kill also reaches what the script started.
+    return { isolation, command: interp.executable, args, readOnly: [], env: options.env, stdio, detached: true };
+  }
+  // Inside the sandbox only /tmp is writable and the host's home and PATH do not exist.
+  const env = { ...options.env, PATH: path.dirname(interp.executable), HOME: '/tmp', TMPDIR: '/tmp', ...options.extraEnv };
+  return {
+    isolation,
+    command: interp.executable,
+    args,
+    readOnly: [...interp.paths, path.dirname(BOOTSTRAP)],
+    mounts: options.mounts,
+    env,
+    stdio,
+    detached: true,
+  };
+}
+
 /**
- * One `python3` child running bootstrap.py: spawning, line framing, signals. It knows nothing
- * about runs; the runner interprets what it reports. `exit` is reported exactly once, including
- * for a spawn that failed (`python3` not found).
+ * One `python3` child running bootstrap.py: resolving and isolating it, line framing, signals.
+ * It knows nothing about runs; the runner interprets what it reports. `exit` is reported
+ * exactly once, including for an interpreter that never started (not found, isolation
+ * unavailable) or was killed before it did.
  */
 export class PythonProcess {
-  readonly #child: ChildProcess;
+  #proc: ScriptProcess | null = null;
   readonly #handlers: ProcessHandlers;
   #lineBuf = '';
   #diagnostics = Buffer.alloc(0);
   #exited = false;
   #reported = false;
+  #killed = false;
+  #ref = true;
   #spawnError: Error | null = null;
   #violation: string | null = null;
   #outq: string[] = [];
@@ -58,38 +103,52 @@ export class PythonProcess {
 
   constructor(options: LaunchOptions, handlers: ProcessHandlers) {
     this.#handlers = handlers;
-    this.#child = spawn(options.python, ['-I', '-X', 'utf8', BOOTSTRAP, options.nonce, String(options.valueCapBytes)], {
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-      env: options.env,
-      // Own process group, so killing the interpreter also ends subprocesses the script left behind.
-      detached: true,
-    });
-    const [stdin, stdout, stderr, scriptOut] = this.#child.stdio as unknown as [Writable, Readable, Readable, Readable];
+    prepare(options).then(
+      (request) => this.#spawn(request),
+      (err: unknown) => this.#reportFailure(`the Python interpreter could not be prepared: ${(err as Error).message}`, ''),
+    );
+  }
+
+  #spawn(request: LaunchRequest | { description: string; diagnostics: string }): void {
+    if ('description' in request) return this.#reportFailure(request.description, request.diagnostics);
+    if (this.#killed) return this.#reportFailure('the Python interpreter was killed before it started', '', 'SIGKILL');
+    let proc: ScriptProcess;
+    try {
+      proc = new ScriptProcess(request);
+    } catch (e) {
+      return this.#reportFailure((e as Error).message, '');
+    }
+    this.#proc = proc;
+    const child = proc.child;
+    const [stdin, stdout, stderr, scriptOut] = child.stdio as unknown as [Writable, Readable, Readable, Readable];
     // Writes after the child died fail with EPIPE; the exit event reports the death itself.
     stdin.on('error', () => {});
     stdout.setEncoding('utf8');
     stdout.on('data', (text: string) => this.#onProtocol(text));
     stderr.on('data', (chunk: Buffer) => {
       this.#keepDiagnostics(chunk);
-      handlers.output('stderr', chunk);
+      this.#handlers.output('stderr', chunk);
     });
-    scriptOut.on('data', (chunk: Buffer) => handlers.output('stdout', chunk));
-    this.#child.on('error', (err) => {
+    scriptOut.on('data', (chunk: Buffer) => this.#handlers.output('stdout', chunk));
+    child.on('error', (err) => {
       this.#spawnError ??= err;
-      if (this.#child.pid === undefined) this.#report(null, null);
+      if (child.pid === undefined) this.#report(null, null);
     });
-    this.#child.on('exit', (code, signal) => {
+    child.on('exit', (code, signal) => {
       this.#exited = true;
       const timer = setTimeout(() => this.#report(code, signal), DRAIN_AFTER_EXIT_MS);
-      this.#child.once('close', () => {
+      child.once('close', () => {
         clearTimeout(timer);
         this.#report(code, signal);
       });
     });
+    if (!this.#ref) this.setRef(false);
+    if (this.#outq.length > 0) queueMicrotask(this.#flush);
   }
 
+  /** Host pid of the interpreter (not of bwrap), once it is known. */
   get pid(): number | undefined {
-    return this.#child.pid;
+    return this.#proc?.innerPid;
   }
 
   get alive(): boolean {
@@ -103,36 +162,42 @@ export class PythonProcess {
   }
 
   #flush = (): void => {
+    if (!this.#proc) return; // sent once spawned
     const data = this.#outq.length === 1 ? this.#outq[0]! : this.#outq.join('');
     this.#outq = [];
-    if (this.alive) this.#child.stdin!.write(data);
+    if (this.alive && this.#proc) this.#proc.child.stdin!.write(data);
   };
 
   /** SIGINT to the interpreter only; bootstrap.py turns it into KeyboardInterrupt in the script. */
   interrupt(): void {
-    if (this.alive) this.#child.kill('SIGINT');
+    if (this.alive) this.#proc?.signal('SIGINT');
   }
 
-  /** SIGKILL to the interpreter's whole process group. */
+  /** SIGKILL to the interpreter and every process it started (its namespace, or its process tree). */
   kill(): void {
-    const pid = this.#child.pid;
-    if (pid === undefined || this.#reported) return;
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // The group is already gone (ESRCH); the interpreter itself may still need the signal.
-      this.#child.kill('SIGKILL');
-    }
+    if (this.#reported) return;
+    this.#killed = true;
+    this.#proc?.killAll();
+  }
+
+  /** The interpreter said something no honest interpreter says: it is killed and the exit names why. */
+  breach(violation: string): void {
+    this.#fail(violation);
   }
 
   /** Closes the protocol input; bootstrap.py exits on end of input once it is idle. */
   endInput(): void {
-    this.#child.stdin!.end();
+    this.#proc?.child.stdin!.end();
   }
 
   /** Whether this process keeps the Node event loop alive. Off while idle, so a warm interpreter never holds the host open. */
   setRef(on: boolean): void {
-    const targets: Refable[] = [this.#child, ...(this.#child.stdio as unknown as Refable[])];
+    this.#ref = on;
+    const child = this.#proc?.child;
+    if (!child) return;
+    // Only the four protocol and output pipes: bwrap's pid report pipe is closed by now, and
+    // unref() on a closed socket queues a listener each time.
+    const targets: Refable[] = [child, ...(child.stdio.slice(0, 4) as unknown as Refable[])];
     for (const target of targets) (on ? target?.ref : target?.unref)?.call(target);
   }
 
@@ -171,19 +236,34 @@ export class PythonProcess {
 
   #report(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#reported) return;
+    // bwrap exits with 128 + n when the interpreter inside was killed by signal n.
+    if (this.#proc?.isolation.kind === 'bwrap' && signal === null && code !== null && code > 128) {
+      const name = Object.entries(os.constants.signals).find(([, n]) => n === code - 128)?.[0];
+      if (name) signal = name as NodeJS.Signals;
+    }
     this.#reported = true;
     this.#exited = true;
-    for (const stream of this.#child.stdio) stream?.destroy();
+    for (const stream of this.#proc?.child.stdio ?? []) stream?.destroy();
     const info = { code, signal, description: this.#describe(code, signal), diagnostics: this.#diagnostics.toString('utf8') };
     this.#handlers.exit(info);
     this.#markExited(info);
   }
 
+  /** The interpreter never started: reported like an exit, with the reason as its description. */
+  #reportFailure(description: string, diagnostics: string, signal: NodeJS.Signals | null = null): void {
+    if (this.#reported) return;
+    this.#reported = true;
+    this.#exited = true;
+    const info = { code: null, signal, description, diagnostics };
+    this.#handlers.exit(info);
+    this.#markExited(info);
+  }
+
   #describe(code: number | null, signal: NodeJS.Signals | null): string {
-    const exe = this.#child.spawnfile;
+    const exe = this.#proc?.child.spawnfile;
     const err = this.#spawnError as NodeJS.ErrnoException | null;
     if (err?.code === 'ENOENT') return `the Python interpreter ${JSON.stringify(exe)} was not found (install Python 3.8+ or set the \`python\` option)`;
-    if (err && this.#child.pid === undefined) return `the Python interpreter ${JSON.stringify(exe)} could not be started: ${err.message}`;
+    if (err && this.#proc?.child.pid === undefined) return `the Python interpreter ${JSON.stringify(exe)} could not be started: ${err.message}`;
     if (this.#violation) return `the Python interpreter broke the runner protocol (${this.#violation}) and was killed`;
     if (signal) return `the Python interpreter was killed by ${signal}`;
     return `the Python interpreter exited with code ${code}`;

@@ -1,7 +1,9 @@
 /**
  * The newline-delimited JSON spoken between the runner and bootstrap.py. Every message that
  * belongs to a run carries its run id, and every tool call its call id, so a message for a run
- * that has ended is recognisable and can be dropped instead of reaching a later run.
+ * that has ended is recognisable and can be dropped instead of reaching a later run. Each run
+ * also carries a fresh random token that its `done` frame must repeat: a script that writes a
+ * `done` of its own onto the protocol pipe without it is caught (the interpreter is replaced).
  */
 
 /** How a run ended, as the interpreter saw it. */
@@ -16,10 +18,14 @@ export interface ScriptErrorInfo {
 /** Messages the interpreter sends. */
 export type InboundMessage =
   | { t: 'ready'; version: string; pid: number }
-  | { t: 'call'; run: number; id: number; name: string; args: unknown }
+  /** `line`/`col`: where in the script the call was made, sent only for runs that asked for call sites. */
+  | { t: 'call'; run: number; id: number; name: string; args: unknown; line?: number; col?: number }
   | {
       t: 'done';
       run: number;
+      token: string;
+      /** Threads the script left running; the runner then replaces the interpreter. */
+      stray?: number;
       outcome: RunOutcome;
       returnCode: number;
       value?: unknown;
@@ -69,11 +75,15 @@ export function parseInbound(line: string): InboundMessage | string {
       if (typeof m.version === 'string' && isInt(m.pid)) return m as InboundMessage;
       break;
     case 'call':
-      if (isInt(m.run) && isInt(m.id) && typeof m.name === 'string') return m as InboundMessage;
+      if (isInt(m.run) && isInt(m.id) && typeof m.name === 'string' && (m.line === undefined || isInt(m.line)) && (m.col === undefined || isInt(m.col))) {
+        return m as InboundMessage;
+      }
       break;
     case 'done':
       if (
         isInt(m.run) &&
+        typeof m.token === 'string' &&
+        (m.stray === undefined || isInt(m.stray)) &&
         OUTCOMES.has(m.outcome as RunOutcome) &&
         isInt(m.returnCode) &&
         (m.error === undefined || isErrorInfo(m.error))
@@ -85,8 +95,8 @@ export function parseInbound(line: string): InboundMessage | string {
   return `malformed message: ${line.slice(0, 200)}`;
 }
 
-export function encodeRun(run: number, code: string, tools?: ToolTable): string {
-  return `${JSON.stringify(tools ? { t: 'run', run, code, tools } : { t: 'run', run, code })}\n`;
+export function encodeRun(run: number, token: string, code: string, tools?: ToolTable, callSites = false): string {
+  return `${JSON.stringify({ t: 'run', run, token, code, ...(tools ? { tools } : {}), ...(callSites ? { sites: true } : {}) })}\n`;
 }
 
 export function encodeCancel(run: number): string {

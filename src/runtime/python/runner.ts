@@ -1,3 +1,4 @@
+import { checkMode, checkMounts, type DiagnosticSink, type IsolationMode, type MountGrant } from '../isolation/index.ts';
 import type { RunErrorKind, ToolBinding } from '../types.ts';
 import { childEnvironment, validateExtraEnv } from './env.ts';
 import type { ExitInfo, PythonProcess } from './process.ts';
@@ -9,8 +10,27 @@ import { buildRunTools, type RunTools } from './tool-table.ts';
 export { PythonRunnerError } from './startup.ts';
 
 export interface PythonRunnerOptions {
-  /** Interpreter to run; default `python3`, looked up on the allowlisted `PATH`. */
+  /**
+   * Interpreter to run; default `python3`, looked up on the allowlisted `PATH` once per
+   * process: its `sys.executable` is what every start then runs (a version-manager shim is
+   * paid for once).
+   */
   python?: string;
+  /**
+   * The OS layer (src/runtime/isolation): `auto` (default) runs the interpreter under
+   * bubblewrap when it works here and says which was chosen through `onDiagnostic`; `bwrap`
+   * requires it (runs fail with a `sandbox` error otherwise); `none` runs it as a plain process
+   * with the host user's rights.
+   */
+  isolation?: IsolationMode;
+  /** Host paths scripts may see under bubblewrap, read-only or read-write. Ignored with `none`. */
+  mounts?: readonly MountGrant[];
+  /** The bwrap executable; default: found on `PATH` (or /usr/bin). */
+  bwrapPath?: string;
+  /** One sentence per distinct event worth an operator's attention, e.g. which isolation `auto` chose. */
+  onDiagnostic?: DiagnosticSink;
+  /** Called when the idle timeout ends the interpreter, so an owner can drop the runner. */
+  onIdleReclaimed?: () => void;
   /** Extra environment variables for the interpreter, on top of the allowlist. */
   env?: Record<string, string>;
   /** An interpreter idle this long is ended; the next run starts a fresh one. Default 10 minutes. */
@@ -32,6 +52,8 @@ export interface PythonRunOptions {
   timeoutMs: number;
   /** Aborting stops the run the same way the time limit does, reported as `aborted`. */
   signal?: AbortSignal;
+  /** Report where in the script each call was made (`ToolCallContext.site`); costs a frame walk per call. */
+  callSites?: boolean;
 }
 
 export type PythonRunnerState = 'cold' | 'starting' | 'idle' | 'busy' | 'dead';
@@ -56,15 +78,25 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * conversation. Globals persist between runs until the interpreter is reclaimed (idle timeout,
  * `kill()`, a crash or a kill at the time limit); the next run then starts a fresh one.
  *
- * This is a robustness boundary, not a security sandbox. The script runs as the host's user
- * with full access to the file system, network and subprocesses. What the runner does
- * guarantee: the script's output never corrupts the protocol, the interpreter sees only an
- * allowlisted environment (never the host's secrets), output is capped, runaway scripts are
- * stopped, and a crash or a missing `python3` becomes an error result rather than a rejection.
+ * Under bubblewrap (`isolation`) the interpreter is sandboxed: no network, no view of the
+ * host's processes, a read-only file system with only the interpreter and the operator's
+ * grants, a private /tmp. Without it (`none`, or macOS) this is a robustness boundary, not a
+ * security sandbox: the script runs as the host's user with full access to the file system,
+ * network and subprocesses. Either way the runner guarantees: the script's output never
+ * corrupts the protocol and never reaches another run, a forged completion is caught, every
+ * process a run started is killed when it ends, the interpreter sees only an allowlisted
+ * environment, output is capped, runaway scripts are stopped, and a crash or a missing
+ * `python3` becomes an error result rather than a rejection.
  */
 export class PythonRunner {
   readonly #python: string;
   readonly #env: Record<string, string>;
+  readonly #extraEnv: Record<string, string>;
+  readonly #isolation: IsolationMode;
+  readonly #mounts: Required<MountGrant>[];
+  readonly #onDiagnostic: DiagnosticSink | undefined;
+  readonly #bwrapPath: string | undefined;
+  readonly #onIdleReclaimed: (() => void) | undefined;
   readonly #idleTimeoutMs: number;
   readonly #outputCapBytes: number;
   readonly #interruptGraceMs: number;
@@ -85,6 +117,12 @@ export class PythonRunner {
     if (typeof this.#python !== 'string' || this.#python === '') throw new TypeError('python must be a non-empty string');
     validateExtraEnv(options.env ?? {});
     this.#env = childEnvironment(process.env, options.env);
+    this.#extraEnv = { ...options.env };
+    this.#isolation = checkMode(options.isolation ?? 'auto');
+    this.#mounts = checkMounts(options.mounts ?? []);
+    this.#onDiagnostic = options.onDiagnostic;
+    this.#bwrapPath = options.bwrapPath;
+    this.#onIdleReclaimed = options.onIdleReclaimed;
     this.#idleTimeoutMs = positive('idleTimeoutMs', options.idleTimeoutMs, 10 * 60_000);
     this.#outputCapBytes = Math.max(1, Math.floor(positive('outputCapBytes', options.outputCapBytes, 256 * 1024)));
     this.#interruptGraceMs = positive('interruptGraceMs', options.interruptGraceMs, 200);
@@ -98,6 +136,14 @@ export class PythonRunner {
     if (this.#startup && !this.#startup.settled) return 'starting';
     if (this.#interp) return 'idle';
     return this.#dead ? 'dead' : 'cold';
+  }
+
+  /**
+   * Host pid of the running interpreter (under bubblewrap the interpreter's own, not bwrap's;
+   * inside its namespace it is pid 1), or undefined while there is none.
+   */
+  get pid(): number | undefined {
+    return this.#interp?.proc.pid;
   }
 
   /**
@@ -172,7 +218,6 @@ export class PythonRunner {
     const session = new RunSession({
       proc: interp.proc,
       runId: ++this.#runSeq,
-      nonce: interp.nonce,
       code,
       ...(interp.toolKey === tools.key ? {} : { toolTable: tools.table }),
       bindings: tools.bindings,
@@ -181,13 +226,21 @@ export class PythonRunner {
       killGraceMs: this.#killGraceMs,
       outputCapBytes: this.#outputCapBytes,
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.callSites ? { callSites: true } : {}),
     });
     interp.toolKey = tools.key;
     this.#session = session;
     session.begin();
     const result = await session.result;
     if (this.#session === session) this.#session = null;
-    interp.proc.setRef(false);
+    // close() refs the process until it has exited; a run it ended must not undo that.
+    if (!this.#closed) interp.proc.setRef(false);
+    if (session.stray > 0 && this.#interp === interp) {
+      // A thread still running could act, or write output, during a later run: end it with its interpreter.
+      this.#retire(interp);
+      const note = `toolcell: the script left ${session.stray} thread(s) running; the interpreter was restarted so they cannot reach a later run (globals are reset)\n`;
+      return { ...result, stderr: result.stderr + note };
+    }
     return result;
   }
 
@@ -199,7 +252,17 @@ export class PythonRunner {
 
   #launch(): Startup {
     const startup: Startup = new Startup(
-      { python: this.#python, env: this.#env, valueCapBytes: this.#outputCapBytes, startTimeoutMs: this.#startTimeoutMs },
+      {
+        python: this.#python,
+        env: this.#env,
+        extraEnv: this.#extraEnv,
+        isolation: this.#isolation,
+        mounts: this.#mounts,
+        ...(this.#onDiagnostic ? { onDiagnostic: this.#onDiagnostic } : {}),
+        ...(this.#bwrapPath !== undefined ? { bwrapPath: this.#bwrapPath } : {}),
+        valueCapBytes: this.#outputCapBytes,
+        startTimeoutMs: this.#startTimeoutMs,
+      },
       {
         message: (msg) => {
           if (msg.t === 'ready') {
@@ -240,11 +303,17 @@ export class PythonRunner {
     const interp = this.#interp;
     this.#idleTimer = setTimeout(() => {
       if (this.#interp !== interp || this.#claimed) return;
-      interp.reclaimed = true;
-      this.#interp = null;
-      interp.proc.kill();
+      this.#retire(interp);
+      this.#onIdleReclaimed?.();
     }, this.#idleTimeoutMs);
     this.#idleTimer.unref();
+  }
+
+  /** Ends an idle interpreter on purpose (not a crash); the next run starts a fresh one. */
+  #retire(interp: Interpreter): void {
+    interp.reclaimed = true;
+    if (this.#interp === interp) this.#interp = null;
+    interp.proc.kill();
   }
 
   #clearIdle(): void {

@@ -214,3 +214,27 @@ class Tools:
 
     def __repr__(self):
         return "<tools: %s>" % ", ".join(self._table.names)
+
+
+def caller_site(frame, script_prefix):
+    """(line, column) of the innermost script frame at or above `frame`, 1-based, or None.
+
+    Asked only for runs that want call sites (an approval gate may need to show the line).
+    A call awaited directly has the script's frame behind it; one started through a helper the
+    script did not write (asyncio.gather) may have none, and then there is no site to report.
+    """
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename.startswith(script_prefix):
+            column = 0
+            try:
+                positions = list(code.co_positions())
+                position = positions[frame.f_lasti // 2] if frame.f_lasti >= 0 else None
+                if position is not None and position[2] is not None:
+                    column = position[2] + 1
+            except (AttributeError, IndexError):
+                # Before 3.11 there are no column positions; the line alone is still useful.
+                pass
+            return frame.f_lineno, column
+        frame = frame.f_back
+    return None

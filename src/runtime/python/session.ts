@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { RunError, ToolBinding } from '../types.ts';
 import { PausableDeadline } from './clock.ts';
 import { CallLedger, type OpenCall } from './ledger.ts';
@@ -9,7 +10,6 @@ import { exitStatus, resultFromDone, resultFromLoss, stopMessage, type PythonRun
 export interface SessionOptions {
   proc: PythonProcess;
   runId: number;
-  nonce: string;
   code: string;
   /** Sent only when it changed since the interpreter's previous run. */
   toolTable?: ToolTable;
@@ -19,6 +19,8 @@ export interface SessionOptions {
   killGraceMs: number;
   outputCapBytes: number;
   signal?: AbortSignal;
+  /** Ask the interpreter for each call's script line and column. */
+  callSites?: boolean;
 }
 
 type Done = Extract<InboundMessage, { t: 'done' }>;
@@ -32,6 +34,10 @@ export class RunSession {
   readonly result: Promise<PythonRunResult>;
   readonly proc: PythonProcess;
   readonly runId: number;
+  /** Threads the script left running, as its interpreter reported them. */
+  stray = 0;
+  /** Known only to the host and the interpreter, never on a command line or in an environment. */
+  readonly #token = randomBytes(12).toString('hex');
   #resolve!: (r: PythonRunResult) => void;
   #o: SessionOptions;
   #ledger = new CallLedger();
@@ -49,12 +55,12 @@ export class RunSession {
     this.proc = o.proc;
     this.runId = o.runId;
     this.result = new Promise((resolve) => (this.#resolve = resolve));
-    this.#output = new RunOutput(endMarker(o.nonce, o.runId), o.outputCapBytes);
+    this.#output = new RunOutput(endMarker(this.#token, o.runId), o.outputCapBytes);
     this.#deadline = new PausableDeadline(o.timeoutMs, () => this.#escalate('timeout'));
   }
 
   begin(): void {
-    this.proc.send(encodeRun(this.runId, this.#o.code, this.#o.toolTable));
+    this.proc.send(encodeRun(this.runId, this.#token, this.#o.code, this.#o.toolTable, this.#o.callSites === true));
     this.#deadline.start();
     if (this.#o.signal?.aborted) this.#escalate('aborted');
     else this.#o.signal?.addEventListener('abort', this.#onAbort, { once: true });
@@ -63,9 +69,16 @@ export class RunSession {
   onMessage(msg: InboundMessage): void {
     if (this.#settled || !('run' in msg) || msg.run !== this.runId) return;
     if (msg.t === 'call') {
-      if (!this.#done) this.#call(msg.id, msg.name, msg.args);
+      if (!this.#done) this.#call(msg.id, msg.name, msg.args, msg.line, msg.col);
     }
     else if (msg.t === 'done') {
+      if (msg.token !== this.#token || this.#done) {
+        // Not written by the runner for this run: its script forged it. Nothing it says is
+        // believed, and the interpreter (whose state the script now controls) is replaced.
+        this.proc.breach(`run ${this.runId} received a completion frame the runner did not write`);
+        return;
+      }
+      this.stray = msg.stray ?? 0;
       this.#done = msg;
       this.#maybeFinish();
     }
@@ -95,7 +108,7 @@ export class RunSession {
     this.#settle(resultFromLoss(this.#output.finish(), this.#closeCalls(), 137, error));
   }
 
-  #call(id: number, name: string, args: unknown): void {
+  #call(id: number, name: string, args: unknown, line?: number, column?: number): void {
     const binding = this.#o.bindings.get(name);
     if (!binding) {
       this.proc.send(encodeResult(this.runId, id, { ok: false, error: { name: 'UnknownToolError', message: `No tool named ${JSON.stringify(name)}` } }).line);
@@ -104,7 +117,8 @@ export class RunSession {
     const call = this.#ledger.open(name, binding.kind !== 'global');
     let pending: Promise<unknown>;
     try {
-      pending = Promise.resolve(binding.invoke(args, { signal: call.controller.signal, pauseClock: () => this.#deadline.pause() }));
+      const site = line !== undefined ? { line, ...(column !== undefined ? { column } : {}) } : undefined;
+      pending = Promise.resolve(binding.invoke(args, { signal: call.controller.signal, pauseClock: () => this.#deadline.pause(), ...(site ? { site } : {}) }));
     } catch (e) {
       pending = Promise.reject(e);
     }

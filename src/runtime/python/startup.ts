@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { RunErrorKind } from '../types.ts';
 import { PythonProcess, type LaunchOptions, type ProcessHandlers } from './process.ts';
 
@@ -16,8 +15,6 @@ export class PythonRunnerError extends Error {
 /** A live interpreter as the runner tracks it. */
 export interface Interpreter {
   proc: PythonProcess;
-  /** Makes this interpreter's end-of-run markers unguessable to ordinary output. */
-  nonce: string;
   /** Key of the tool table the interpreter holds, to skip resending it. */
   toolKey: string | null;
   /** Ended on purpose while idle, so its exit is not a crash. */
@@ -37,13 +34,12 @@ export class Startup {
   #reject!: (err: PythonRunnerError) => void;
   #timer: NodeJS.Timeout;
 
-  constructor(options: Omit<LaunchOptions, 'nonce'> & { startTimeoutMs: number }, handlers: ProcessHandlers) {
+  constructor(options: LaunchOptions & { startTimeoutMs: number }, handlers: ProcessHandlers) {
     this.promise = new Promise<void>((resolve, reject) => ((this.#resolve = resolve), (this.#reject = reject)));
     // Waiters observe the rejection; this keeps a startup nobody waits for any more from
     // surfacing as an unhandled rejection.
     this.promise.catch(() => {});
-    const nonce = randomBytes(8).toString('hex');
-    this.interp = { proc: new PythonProcess({ ...options, nonce }, handlers), nonce, toolKey: null, reclaimed: false };
+    this.interp = { proc: new PythonProcess(options, handlers), toolKey: null, reclaimed: false };
     this.#timer = setTimeout(
       () => this.fail(new PythonRunnerError('sandbox', `the Python interpreter did not start within ${options.startTimeoutMs} ms`)),
       options.startTimeoutMs,

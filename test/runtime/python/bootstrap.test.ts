@@ -18,7 +18,7 @@ const children: ReturnType<typeof spawn>[] = [];
 afterEach(() => children.splice(0).forEach((c) => c.kill('SIGKILL')));
 
 function launch() {
-  const child = spawn('python3', ['-I', BOOTSTRAP, 'nonce', '1000'], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
+  const child = spawn('python3', ['-I', BOOTSTRAP, '1000'], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] });
   children.push(child);
   const [stdin, stdout, stderr, out] = child.stdio as unknown as [Writable, Readable, Readable, Readable];
   out.resume();
@@ -47,7 +47,7 @@ function launch() {
 test('a cancel that arrives together with its run still produces a report', { timeout: 10_000 }, async () => {
   const py = launch();
   assert.equal((await py.next()).t, 'ready');
-  py.send({ t: 'run', run: 1, code: 'print("never")', tools: TOOLS }, { t: 'cancel', run: 1 });
+  py.send({ t: 'run', run: 1, token: 't1', code: 'print("never")', tools: TOOLS }, { t: 'cancel', run: 1 });
   const done = await py.next();
   assert.deepEqual([done.t, done.run, done.outcome], ['done', 1, 'cancelled']);
   py.child.kill();
@@ -56,7 +56,7 @@ test('a cancel that arrives together with its run still produces a report', { ti
 test('a result tagged with another run or an unknown call is ignored', { timeout: 10_000 }, async () => {
   const py = launch();
   await py.next();
-  py.send({ t: 'run', run: 5, code: 'await tools.echo()', tools: TOOLS });
+  py.send({ t: 'run', run: 5, token: 't5', code: 'await tools.echo()', tools: TOOLS });
   const call = await py.next();
   assert.deepEqual([call.t, call.run, call.id, call.name], ['call', 5, 1, 'echo']);
   py.send(

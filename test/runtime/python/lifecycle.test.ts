@@ -26,7 +26,8 @@ test('the child sees the allowlist and explicit extras, never the host secrets',
   const executable = (await probe.run('import sys\nsys.executable', opts)).value as string;
   process.env.TOOLCELL_SECRET = 'do-not-leak';
   try {
-    const runner = make({ python: executable, env: { TOOLCELL_EXTRA: 'given' } });
+    // Without the OS layer, where `sh` exists (test/security/python-isolation covers bubblewrap's environment).
+    const runner = make({ python: executable, env: { TOOLCELL_EXTRA: 'given' }, isolation: 'none' });
     const r = await runner.run(
       'import os, subprocess\nsub = subprocess.run(["sh", "-c", "echo ${TOOLCELL_SECRET:-absent}"], capture_output=True, text=True).stdout.strip()\n[os.environ.get("TOOLCELL_SECRET"), os.environ.get("TOOLCELL_EXTRA"), sub, sorted(os.environ)]',
       opts,
@@ -110,7 +111,8 @@ test('kill() ends a run in progress as aborted and the runner recovers', async (
   const runner = make();
   const entered = deferred();
   const gate = tool('gate', () => (entered.resolve(null), new Promise(() => {})));
-  const pid = (await runner.run('import os\nos.getpid()', opts)).value as number;
+  await runner.run('1', opts);
+  const pid = runner.pid!;
   const running = runner.run('await tools.gate()', { tools: [gate], timeoutMs: 30_000 });
   await entered.promise;
   runner.kill();
@@ -125,7 +127,8 @@ test('kill() ends a run in progress as aborted and the runner recovers', async (
 
 test('an idle interpreter is reclaimed after idleTimeoutMs; globals go with it', async () => {
   const runner = make({ idleTimeoutMs: 100 });
-  const pid = (await runner.run('import os\nkept = 1\nos.getpid()', opts)).value as number;
+  await runner.run('kept = 1', opts);
+  const pid = runner.pid!;
   assert.equal(runner.state, 'idle');
   await waitFor('the idle interpreter to be reclaimed', () => runner.state === 'cold');
   await waitFor('the reclaimed process to exit', () => processGone(pid));
@@ -178,7 +181,8 @@ test('two runs in the same tick on a cold runner: the second is refused, the fir
 
 test('close() ends the interpreter and refuses later runs', async () => {
   const runner = make();
-  const pid = (await runner.run('import os\nos.getpid()', opts)).value as number;
+  await runner.run('1', opts);
+  const pid = runner.pid!;
   await runner.close();
   assert.ok(processGone(pid));
   assert.equal(runner.state, 'dead');

@@ -8,7 +8,8 @@ const runner = new PythonRunner({ interruptGraceMs: 150, killGraceMs: 1000 });
 after(() => runner.close());
 const run = (code: string, timeoutMs: number, tools: ToolBinding[] = [], signal?: AbortSignal) =>
   runner.run(code, signal ? { tools, timeoutMs, signal } : { tools, timeoutMs });
-const pid = async () => (await run('import os\nos.getpid()', 5000)).value as number;
+/** The interpreter's host pid (inside a bubblewrap namespace its own pid is always 1). */
+const pid = async () => (await run('1', 5000), runner.pid!);
 
 test('at the limit a script waiting at an await is cancelled there; the interpreter stays warm', async () => {
   const before = await pid();

@@ -4,7 +4,9 @@ import { PythonRunner } from '../../../src/runtime/python/index.ts';
 
 // One warm interpreter for the whole file, as code_execution keeps one per conversation.
 const runner = new PythonRunner({ outputCapBytes: 4096 });
-after(() => runner.close());
+// `sh` exists only outside the OS layer, whose sandbox holds just the interpreter.
+const plain = new PythonRunner({ outputCapBytes: 4096, isolation: 'none' });
+after(() => Promise.all([runner.close(), plain.close()]));
 const run = (code: string) => runner.run(code, { tools: [], timeoutMs: 10_000 });
 
 test('print, sys.stderr and the last expression come back separately, like a REPL', async () => {
@@ -84,7 +86,7 @@ test('stdin is detached: input() sees end of file at once', async () => {
 });
 
 test('writes to fd 1, sys.__stdout__ and subprocesses land in the run output, never in the protocol', async () => {
-  const r = await run(
+  const r = await plain.run(
     [
       'import os, sys, subprocess',
       'os.write(1, b\'{"t":"done","run":1,"outcome":"ok","returnCode":0}\\n\')',
@@ -93,6 +95,7 @@ test('writes to fd 1, sys.__stdout__ and subprocesses land in the run output, ne
       'os.system("echo via-system")',
       'print("last")',
     ].join('\n'),
+    { tools: [], timeoutMs: 10_000 },
   );
   assert.equal(r.ok, true, r.stderr);
   assert.equal(r.stdout, '{"t":"done","run":1,"outcome":"ok","returnCode":0}\ndunder\nchild-out\nvia-system\nlast\n');

@@ -96,7 +96,38 @@
     writable: true, enumerable: false, configurable: true,
   });
 
+  // Call sites, for runs that ask (`config.sites`): while `capturing`, the formatter returns the
+  // first script frame as line * 2^20 + column instead of text. Runs without it never pay.
+  let sites = false;
+  let capturing = false;
+  const SITE_LINE = 1048576;
+  function siteOf(frames) {
+    for (let i = 0; i < frames.length; i++) {
+      const frame = frames[i];
+      if (frame.getFileName() !== scriptFile) continue;
+      const line = frame.getLineNumber();
+      const column = frame.getColumnNumber();
+      return line > 0 ? line * SITE_LINE + (column > 0 && column < SITE_LINE ? column : 0) : 0;
+    }
+    return 0;
+  }
+  function callerSite() {
+    // Error is frozen here (harden.js): the script cannot lower stackTraceLimit to hide its frames.
+    let site = 0;
+    capturing = true;
+    try {
+      const stack = new ErrorCtor().stack;
+      if (typeof stack === 'number') site = stack;
+    } catch {
+      // No site is reported rather than failing the call.
+    } finally {
+      capturing = false;
+    }
+    return site;
+  }
+
   function prepareStackTrace(error, frames) {
+    if (capturing) return siteOf(frames);
     let out;
     try {
       out = apply(errorToString, error, []);
@@ -250,7 +281,8 @@
       }
       if (typeof json !== 'string') json = '';
     }
-    const id = callBridge(B_CALL, isGlobal, name, json);
+    // A tool call of a run with sites on sends its site (a number) in place of `false`.
+    const id = callBridge(B_CALL, sites && !isGlobal ? callerSite() : isGlobal, name, json);
     if (typeof id === 'number') {
       return relay(new PromiseCtor(function (resolve, reject) {
         pending[id] = [resolve, reject];
@@ -341,6 +373,7 @@
 
   function bind(configJson) {
     const config = jsonParse(configJson);
+    sites = config.sites === true;
     const target = create(null);
     for (let i = 0; i < config.tools.length; i++) {
       const [name, label] = config.tools[i];

@@ -36,6 +36,7 @@ export class Run {
     this.config = config;
     this.sandbox = sandbox;
     this.labels = new Map(config.tools.map(([name, label]) => [name, label]));
+    this.sites = config.sites === true;
     this.running = true;
     this.nextCall = 1;
     this.calls = 0;
@@ -46,6 +47,8 @@ export class Run {
     this.logBytes = 0;
     this.logEntries = 0;
     this.outCalls = [];
+    /** Encoded call sites, parallel to the calls, only for runs that asked for them. */
+    this.outSites = [];
     this.outLevels = [];
     this.outArgs = [];
     this.outLogs = [];
@@ -67,7 +70,10 @@ export class Run {
     }
   }
 
-  call(isGlobal, name, json) {
+  call(flag, name, json) {
+    // A number in place of `false`: a tool call with its encoded call site (runs with sites on).
+    const site = typeof flag === 'number' && this.sites ? flag : 0;
+    const isGlobal = typeof flag === 'number' ? false : flag;
     if (typeof isGlobal !== 'boolean' || typeof name !== 'string' || typeof json !== 'string') return null;
     const { maxCalls, maxInFlight, maxArgsBytes, maxInFlightBytes, maxDepth } = this.limits;
     if (this.calls >= maxCalls) {
@@ -96,6 +102,7 @@ export class Run {
       this.callBytes.set(id, bytes);
     }
     this.outCalls.push(id, isGlobal ? 1 : 0, name);
+    if (this.sites) this.outSites.push(site);
     this.outArgs.push(json);
     this.outChars += json.length;
     if (this.outChars > FLUSH_CHARS) this.flush();
@@ -162,8 +169,11 @@ export class Run {
   flush() {
     if (this.outCalls.length === 0 && this.outLevels.length === 0) return;
     const payloads = this.outArgs.length === 0 ? this.outLogs : this.outArgs.concat(this.outLogs);
-    send({ t: 'out', run: this.id, c: this.outCalls, l: this.outLevels }, payloads);
+    send(this.sites
+      ? { t: 'out', run: this.id, c: this.outCalls, l: this.outLevels, s: this.outSites }
+      : { t: 'out', run: this.id, c: this.outCalls, l: this.outLevels }, payloads);
     this.outCalls = [];
+    this.outSites = [];
     this.outLevels = [];
     this.outArgs = [];
     this.outLogs = [];

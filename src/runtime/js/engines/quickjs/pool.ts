@@ -15,6 +15,7 @@ import type { JsLimits } from '../../limits.ts';
 import { CapacityError, type ResolvedPoolOptions } from '../pool-options.ts';
 import type { ChildMessage } from '../../protocol.ts';
 import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../sandbox-process.ts';
+import type { IsolationMode } from '../../../isolation/index.ts';
 import type { RunProcess } from '../../session.ts';
 
 /** How long a process may take to confirm a cancelled run before it is killed. */
@@ -62,6 +63,7 @@ export class QuickjsPool {
   constructor(
     options: ResolvedPoolOptions,
     private readonly entry: string | undefined,
+    private readonly isolation?: IsolationMode,
   ) {
     ({
       maxProcesses: this.maxProcesses,
@@ -203,7 +205,7 @@ export class QuickjsPool {
   }
 
   private spawn(): Host {
-    const process = new SandboxProcess({ engine: 'quickjs', heapMb: 0, entry: this.entry });
+    const process = new SandboxProcess({ engine: 'quickjs', heapMb: 0, entry: this.entry, ...(this.isolation ? { isolation: this.isolation } : {}) });
     this.counts.started++;
     const host: Host = {
       process,

@@ -212,6 +212,40 @@
     return error;
   }
 
+  // Call sites, for runs that ask (`config.sites`: an approval gate may need the line). One
+  // stack capture per call, so runs without it never pay. Encoded as line * 2^20 + column.
+  let sites = false;
+  const SITE_LINE = 1048576;
+  function siteOf(_error, frames) {
+    for (let i = 0; i < frames.length; i++) {
+      const frame = frames[i];
+      if (frame.getFileName() !== 'script.js') continue;
+      const line = frame.getLineNumber();
+      let column = frame.getColumnNumber();
+      if (line === 1 && column > WRAP_HEAD_LENGTH) column -= WRAP_HEAD_LENGTH;
+      return line > 0 ? line * SITE_LINE + (column > 0 && column < SITE_LINE ? column : 0) : 0;
+    }
+    return 0;
+  }
+  function callerSite() {
+    // The script may have replaced the formatter or the depth; both are put back as found.
+    const savedFormat = ErrorCtor.prepareStackTrace;
+    const savedLimit = ErrorCtor.stackTraceLimit;
+    let site = 0;
+    try {
+      ErrorCtor.stackTraceLimit = 16;
+      ErrorCtor.prepareStackTrace = siteOf;
+      const stack = new ErrorCtor().stack;
+      if (typeof stack === 'number') site = stack;
+    } catch {
+      // No site is reported rather than failing the call.
+    } finally {
+      ErrorCtor.prepareStackTrace = savedFormat;
+      ErrorCtor.stackTraceLimit = savedLimit;
+    }
+    return site;
+  }
+
   function invoke(isGlobal, name, label, args) {
     let json = '';
     if (args !== undefined) {
@@ -222,7 +256,8 @@
       }
       if (typeof json !== 'string') json = '';
     }
-    const id = callBridge(B_CALL, isGlobal ? 1 : 0, name, json);
+    // Bit 0: a global; the rest, when sites are on, the caller's encoded site.
+    const id = callBridge(B_CALL, isGlobal ? 1 : sites ? callerSite() * 2 : 0, name, json);
     if (typeof id === 'number') {
       return new PromiseCtor(function (resolve, reject) {
         pending[id] = [resolve, reject, label];
@@ -315,6 +350,7 @@
 
   function bind(configJson, seedText) {
     const config = jsonParse(configJson);
+    sites = config.sites === true;
     const words = jsonParse(seedText);
     for (let i = 0; i < 4; i++) seed[i] = words[i] | 0;
     for (let i = 0; i < 12; i++) sfc32();

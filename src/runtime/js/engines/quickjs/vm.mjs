@@ -64,6 +64,9 @@ export class GuestRun {
     this.inflight = 0;
     this.logBytes = 0;
     this.outCalls = [];
+    /** Encoded call sites, parallel to the calls, only for runs that asked for them. */
+    this.outSites = [];
+    this.sites = false;
     this.outLevels = [];
     this.outArgs = [];
     this.outLogs = [];
@@ -92,6 +95,7 @@ export class GuestRun {
     const { vm, control } = this.guest;
     this.config = JSON.parse(configJson);
     this.labels = new Map(this.config.tools.map(([name, label]) => [name, label]));
+    this.sites = this.config.sites === true;
     const seed = JSON.stringify([...new Int32Array(randomBytes(16).buffer)]);
     const bound = this.callControl(() => vm.callFunction(control, vm.undefined, vm.newNumber(C_BIND), vm.newString(configJson), vm.newString(seed)));
     if (bound !== '') return this.fail('sandbox', undefined, typeof bound === 'string' ? bound : 'the prelude failed to install the tools');
@@ -135,7 +139,8 @@ export class GuestRun {
     const ex = this.guest.exports;
     switch (num(ex, op)) {
       case B_CALL: {
-        const answer = this.call(num(ex, a) === 1, str(ex, b), str(ex, c));
+        const flags = num(ex, a);
+        const answer = this.call(flags === 1, str(ex, b), str(ex, c), flags > 1 ? Math.floor(flags / 2) : 0);
         return this.answer(typeof answer === 'number' ? vm.newNumber(answer) : answer === null ? null : vm.newString(answer));
       }
       case B_LOG:
@@ -162,7 +167,7 @@ export class GuestRun {
     return handle;
   }
 
-  call(isGlobal, name, json) {
+  call(isGlobal, name, json, site) {
     if (typeof name !== 'string' || typeof json !== 'string') return null;
     const { maxCalls, maxInFlight, maxArgsBytes } = this.limits;
     if (this.calls >= maxCalls) {
@@ -183,6 +188,7 @@ export class GuestRun {
     this.calls++;
     this.inflight++;
     this.outCalls.push(id, isGlobal ? 1 : 0, name);
+    if (this.sites) this.outSites.push(site);
     this.outArgs.push(json);
     this.outChars += json.length;
     if (this.outChars > FLUSH_CHARS) this.flush();
@@ -260,8 +266,11 @@ export class GuestRun {
   flush() {
     if (this.cancelled || (this.outCalls.length === 0 && this.outLevels.length === 0)) return;
     const payloads = this.outArgs.length === 0 ? this.outLogs : this.outArgs.concat(this.outLogs);
-    send({ t: 'out', run: this.id, c: this.outCalls, l: this.outLevels }, payloads);
+    send(this.sites
+      ? { t: 'out', run: this.id, c: this.outCalls, l: this.outLevels, s: this.outSites }
+      : { t: 'out', run: this.id, c: this.outCalls, l: this.outLevels }, payloads);
     this.outCalls = [];
+    this.outSites = [];
     this.outLevels = [];
     this.outArgs = [];
     this.outLogs = [];

@@ -9,6 +9,7 @@
  */
 import { CapacityError } from '../pool-options.ts';
 import { SandboxPool } from '../../pool.ts';
+import type { IsolationMode } from '../../../isolation/index.ts';
 
 export interface V8ProcessesOptions {
   /** Warm spare processes for runs of the runtime's own heap size (the runtime's `poolSize`). */
@@ -16,6 +17,8 @@ export interface V8ProcessesOptions {
   heapMb: number;
   entry: string | undefined;
   contextify: boolean;
+  /** The OS layer around each process (see JsRuntimeOptions.isolation). */
+  isolation?: IsolationMode;
   maxProcesses: number;
   maxQueued: number;
   queueTimeoutMs: number;
@@ -79,7 +82,7 @@ export class V8Processes {
     }
     let held = this.conversations.get(key);
     if (held === undefined) {
-      const pool = new SandboxPool(0, { heapMb, entry: this.options.entry, contextify: this.options.contextify });
+      const pool = new SandboxPool(0, { heapMb, entry: this.options.entry, contextify: this.options.contextify, ...(this.options.isolation ? { isolation: this.options.isolation } : {}) });
       held = { pool, active: 0, lastUsed: 0 };
       this.conversations.set(key, held);
     }
@@ -177,7 +180,7 @@ export class V8Processes {
     if (pool === undefined) {
       // Only the runtime's own heap size keeps spares; other sizes keep one process for reuse.
       const spare = heapMb === this.options.heapMb ? this.options.spare : 0;
-      pool = new SandboxPool(spare, { heapMb, entry: this.options.entry, contextify: this.options.contextify });
+      pool = new SandboxPool(spare, { heapMb, entry: this.options.entry, contextify: this.options.contextify, ...(this.options.isolation ? { isolation: this.options.isolation } : {}) });
       this.shared.set(heapMb, pool);
     }
     return pool;

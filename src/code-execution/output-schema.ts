@@ -1,0 +1,121 @@
+/**
+ * The JSON Schema of the `code_execution` result envelope, declared as the tool's
+ * `outputSchema`: clients (and the MCP SDK's client, which checks `structuredContent` against
+ * it) know the shape of every result, in both languages and every outcome. Kept in step with
+ * {@link ResultEnvelope} by a test that validates real results of every outcome against it.
+ */
+
+const callSummary = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    status: { type: 'string', enum: ['ok', 'error', 'cancelled'] },
+    durationMs: { type: 'number', minimum: 0, description: 'Rounded to 0.1 ms.' },
+  },
+  required: ['name', 'status', 'durationMs'],
+  additionalProperties: false,
+} as const;
+
+/** JSON Schema (draft 2020-12 and draft-07 compatible) of `ResultEnvelope`. */
+export const RESULT_ENVELOPE_SCHEMA = {
+  type: 'object',
+  description: 'The result of one code_execution run. Fields other than ok, calls and timeLimit are left out when empty.',
+  properties: {
+    ok: { type: 'boolean', description: 'True when the script finished within its limits without an uncaught error.' },
+    value: { description: 'What the script returned (JavaScript) or its final expression (Python), verbatim.' },
+    stdout: { type: 'string', description: 'What the script printed (Python print; JavaScript print when available).' },
+    logs: {
+      type: 'array',
+      description: 'console.* output (JavaScript); Python stderr as one entry of level "error".',
+      items: {
+        type: 'object',
+        properties: {
+          level: { type: 'string', enum: ['log', 'info', 'warn', 'error', 'debug'] },
+          message: { type: 'string' },
+        },
+        required: ['level', 'message'],
+        additionalProperties: false,
+      },
+    },
+    session: {
+      type: 'object',
+      description: 'The script session the run used.',
+      properties: { fresh: { type: 'boolean', description: 'True when the run started in a fresh session: earlier bindings are gone.' } },
+      required: ['fresh'],
+      additionalProperties: false,
+    },
+    error: {
+      type: 'object',
+      description: 'Why the run failed (present exactly when ok is false).',
+      properties: {
+        kind: { type: 'string', enum: ['script', 'timeout', 'aborted', 'sandbox'] },
+        name: { type: 'string' },
+        message: { type: 'string' },
+        line: { type: 'integer', minimum: 1, description: "Line of the user's script, where known." },
+        column: { type: 'integer', minimum: 1 },
+        stack: { type: 'string' },
+      },
+      required: ['kind', 'message'],
+      additionalProperties: false,
+    },
+    truncated: {
+      type: 'object',
+      description: 'Present when parts were cut to keep the result within its size cap; each key names what was cut.',
+      properties: {
+        value: {
+          type: 'object',
+          description: 'The value was left out: its JSON length and a compact description of its shape.',
+          properties: { chars: { type: 'integer', minimum: 0 }, shape: { type: 'string' } },
+          required: ['chars', 'shape'],
+          additionalProperties: false,
+        },
+        stdout: {
+          type: 'object',
+          description: 'stdout keeps its first part; chars is its full length.',
+          properties: { chars: { type: 'integer', minimum: 0 } },
+          required: ['chars'],
+          additionalProperties: false,
+        },
+        logs: {
+          type: 'object',
+          description: 'The first log entries are kept; entries is how many there were.',
+          properties: { entries: { type: 'integer', minimum: 0 } },
+          required: ['entries'],
+          additionalProperties: false,
+        },
+        error: { type: 'boolean', description: "The error's message or stack was shortened." },
+        output: { type: 'boolean', description: 'The runtime itself cut the output (or left out the value) at its own cap.' },
+      },
+      additionalProperties: false,
+    },
+    calls: { type: 'array', description: 'The tool calls the script made, in start order (the first 25).', items: callSummary },
+    callCount: { type: 'integer', minimum: 0, description: 'How many calls in all, when calls lists only the first ones.' },
+    callTotals: {
+      type: 'object',
+      description: 'Per-tool totals, when calls lists only the first ones.',
+      additionalProperties: {
+        type: 'object',
+        properties: {
+          ok: { type: 'integer', minimum: 0 },
+          error: { type: 'integer', minimum: 0 },
+          cancelled: { type: 'integer', minimum: 0 },
+          totalMs: { type: 'number', minimum: 0 },
+        },
+        required: ['ok', 'error', 'cancelled', 'totalMs'],
+        additionalProperties: false,
+      },
+    },
+    timeLimit: {
+      type: 'object',
+      properties: {
+        requestedMs: { type: 'number' },
+        appliedMs: { type: 'number' },
+        capped: { type: 'boolean', description: 'The request was above the ceiling and was lowered to it.' },
+      },
+      required: ['requestedMs', 'appliedMs', 'capped'],
+      additionalProperties: false,
+    },
+  },
+  required: ['ok', 'calls', 'timeLimit'],
+  additionalProperties: false,
+} as const satisfies Record<string, unknown>;

@@ -1,0 +1,83 @@
+/**
+ * Python interpreters are capped and reclaimed (issue 13): N+1 conversations keep at most N
+ * interpreters, the evicted conversation starts afresh on its next run, and an interpreter
+ * ended by its idle timeout leaves the per-conversation map.
+ */
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConversationRunners } from '../../src/code-execution/runners.ts';
+
+const opts = { tools: [], timeoutMs: 10_000 };
+const all: ConversationRunners[] = [];
+after(() => Promise.all(all.map((r) => r.close())));
+const make = (...args: ConstructorParameters<typeof ConversationRunners>) => {
+  const r = new ConversationRunners(...args);
+  all.push(r);
+  return r;
+};
+
+async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  while (!check()) {
+    if (performance.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test('N+1 conversations keep at most N interpreters; the least recently used restarts fresh', async () => {
+  const runners = make(1, {}, {}, 2);
+  const pids = new Map<string, number>();
+  for (const id of ['a', 'b', 'c']) {
+    const py = runners.pythonFor(id);
+    assert.equal((await py.run(`name = "${id}"\nname`, opts)).value, id);
+    pids.set(id, py.pid!);
+    assert.ok(runners.pythonConversations <= 2, `at most 2 runners after ${id}`);
+  }
+  // 'a' was the least recently used when 'c' arrived: its interpreter is gone.
+  await waitFor("the evicted interpreter's exit", () => !alive(pids.get('a')!));
+  assert.ok(alive(pids.get('b')!) && alive(pids.get('c')!));
+  const again = await runners.pythonFor('a').run('"name" in globals()', opts);
+  assert.equal(again.value, false, 'the evicted conversation starts afresh');
+  // 'b' is now the least recently used and makes room for 'a'; 'c' keeps its globals.
+  await waitFor("b's exit", () => !alive(pids.get('b')!));
+  assert.equal((await runners.pythonFor('c').run('name', opts)).value, 'c');
+  assert.equal(runners.pythonConversations, 2);
+});
+
+test('a conversation in use is never evicted; the cap is restored on the next lookup', async () => {
+  const runners = make(1, {}, {}, 1);
+  const acquired = runners.claim('busy', { signal: new AbortController().signal, whenBusy: 'refuse', busyWaitMs: 0 });
+  assert.ok(!(acquired instanceof Promise) && 'lease' in acquired, 'a free conversation is leased at once');
+  const busy = runners.pythonFor('busy');
+  await busy.run('kept = 1', opts);
+  const other = runners.pythonFor('other');
+  assert.equal((await other.run('2', opts)).value, 2);
+  assert.equal((await busy.run('kept', opts)).value, 1, 'the claimed conversation kept its interpreter');
+  acquired.lease.release();
+  runners.pythonFor('third');
+  assert.equal(runners.pythonConversations, 1);
+});
+
+test('the idle timeout ends the interpreter and removes the runner from the map', async () => {
+  const runners = make(1, { idleTimeoutMs: 100 }, {}, 4);
+  const py = runners.pythonFor('idle');
+  await py.run('1', opts);
+  const pid = py.pid!;
+  assert.equal(runners.pythonConversations, 1);
+  await waitFor('the runner to leave the map', () => runners.pythonConversations === 0);
+  await waitFor('the interpreter to exit', () => !alive(pid));
+  assert.notEqual(runners.pythonFor('idle'), py, 'a new runner for the next run');
+});
+
+test('a bad cap is refused', () => {
+  assert.throws(() => new ConversationRunners(1, {}, {}, 0), /maxPythonInterpreters must be a positive integer/);
+});

@@ -1,0 +1,58 @@
+/**
+ * The JavaScript sandbox child is spawned through the OS layer ('auto', bubblewrap here): seen
+ * from the host, the node process serving runs sits in its own pid and network namespaces
+ * and dies with the runtime. (The engine's own isolation is tested in test/runtime/js/.)
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { JsRuntime } from '../../src/runtime/js/index.ts';
+import { waitFor } from './python-helpers.ts';
+
+/** Descendants of this test process: pid → [ppid, executable]. */
+function descendants(): Map<number, string> {
+  const parents = new Map<number, number>();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone
+    }
+  }
+  const out = new Map<number, string>();
+  for (const pid of parents.keys()) {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) {
+      if (p === process.pid) {
+        try {
+          out.set(pid, fs.readlinkSync(`/proc/${pid}/exe`));
+        } catch {
+          // gone or not ours to read
+        }
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+const ns = (pid: number | 'self', kind: string) => fs.readlinkSync(`/proc/${pid}/ns/${kind}`);
+
+test('[bwrap] the JavaScript sandbox process runs in its own pid and network namespaces', async () => {
+  const js = new JsRuntime();
+  try {
+    const r = await js.execute('return 6 * 7', { tools: [], timeoutMs: 10_000 });
+    assert.ok(r.ok && r.value === 42, JSON.stringify(r));
+    const nodes = [...descendants()].filter(([, exe]) => exe === fs.realpathSync(process.execPath)).map(([pid]) => pid);
+    assert.ok(nodes.length > 0, 'a sandbox node process is running');
+    for (const pid of nodes) {
+      assert.notEqual(ns(pid, 'net'), ns('self', 'net'), `node ${pid} shares the host's network`);
+      assert.notEqual(ns(pid, 'pid'), ns('self', 'pid'), `node ${pid} shares the host's pid namespace`);
+    }
+    await js.close();
+    await waitFor('the sandbox processes to exit', () => nodes.every((pid) => !fs.existsSync(`/proc/${pid}/ns`)));
+  } finally {
+    await js.close();
+  }
+});
