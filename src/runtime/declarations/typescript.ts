@@ -241,9 +241,13 @@ function toolMembers(printer: TsPrinter, entries: readonly CatalogEntry[]): stri
     const quoted = jsString(entry.name);
     const notes = entry.identifierIsOurs ? [] : [`Only reachable as tools[${quoted}]: \`${entry.identifier}\` would also match ${entry.sharedWith.map(jsString).join(', ')}.`];
     out.push(...toolDoc(entry, notes), `${quoted}${sig()};`);
+    // A plain alias follows its tool; one with members below it is printed with them, below.
+    if (entry.identifierIsOurs && !entry.identifier.includes('.') && !roots.get(entry.identifier)?.children.size) {
+      out.push(...tsDoc({ tags: [] }, [`Same as \`tools[${quoted}]\`.`]), `${entry.identifier}: Tools[${quoted}];`);
+    }
   }
   for (const [segment, node] of roots) {
-    if (node.own && node.children.size === 0) continue;
+    if (node.children.size === 0) continue;
     const what = node.alias ? `Same as \`tools[${jsString(node.alias.name)}]\`` : undefined;
     out.push(...(what !== undefined ? tsDoc({ tags: [] }, [`${what}${node.children.size > 0 ? ', with the tools under it' : ''}.`]) : []));
     out.push(`${segment}: ${nodeType(printer, node)};`);
