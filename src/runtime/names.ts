@@ -27,6 +27,23 @@ export function sanitizeToolName(name: string): string {
   return out;
 }
 
+/**
+ * The path a script reaches a tool or global by. A dotted name is a namespace path
+ * (`models.list` → `["models", "list"]`), each segment sanitized on its own
+ * (`a.b-c` → `["a", "b_c"]`); any other name is one sanitized segment. A name with an empty
+ * segment (`a..b`, `.a`) is not a path: it is sanitized whole.
+ */
+export function scriptPath(name: string): string[] {
+  const parts = name.split('.');
+  if (parts.length > 1 && parts.every((p) => p !== '')) return parts.map(sanitizeToolName);
+  return [sanitizeToolName(name)];
+}
+
+/** `scriptPath(name)` joined with dots: the key aliases and collisions are tracked under. */
+export function scriptIdentifier(name: string): string {
+  return scriptPath(name).join('.');
+}
+
 /** Two or more tools that sanitize to the same identifier. */
 export interface NameCollision {
   identifier: string;
@@ -34,7 +51,8 @@ export interface NameCollision {
 }
 
 /**
- * Maps each sanitized identifier to its tool name. Identifiers claimed by more than one tool
+ * Maps each script identifier ({@link scriptIdentifier}, dotted for namespaced names) to its
+ * tool name. Identifiers claimed by more than one tool
  * are left out of the map and reported, so a script never silently reaches the wrong tool.
  * A tool whose own name is already an identifier keeps it regardless.
  */
@@ -42,7 +60,7 @@ export function buildAliasTable(names: readonly string[]): { aliases: Map<string
   const exact = new Set(names);
   const claims = new Map<string, string[]>();
   for (const name of names) {
-    const id = sanitizeToolName(name);
+    const id = scriptIdentifier(name);
     if (id === name) continue;
     const list = claims.get(id) ?? [];
     list.push(name);

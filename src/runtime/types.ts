@@ -29,8 +29,14 @@ export interface ToolBinding {
   /** Name as the host presents it, e.g. `x--run`; scripts also reach it by its sanitized identifier. */
   name: string;
   description?: string;
-  /** `tool` (default) is recorded in `calls`; `global` is a top-level helper function, not recorded. */
+  /**
+   * `tool` (default) is recorded in `calls`; `global` is a top-level helper function, not
+   * recorded. A dotted name (`models.list`) is a namespace path: scripts call
+   * `models.list(...)` (a global) or `tools.models.list(...)` (a tool).
+   */
   kind?: 'tool' | 'global';
+  /** Overrides the generated signature in the description; see {@link ToolSignature}. */
+  signature?: ToolSignature;
   /**
    * Performs the call. Resolves with a JSON-serializable value. Rejecting with an `Error`
    * makes the script see an error with the same `name` and `message` (a tool's error result
@@ -38,6 +44,14 @@ export interface ToolBinding {
    */
   invoke(args: unknown, ctx: ToolCallContext): Promise<unknown>;
 }
+
+/**
+ * A hand-written signature, the text that follows the function's name. One binding carries
+ * one per language, since the two describe the same call in different syntax:
+ * `typescript: '(args: { q: string }): Promise<Model[]>'`,
+ * `python: '(args: dict) -> list[dict]'`. A plain string is the TypeScript one.
+ */
+export type ToolSignature = string | { typescript?: string; python?: string };
 
 /** Status of one call a script made, in start order. */
 export type CallStatus = 'ok' | 'error' | 'cancelled';

@@ -3,7 +3,7 @@
  * collisions worked out once, schemas converted to type models.
  */
 
-import { buildAliasTable, sanitizeToolName } from '../names.ts';
+import { buildAliasTable, scriptIdentifier } from '../names.ts';
 import { buildModel } from './convert.ts';
 import { docLines, docOf } from './doc.ts';
 import { pascalCase } from './identifiers.ts';
@@ -14,7 +14,7 @@ export interface CatalogEntry {
   name: string;
   kind: 'tool' | 'global';
   description?: string;
-  /** `sanitizeToolName(name)`. */
+  /** `scriptIdentifier(name)`: sanitized, dotted for a namespaced name (`a.b-c` → `a.b_c`). */
   identifier: string;
   /** The identifier maps to this tool unambiguously (it is the name, or a clean alias of it). */
   identifierIsOurs: boolean;
@@ -28,6 +28,8 @@ export interface CatalogEntry {
   inputDescription?: string;
   /** Description of the output schema itself, if it has one. */
   outputDescription?: string;
+  /** Hand-written signatures that replace the generated ones, per language. */
+  signature: { typescript?: string; python?: string };
   /** Prefix for type names invented for this tool (`x--run` → `XRun`). */
   typePrefix: string;
 }
@@ -51,6 +53,15 @@ function check(tools: readonly ToolDescriptor[], caller: string): void {
     if (tool.description !== undefined && typeof tool.description !== 'string') {
       throw new DeclarationInputError(`${caller}: tool "${tool.name}" has a description that is not a string`);
     }
+    const sig = tool.signature as unknown;
+    const sigOk = sig === undefined || typeof sig === 'string' ||
+      (typeof sig === 'object' && sig !== null && ['typescript', 'python'].every((k) => {
+        const v = (sig as Record<string, unknown>)[k];
+        return v === undefined || (typeof v === 'string' && v.trimStart().startsWith('('));
+      }));
+    if (!sigOk || (typeof sig === 'string' && !sig.trimStart().startsWith('('))) {
+      throw new DeclarationInputError(`${caller}: tool "${tool.name}" has a signature that is not "(…)…" text or { typescript?, python? }`);
+    }
     const key = `${tool.kind ?? 'tool'}:${tool.name}`;
     if (seen.has(key)) throw new DeclarationInputError(`${caller}: tool name "${tool.name}" appears more than once`);
     seen.add(key);
@@ -69,7 +80,7 @@ export function buildCatalog(tools: readonly ToolDescriptor[], options: RenderOp
     const ofKind = list.filter((t) => (t.kind ?? 'tool') === kind);
     const { aliases, collisions } = buildAliasTable(ofKind.map((t) => t.name));
     for (const tool of ofKind) {
-      const identifier = sanitizeToolName(tool.name);
+      const identifier = scriptIdentifier(tool.name);
       const collision = collisions.find((c) => c.identifier === identifier);
       const entry: CatalogEntry = {
         name: tool.name,
@@ -78,6 +89,7 @@ export function buildCatalog(tools: readonly ToolDescriptor[], options: RenderOp
         identifierIsOurs: identifier === tool.name || aliases.get(identifier) === tool.name,
         sharedWith: collision ? collision.names.filter((n) => n !== tool.name) : [],
         typePrefix: pascalCase(identifier),
+        signature: typeof tool.signature === 'string' ? { typescript: tool.signature } : { ...(tool.signature ?? {}) },
       };
       if (tool.description !== undefined) entry.description = tool.description;
       if (tool.inputSchema !== undefined) {

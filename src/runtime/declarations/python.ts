@@ -30,7 +30,8 @@ type Item = { entry: CatalogEntry; spec: FunctionSpec } | { entry: CatalogEntry;
 function callableName(entry: CatalogEntry, taken: ReadonlySet<string>): { name: string } | { problem: string } {
   const usable = (name: string) => isPyName(name) && !name.startsWith('__') && !taken.has(name);
   if (usable(entry.name)) return { name: entry.name };
-  if (entry.identifierIsOurs && usable(entry.identifier)) return { name: entry.identifier };
+  // A dotted identifier is a path of nested classes: every segment must be a name.
+  if (entry.identifierIsOurs && entry.identifier.split('.').every(usable)) return { name: entry.identifier };
   const quoted = pyString(entry.name);
   const how = entry.kind === 'tool' ? `reachable only as tools[${quoted}]` : 'not listed';
   if (!entry.identifierIsOurs) {
@@ -47,7 +48,7 @@ function functionSpec(printer: PyPrinter, entry: CatalogEntry, name: string): Fu
   const result = entry.output ? printer.type(entry.output.root, `${entry.typePrefix}Result`, new Set()) : printer.use('Any');
   const text = entry.description !== undefined ? docLines(entry.description) : [];
   const notes: string[] = [];
-  if (name !== entry.name) notes.push(`Host name: ${pyString(entry.name)}.`);
+  if (name !== entry.name && name.replace(/\./g, '_') !== entry.name.replace(/\./g, '_')) notes.push(`Host name: ${pyString(entry.name)}.`);
   if (entry.inputDescription !== undefined) notes.push(`args: ${entry.inputDescription}`);
   if (entry.outputDescription !== undefined) notes.push(`Returns: ${entry.outputDescription}`);
   const doc = notes.length > 0 && text.length > 0 ? [...text, '', ...notes] : [...text, ...notes];
@@ -76,14 +77,61 @@ function shieldAnnotations(printer: PyPrinter, specs: FunctionSpec[]): string[] 
   return aliases;
 }
 
-function functionLines(spec: FunctionSpec): string[] {
+/**
+ * `async def`; inside a class as a static method. A function that is also a namespace is the
+ * class's `__new__`, so `await tools.a(args)` and `await tools.a.b(args)` both mean what they say.
+ */
+function functionLines(spec: FunctionSpec, inClass: boolean, asNew = false): string[] {
+  const custom = spec.entry.signature.python?.trim();
   const param = argsOptional(spec.entry.input) ? `args: ${spec.args} | None = None` : `args: ${spec.args}`;
+  const sig = custom ?? `(${param}) -> ${spec.result}`;
   const doc = docstring(spec.doc);
+  const name = spec.name.slice(spec.name.lastIndexOf('.') + 1);
+  const rest = sig.replace(/^\(\s*/, '');
   return [
-    ...(spec.entry.kind === 'tool' ? ['@staticmethod'] : []),
-    `async def ${spec.name}(${param}) -> ${spec.result}:`,
+    ...(inClass && !asNew ? ['@staticmethod'] : []),
+    asNew ? `async def __new__(cls${rest.startsWith(')') ? '' : ', '}${rest}:` : `async def ${name}${sig}:`,
     ...indent(doc.length > 0 ? doc : ['...']),
   ];
+}
+
+interface PyNode {
+  spec?: FunctionSpec;
+  children: Map<string, PyNode>;
+}
+
+/** Functions at the top of a scope, and namespace classes for dotted names, in catalog order. */
+function scopeLines(items: Item[], inClass: boolean): string[][] {
+  const roots = new Map<string, PyNode>();
+  const order: Array<Item | string> = [];
+  for (const item of items) {
+    if (!('spec' in item)) {
+      order.push(item);
+      continue;
+    }
+    let level = roots;
+    let node: PyNode | undefined;
+    item.spec.name.split('.').forEach((segment, i) => {
+      node = level.get(segment);
+      if (!node) {
+        level.set(segment, (node = { children: new Map() }));
+        if (i === 0) order.push(segment);
+      }
+      level = node.children;
+    });
+    node!.spec = item.spec;
+  }
+  const print = (segment: string, node: PyNode, nested: boolean): string[] => {
+    if (node.children.size === 0) return functionLines(node.spec!, nested);
+    const body: string[] = [];
+    if (node.spec) body.push(...functionLines(node.spec, true, true));
+    else body.push(`"""Namespace: call its members as \`${segment}.<name>(args)\`."""`);
+    for (const [child, sub] of node.children) body.push('', ...print(child, sub, true));
+    return [`class ${segment}:`, ...indent(body)];
+  };
+  return order.map((o) =>
+    typeof o === 'string' ? print(o, roots.get(o)!, inClass) : [`# ${o.entry.kind === 'global' ? 'Global ' : ''}${'problem' in o ? o.problem : ''}`],
+  );
 }
 
 /**
@@ -102,16 +150,14 @@ export function renderPythonStubs(tools: readonly ToolDescriptor[], options: Pyt
     entry,
     target: callableName(entry, entry.kind === 'global' ? reservedGlobals : new Set()),
   }));
-  const functionNames = targets.flatMap(({ target }) => ('name' in target ? [target.name] : []));
+  const functionNames = targets.flatMap(({ target }) => ('name' in target ? target.name.split('.') : []));
   const printer = new PyPrinter([...TYPING, ...PY_KEYWORDS, 'tools', ...functionNames]);
   const items: Item[] = targets.map(({ entry, target }) =>
     'problem' in target ? { entry, problem: target.problem } : { entry, spec: functionSpec(printer, entry, target.name) },
   );
   const aliases = shieldAnnotations(printer, items.flatMap((item) => ('spec' in item ? [item.spec] : [])));
-  const print = (item: Item): string[] =>
-    'spec' in item ? functionLines(item.spec) : [`# ${item.entry.kind === 'global' ? 'Global ' : ''}${item.problem}`];
-  const methods = items.filter((i) => i.entry.kind === 'tool').map(print);
-  const functions = items.filter((i) => i.entry.kind === 'global').map(print);
+  const methods = scopeLines(items.filter((i) => i.entry.kind === 'tool'), true);
+  const functions = scopeLines(items.filter((i) => i.entry.kind === 'global'), false);
   const toolsClass = [
     'class tools:',
     ...indent([

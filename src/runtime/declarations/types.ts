@@ -23,8 +23,17 @@ export interface ToolDescriptor {
   inputSchema?: JsonSchema;
   /** Schema of the result; missing renders as `unknown` / `Any`. */
   outputSchema?: JsonSchema;
-  /** `tool` (default) is a member of `tools`; `global` is a top-level function. */
+  /**
+   * `tool` (default) is a member of `tools`; `global` is a top-level function. A dotted name
+   * (`models.list`) is declared as a namespace path (`tools.models.list`, `models.list`).
+   */
   kind?: 'tool' | 'global';
+  /**
+   * Replaces the generated signature: the text after the function's name, in each language's
+   * syntax, e.g. `{ typescript: '(args: { q: string }): Promise<Hit[]>', python: '(args: dict) -> list' }`.
+   * A plain string is the TypeScript one.
+   */
+  signature?: string | { typescript?: string; python?: string };
 }
 
 /** Options shared by both renderers. */

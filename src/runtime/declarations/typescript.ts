@@ -176,6 +176,7 @@ export function argsOptional(model: SchemaModel | undefined): boolean {
 }
 
 function signature(printer: TsPrinter, entry: CatalogEntry): string {
+  if (entry.signature.typescript !== undefined) return entry.signature.typescript.trim();
   printer.scope = { prefix: entry.typePrefix, role: 'Args' };
   const input = entry.input ? printer.type(entry.input.root).text : '{ [key: string]: unknown }';
   printer.scope = { prefix: entry.typePrefix, role: 'Result' };
@@ -190,36 +191,92 @@ function toolDoc(entry: CatalogEntry, notes: string[]): string[] {
   return tsDoc(entry.description !== undefined ? { description: entry.description, tags: [] } : { tags: [] }, lines);
 }
 
-function toolMember(printer: TsPrinter, entry: CatalogEntry): string[] {
-  const sig = signature(printer, entry);
-  if (isJsIdentifier(entry.name)) return [...toolDoc(entry, []), `${entry.name}${sig};`];
-  const quoted = jsString(entry.name);
-  if (!entry.identifierIsOurs) {
-    const note = `Only reachable as tools[${quoted}]: \`${entry.identifier}\` would also match ${entry.sharedWith.map(jsString).join(', ')}.`;
-    return [...toolDoc(entry, [note]), `${quoted}${sig};`];
-  }
-  return [
-    ...toolDoc(entry, []),
-    `${quoted}${sig};`,
-    ...tsDoc({ tags: [] }, [`Same as \`tools[${quoted}]\`.`]),
-    `${entry.identifier}: Tools[${quoted}];`,
-  ];
+/** One step of a dotted path below `tools`: the function reached there (if any) and what hangs below. */
+interface PathNode {
+  /** The tool whose own identifier-shaped name is this path: printed here with its signature. */
+  own?: CatalogEntry;
+  /** The tool this path aliases, printed as a reference to its quoted member. */
+  alias?: CatalogEntry;
+  children: Map<string, PathNode>;
 }
 
+function pathTree(entries: readonly CatalogEntry[]): Map<string, PathNode> {
+  const roots = new Map<string, PathNode>();
+  for (const entry of entries) {
+    if (!entry.identifierIsOurs) continue;
+    let level = roots;
+    let node: PathNode | undefined;
+    for (const segment of entry.identifier.split('.')) {
+      node = level.get(segment);
+      if (!node) level.set(segment, (node = { children: new Map() }));
+      level = node.children;
+    }
+    if (entry.identifier === entry.name && !entry.name.includes('.')) node!.own = entry;
+    else node!.alias = entry;
+  }
+  return roots;
+}
+
+/** The type of a path node: a reference, a call signature, and its members. */
+function nodeType(printer: TsPrinter, node: PathNode): string {
+  const ref = node.alias ? `Tools[${jsString(node.alias.name)}]` : undefined;
+  if (node.children.size === 0 && ref !== undefined) return ref;
+  const lines: string[] = [];
+  if (node.own) lines.push(...toolDoc(node.own, []), `${signature(printer, node.own)};`);
+  for (const [segment, child] of node.children) lines.push(`${segment}: ${nodeType(printer, child)};`);
+  const body = `{\n${lines.map((l) => `  ${indent(l)}`).join('\n')}\n}`;
+  return ref !== undefined ? `${ref} & ${body}` : body;
+}
+
+function toolMembers(printer: TsPrinter, entries: readonly CatalogEntry[]): string[] {
+  const roots = pathTree(entries);
+  const out: string[] = [];
+  for (const entry of entries) {
+    const sig = () => signature(printer, entry);
+    if (isJsIdentifier(entry.name)) {
+      // A tool that is also a namespace is printed with its members, below.
+      if (!roots.get(entry.name)?.children.size) out.push(...toolDoc(entry, []), `${entry.name}${sig()};`);
+      continue;
+    }
+    const quoted = jsString(entry.name);
+    const notes = entry.identifierIsOurs ? [] : [`Only reachable as tools[${quoted}]: \`${entry.identifier}\` would also match ${entry.sharedWith.map(jsString).join(', ')}.`];
+    out.push(...toolDoc(entry, notes), `${quoted}${sig()};`);
+    // A plain alias follows its tool; one with members below it is printed with them, below.
+    if (entry.identifierIsOurs && !entry.identifier.includes('.') && !roots.get(entry.identifier)?.children.size) {
+      out.push(...tsDoc({ tags: [] }, [`Same as \`tools[${quoted}]\`.`]), `${entry.identifier}: Tools[${quoted}];`);
+    }
+  }
+  for (const [segment, node] of roots) {
+    if (node.children.size === 0) continue;
+    const what = node.alias ? `Same as \`tools[${jsString(node.alias.name)}]\`` : undefined;
+    out.push(...(what !== undefined ? tsDoc({ tags: [] }, [`${what}${node.children.size > 0 ? ', with the tools under it' : ''}.`]) : []));
+    out.push(`${segment}: ${nodeType(printer, node)};`);
+  }
+  return out;
+}
+
+const usableValue = (id: string) => isJsIdentifier(id) && !RESERVED_VALUES.has(id);
+
 function globalFunction(printer: TsPrinter, entry: CatalogEntry): string[] {
-  const usable = (id: string) => isJsIdentifier(id) && !RESERVED_VALUES.has(id);
-  const direct = usable(entry.name);
-  if (!direct && !(entry.identifierIsOurs && usable(entry.identifier))) {
+  const path = usableValue(entry.name) ? [entry.name] : entry.identifierIsOurs ? entry.identifier.split('.') : [];
+  if (path.length === 0 || !path.every(usableValue)) {
     return [`// Global ${jsString(entry.name)} has no identifier a script can call it by.`];
   }
-  const notes = direct ? [] : [`Host name: ${jsString(entry.name)}.`];
-  return [...toolDoc(entry, notes), `declare function ${direct ? entry.name : entry.identifier}${signature(printer, entry)};`];
+  const notes = path.join('.') === entry.name ? [] : [`Host name: ${jsString(entry.name)}.`];
+  const fn = [...toolDoc(entry, notes), `${path.length === 1 ? 'declare ' : ''}function ${path[path.length - 1]}${signature(printer, entry)};`];
+  // One `declare namespace` per function: TypeScript merges them, and merges a function with a
+  // namespace of the same name declared after it.
+  let text = fn.join('\n');
+  for (let i = path.length - 2; i >= 0; i--) text = `${i === 0 ? 'declare ' : ''}namespace ${path[i]} {\n  ${indent(text)}\n}`;
+  return [text];
 }
 
 /**
  * Renders TypeScript declarations for `tools`: each tool of kind `tool` becomes a method of
  * `tools` (non-identifier names appear quoted and again under their sanitized identifier),
- * each `global` a top-level `declare function`. Descriptions become doc comments; schema
+ * each `global` a top-level `declare function`. Dotted names become nested members
+ * (`tools.a.b`) and namespaces (`declare namespace models { function list(…) }`); a tool's
+ * `signature` replaces the generated one. Descriptions become doc comments; schema
  * constructs a type cannot say become `unknown`. The text is deterministic and type-checks.
  *
  * @throws {DeclarationInputError} for a nameless or duplicated tool or an unknown kind.
@@ -227,8 +284,12 @@ function globalFunction(printer: TsPrinter, entry: CatalogEntry): string[] {
 export function renderDeclarations(tools: readonly ToolDescriptor[], options: RenderOptions = {}): string {
   const catalog = buildCatalog(tools, options, 'renderDeclarations');
   const printer = new TsPrinter();
-  const members = catalog.filter((e) => e.kind === 'tool').map((e) => toolMember(printer, e));
-  const globals = catalog.filter((e) => e.kind === 'global').map((e) => globalFunction(printer, e).join('\n'));
+  const members = [toolMembers(printer, catalog.filter((e) => e.kind === 'tool'))];
+  const depth = (e: CatalogEntry) => (e.identifierIsOurs ? e.identifier.split('.').length : 1);
+  const globals = catalog
+    .filter((e) => e.kind === 'global')
+    .sort((a, b) => depth(a) - depth(b))
+    .map((e) => globalFunction(printer, e).join('\n'));
   const aliases = printer.aliases();
   const body = members.flat().map((line) => `  ${indent(line)}`);
   const sections = [

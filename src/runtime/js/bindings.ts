@@ -3,7 +3,7 @@
  * lookup tables for the host and the configuration the prelude installs.
  */
 import type { ToolBinding } from '../types.ts';
-import { buildAliasTable, isJsIdentifier, sanitizeToolName } from '../names.ts';
+import { buildAliasTable, isJsIdentifier, scriptIdentifier, scriptPath } from '../names.ts';
 
 /** Names a global may not take: what the sandbox itself defines and the language's globals. */
 const RESERVED_GLOBALS: ReadonlySet<string> = new Set([
@@ -30,7 +30,10 @@ const RESERVED_WORDS: ReadonlySet<string> = new Set([
 export interface BindingPlan {
   tools: ReadonlyMap<string, ToolBinding>;
   globals: ReadonlyMap<string, ToolBinding>;
-  /** JSON for the sandbox: `[name, label, identifier]` per tool, aliases, collisions, globals. */
+  /**
+   * JSON for the sandbox: `[name, label, identifier]` per tool, flat aliases, nested
+   * `[dottedIdentifier, name]` paths, collisions, and `[name, path]` per global.
+   */
   config: string;
 }
 
@@ -39,11 +42,19 @@ export function toolLabel(name: string): string {
   return isJsIdentifier(name) ? `tools.${name}` : `tools[${JSON.stringify(name)}]`;
 }
 
+function isSignature(value: unknown): boolean {
+  if (typeof value === 'string') return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const { typescript, python } = value as Record<string, unknown>;
+  return (typescript === undefined || typeof typescript === 'string') && (python === undefined || typeof python === 'string');
+}
+
 /** Validates bindings; throws a TypeError naming the first problem. */
 export function planBindings(bindings: unknown, callSites = false): BindingPlan {
   if (!Array.isArray(bindings)) throw new TypeError('options.tools must be an array of tool bindings');
   const tools = new Map<string, ToolBinding>();
   const globals = new Map<string, ToolBinding>();
+  const globalPaths = new Map<string, string>();
   bindings.forEach((binding: unknown, index) => {
     const where = `options.tools[${index}]`;
     if (typeof binding !== 'object' || binding === null) throw new TypeError(`${where} must be an object`);
@@ -55,21 +66,35 @@ export function planBindings(bindings: unknown, callSites = false): BindingPlan 
     }
     const table = kind === 'global' ? globals : tools;
     if (table.has(name)) throw new TypeError(`${where}: ${kind === 'global' ? 'global' : 'tool'} "${name}" is bound twice`);
+    const { signature } = binding as Partial<ToolBinding>;
+    if (signature !== undefined && !isSignature(signature)) {
+      throw new TypeError(`${where}.signature must be a string or { typescript?: string, python?: string }`);
+    }
     if (kind === 'global') {
-      if (!isJsIdentifier(name) || RESERVED_WORDS.has(name)) {
-        throw new TypeError(`${where}: global "${name}" must be a JavaScript identifier`);
-      }
-      if (RESERVED_GLOBALS.has(name)) throw new TypeError(`${where}: global "${name}" would shadow a built-in`);
+      const root = scriptPath(name)[0]!;
+      if (RESERVED_WORDS.has(root)) throw new TypeError(`${where}: global "${name}" would be named by the reserved word ${root}`);
+      if (RESERVED_GLOBALS.has(root)) throw new TypeError(`${where}: global "${name}" would shadow the built-in ${root}`);
+      const id = scriptIdentifier(name);
+      const other = globalPaths.get(id);
+      if (other !== undefined) throw new TypeError(`${where}: globals "${other}" and "${name}" would both be reached as ${id}`);
+      globalPaths.set(id, name);
     }
     table.set(name, binding as ToolBinding);
   });
   const names = [...tools.keys()];
   const { aliases, collisions } = buildAliasTable(names);
+  // Dotted identifiers a script reaches as nested properties (`tools.a.b`), shortest first so a
+  // function exists before a namespace hangs below it.
+  const nested = names.filter((n) => scriptIdentifier(n) === n && n.includes('.')).map((n) => [n, n]);
+  for (const [alias, name] of aliases) if (alias.includes('.')) nested.push([alias, name]);
+  const depth = (id: string) => id.split('.').length;
+  nested.sort((a, b) => depth(a[0]!) - depth(b[0]!));
   const config = JSON.stringify({
-    tools: names.map((name) => [name, toolLabel(name), sanitizeToolName(name)]),
-    aliases: [...aliases],
+    tools: names.map((name) => [name, toolLabel(name), scriptIdentifier(name)]),
+    aliases: [...aliases].filter(([alias]) => !alias.includes('.')),
+    nested,
     collisions: collisions.map((c) => [c.identifier, c.names]),
-    globals: [...globals.keys()],
+    globals: [...globals.keys()].map((name) => [name, scriptPath(name)]).sort((a, b) => a[1]!.length - b[1]!.length),
     ...(callSites ? { sites: true } : {}),
   });
   return { tools, globals, config };

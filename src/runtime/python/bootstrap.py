@@ -322,7 +322,11 @@ class Runtime:
         if msg["ok"]:
             return msg.get("value")
         err = msg["error"]
-        raise st.error_class(err.get("name"))(err.get("message", ""))
+        error = st.error_class(err.get("name"))(err.get("message", ""))
+        # The traceback shows the calling line; the note names the tool it reached.
+        error.tool = name
+        error.add_note("(raised by tool %r)" % name)
+        raise error
 
     # -- running ----------------------------------------------------------------------------
     async def execute(self, run, code):
@@ -418,7 +422,11 @@ class Runtime:
 
     @staticmethod
     def format_error(e):
-        """The traceback Python would print, without this file's frames (the script never sees them)."""
+        """The traceback Python would print, cut to the script's own frames.
+
+        The runner's frames, the `ast.parse` frame a syntax error would show, and library frames
+        below the script's call are all left out: the model can only fix its own lines.
+        """
         report = traceback.TracebackException(type(e), e, e.__traceback__)
         seen, todo = set(), [report]
         while todo:
@@ -426,7 +434,7 @@ class Runtime:
             if id(te) in seen:
                 continue
             seen.add(id(te))
-            te.stack = traceback.StackSummary.from_list([f for f in te.stack if f.filename not in OUR_FILES])
+            te.stack = traceback.StackSummary.from_list([f for f in te.stack if f.filename.startswith(SCRIPT_PREFIX)])
             todo.extend(x for x in (te.__cause__, te.__context__) if x is not None)
         return "".join(report.format())
 

@@ -37,11 +37,11 @@ export type InboundMessage =
 export interface ToolTable {
   /** Host names of recorded tools, reachable as `tools["name"]`. */
   names: string[];
-  /** Sanitized identifier → host name, for `tools.identifier`. */
+  /** Script identifier (dotted for `tools.a.b`) → host name, for `tools.identifier`. */
   aliases: Record<string, string>;
   /** Identifiers claimed by several tools, which a script must spell out by name. */
   collisions: Record<string, string[]>;
-  /** Global helper identifier → host name. */
+  /** Global helper identifier (dotted for a namespaced global) → host name. */
   helpers: Record<string, string>;
 }
 

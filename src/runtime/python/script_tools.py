@@ -46,6 +46,46 @@ def sanitize(name):
     return "_" + out if out == "" or out[0].isdigit() else out
 
 
+def sanitize_path(name):
+    """Same rule as scriptIdentifier in names.ts: a dotted name sanitizes segment by segment."""
+    parts = name.split(".")
+    if len(parts) > 1 and all(parts):
+        return ".".join(sanitize(p) for p in parts)
+    return sanitize(name)
+
+
+def attach(node, key, value):
+    if isinstance(node, Namespace):
+        node._members[key] = value
+    else:
+        setattr(node, key, value)
+
+
+class Namespace:
+    """A dotted name's prefix (`models` of `models.list`): its members are attributes."""
+
+    __slots__ = ("_path", "_members")
+
+    def __init__(self, path, members):
+        object.__setattr__(self, "_path", path)
+        object.__setattr__(self, "_members", members)
+
+    def __getattr__(self, key):
+        members = object.__getattribute__(self, "_members")
+        if key in members:
+            return members[key]
+        raise UnknownToolError("%s has no member %r; it has: %s" % (self._path, key, ", ".join(sorted(members))))
+
+    def __setattr__(self, key, value):
+        raise AttributeError("%s is read-only" % self._path)
+
+    def __dir__(self):
+        return sorted(self._members)
+
+    def __repr__(self):
+        return "<namespace %s: %s>" % (self._path, ", ".join(sorted(self._members)))
+
+
 def distance(a, b):
     prev = list(range(len(b) + 1))
     for i in range(1, len(a) + 1):
@@ -77,15 +117,40 @@ class ToolTable:
         self.helpers = {}
 
     def update(self, spec):
-        """Replaces the table; returns the helper functions that are no longer offered."""
+        """Replaces the table; returns the helper globals that are no longer offered."""
         self.names = list(spec["names"])
         self.tool_set = frozenset(self.names)
         self.aliases = dict(spec["aliases"])
         self.collisions = dict(spec["collisions"])
         self.fns = {}
+        # Dotted keys (`tools.a.b`): each prefix's direct members, so `tools.a` is a namespace.
+        self.children = {}
+        for key in list(self.aliases) + [n for n in self.names if n not in self.aliases]:
+            if key not in self.aliases and sanitize_path(key) != key:
+                continue
+            parts = key.split(".")
+            for i in range(1, len(parts)):
+                self.children.setdefault(".".join(parts[:i]), set()).add(parts[i])
         retired = self.helpers
-        self.helpers = {ident: self.make_fn(name, ident) for ident, name in spec["helpers"].items()}
+        self.helpers = self.build_helpers(spec["helpers"])
         return retired
+
+    def build_helpers(self, helpers):
+        """Root name → function or namespace, for helper globals named by dotted paths."""
+        nodes = {}
+        for ident, name in sorted(helpers.items(), key=lambda item: item[0].count(".")):
+            parts = ident.split(".")
+            fn = self.make_fn(name, ident)
+            for i in range(1, len(parts)):
+                prefix = ".".join(parts[:i])
+                if prefix not in nodes:
+                    nodes[prefix] = Namespace(prefix, {})
+                    if i > 1:
+                        attach(nodes[".".join(parts[:i - 1])], parts[i - 1], nodes[prefix])
+            if len(parts) > 1:
+                attach(nodes[".".join(parts[:-1])], parts[-1], fn)
+            nodes[ident] = fn
+        return {ident: node for ident, node in nodes.items() if "." not in ident}
 
     def tool(self, key):
         fn = self.fns.get(key)
@@ -95,13 +160,18 @@ class ToolTable:
             name = key
         elif key in self.aliases:
             name = self.aliases[key]
+        elif key in self.children:
+            fn = self.fns[key] = Namespace("tools." + key, {c: self.tool(key + "." + c) for c in sorted(self.children[key])})
+            return fn
         elif key in self.collisions:
             raise UnknownToolError("tools.%s is ambiguous: it could mean %s; use tools[\"name\"]"
                                    % (key, ", ".join(repr(n) for n in self.collisions[key])))
         else:
             near = ", ".join("%r (tools.%s)" % (n, sanitize(n)) for n in closest(str(key), self.names))
             raise UnknownToolError("No tool named %r. %s" % (key, "Closest: " + near if near else "No tools are available."))
-        fn = self.fns[key] = self.make_fn(name, sanitize(name))
+        fn = self.fns[key] = self.make_fn(name, sanitize_path(name))
+        for child in sorted(self.children.get(key, ())):
+            setattr(fn, child, self.tool(key + "." + child))
         return fn
 
     def make_fn(self, name, ident):
@@ -139,7 +209,8 @@ class Tools:
         return key in self._table.tool_set or key in self._table.aliases
 
     def __dir__(self):
-        return sorted(set(self._table.aliases) | {n for n in self._table.names if n.isidentifier()})
+        keys = set(self._table.aliases) | {n for n in self._table.names if n.isidentifier()} | set(self._table.children)
+        return sorted(k for k in keys if "." not in k)
 
     def __repr__(self):
         return "<tools: %s>" % ", ".join(self._table.names)

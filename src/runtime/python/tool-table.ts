@@ -1,5 +1,5 @@
 import type { ToolBinding } from '../types.ts';
-import { buildAliasTable, sanitizeToolName } from '../names.ts';
+import { buildAliasTable, scriptIdentifier } from '../names.ts';
 import type { ToolTable } from './protocol.ts';
 
 /** The bindings of one run, indexed by host name, and the table the interpreter needs. */
@@ -27,7 +27,7 @@ export function buildRunTools(tools: readonly ToolBinding[]): RunTools {
       names.push(binding.name);
       continue;
     }
-    const ident = sanitizeToolName(binding.name);
+    const ident = scriptIdentifier(binding.name);
     if (helpers[ident] !== undefined) throw new TypeError(`helper globals ${JSON.stringify(helpers[ident])} and ${JSON.stringify(binding.name)} both become ${ident}`);
     helpers[ident] = binding.name;
   }

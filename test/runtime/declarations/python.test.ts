@@ -239,7 +239,7 @@ describe('renderPythonStubs: names and globals', () => {
         { name: 'a$b' },
         { name: 'class' },
         { name: 'p-q' },
-        { name: 'p.q' },
+        { name: 'p+q' },
         { name: '__init' },
       ]),
       'import inspect\nresult = [inspect.iscoroutinefunction(tools.x__run), hasattr(tools, "a_b"), hasattr(tools, "p_q")]',
@@ -248,8 +248,8 @@ describe('renderPythonStubs: names and globals', () => {
     assertContains(text, '    @staticmethod\n    async def x__run(args: XRunArgs) -> Any:\n        """Runs x.\n\n        Host name: "x--run".\n        """\n');
     assertContains(text, '    @staticmethod\n    async def a_b(args: dict[str, Any] | None = None) -> Any:\n        """Host name: "a$b"."""\n');
     assertContains(text, '    # "class" is reachable only as tools["class"]: it has no name Python can call it by.\n');
-    assertContains(text, '    # "p-q" is reachable only as tools["p-q"]: its identifier p_q would also match "p.q".\n');
-    assertContains(text, '    # "p.q" is reachable only as tools["p.q"]: its identifier p_q would also match "p-q".\n');
+    assertContains(text, '    # "p-q" is reachable only as tools["p-q"]: its identifier p_q would also match "p+q".\n');
+    assertContains(text, '    # "p+q" is reachable only as tools["p+q"]: its identifier p_q would also match "p-q".\n');
     assertContains(text, '    # "__init" is reachable only as tools["__init"]: it has no name Python can call it by.\n');
   });
 

@@ -108,10 +108,10 @@ describe('renderDeclarations: tools, names and globals', () => {
   });
 
   it('keeps identifiers with $ as they are and gives colliding names no alias', () => {
-    const text = renderDeclarations([{ name: 'a$b' }, { name: 'x-y' }, { name: 'x.y' }, { name: 'z-z' }, { name: 'z_z' }]);
+    const text = renderDeclarations([{ name: 'a$b' }, { name: 'x-y' }, { name: 'x+y' }, { name: 'z-z' }, { name: 'z_z' }]);
     assertContains(text, '  a$b(args?: { [key: string]: unknown }): Promise<unknown>;\n');
-    assertContains(text, '  /** Only reachable as tools["x-y"]: `x_y` would also match "x.y". */\n  "x-y"(');
-    assertContains(text, '  /** Only reachable as tools["x.y"]: `x_y` would also match "x-y". */\n  "x.y"(');
+    assertContains(text, '  /** Only reachable as tools["x-y"]: `x_y` would also match "x+y". */\n  "x-y"(');
+    assertContains(text, '  /** Only reachable as tools["x+y"]: `x_y` would also match "x-y". */\n  "x+y"(');
     assertContains(text, '  /** Only reachable as tools["z-z"]: `z_z` would also match "z_z". */\n  "z-z"(');
     assertContains(text, '\n  z_z(args?: { [key: string]: unknown }): Promise<unknown>;\n');
     assert.ok(!text.includes('x_y:'), text);

@@ -43,7 +43,7 @@ describe('console', () => {
 });
 
 describe('tool names', () => {
-  const tools = [tool('x--run', async () => 'dashed'), tool('plain', async () => 'plain'), tool('a.b', async () => 'dot'), tool('a-b', async () => 'dash')];
+  const tools = [tool('x--run', async () => 'dashed'), tool('plain', async () => 'plain'), tool('a+b', async () => 'plus'), tool('a-b', async () => 'dash')];
 
   test('a name that is not an identifier is reachable by name and by its sanitized identifier', async () => {
     assert.deepEqual(valueOf(await runtime.execute('return [await tools["x--run"](), await tools.x__run(), await tools.plain()];', { tools })), [
@@ -54,7 +54,7 @@ describe('tool names', () => {
   });
 
   test('Object.keys(tools) lists the real names once', async () => {
-    assert.deepEqual(valueOf(await runtime.execute('return Object.keys(tools);', { tools })), ['x--run', 'plain', 'a.b', 'a-b']);
+    assert.deepEqual(valueOf(await runtime.execute('return Object.keys(tools);', { tools })), ['x--run', 'plain', 'a+b', 'a-b']);
   });
 
   test('a collision after sanitizing is reported, and both tools stay reachable by name', async () => {
@@ -62,9 +62,9 @@ describe('tool names', () => {
     assert.equal(error.name, 'TypeError');
     assert.equal(
       error.message,
-      'tools.a_b is ambiguous: tools["a.b"] and tools["a-b"] all become "a_b" as identifiers; call the one you mean by its name, e.g. tools["a.b"]',
+      'tools.a_b is ambiguous: tools["a+b"] and tools["a-b"] all become "a_b" as identifiers; call the one you mean by its name, e.g. tools["a+b"]',
     );
-    assert.deepEqual(valueOf(await runtime.execute('return [await tools["a.b"](), await tools["a-b"]()];', { tools })), ['dot', 'dash']);
+    assert.deepEqual(valueOf(await runtime.execute('return [await tools["a+b"](), await tools["a-b"]()];', { tools })), ['plus', 'dash']);
   });
 
   test('reading a tool that does not exist names the closest tools, ranked as names.ts ranks them', async () => {

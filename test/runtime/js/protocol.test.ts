@@ -95,21 +95,33 @@ describe('messages from a sandbox process', () => {
 });
 
 describe('binding plans', () => {
-  test('carry labels, identifiers, aliases, collisions and globals', () => {
-    const plan = planBindings([tool('x--run'), tool('plain'), tool('a.b'), tool('a-b'), { name: 'image', kind: 'global', invoke: async () => 1 }]);
+  test('carry labels, identifiers, aliases, collisions, nested paths and globals', () => {
+    const global = (name: string) => ({ name, kind: 'global' as const, invoke: async () => 1 });
+    const plan = planBindings([tool('x--run'), tool('plain'), tool('a.b'), tool('a+b'), tool('a-b'), tool('c.d-e'), global('image'), global('m.get-one'), global('m')]);
     assert.deepEqual(JSON.parse(plan.config), {
       tools: [
         ['x--run', 'tools["x--run"]', 'x__run'],
         ['plain', 'tools.plain', 'plain'],
-        ['a.b', 'tools["a.b"]', 'a_b'],
+        ['a.b', 'tools["a.b"]', 'a.b'],
+        ['a+b', 'tools["a+b"]', 'a_b'],
         ['a-b', 'tools["a-b"]', 'a_b'],
+        ['c.d-e', 'tools["c.d-e"]', 'c.d_e'],
       ],
       aliases: [['x__run', 'x--run']],
-      collisions: [['a_b', ['a.b', 'a-b']]],
-      globals: ['image'],
+      nested: [['a.b', 'a.b'], ['c.d_e', 'c.d-e']],
+      collisions: [['a_b', ['a+b', 'a-b']]],
+      globals: [['image', ['image']], ['m', ['m']], ['m.get-one', ['m', 'get_one']]],
     });
-    assert.deepEqual([...plan.tools.keys()], ['x--run', 'plain', 'a.b', 'a-b']);
-    assert.deepEqual([...plan.globals.keys()], ['image']);
+    assert.deepEqual([...plan.tools.keys()], ['x--run', 'plain', 'a.b', 'a+b', 'a-b', 'c.d-e']);
+    assert.deepEqual([...plan.globals.keys()], ['image', 'm.get-one', 'm']);
+  });
+
+  test('refuse globals that would shadow a built-in, use a reserved word, or share a path', () => {
+    const global = (name: string) => ({ name, kind: 'global' as const, invoke: async () => 1 });
+    assert.throws(() => planBindings([global('Math.max')]), /would shadow the built-in Math/);
+    assert.throws(() => planBindings([global('delete.x')]), /reserved word delete/);
+    assert.throws(() => planBindings([global('m.a-b'), global('m.a_b')]), /globals "m.a-b" and "m.a_b" would both be reached as m.a_b/);
+    assert.throws(() => planBindings([{ ...global('m'), signature: 42 }]), /signature must be a string or/);
   });
 
   test('a tool and a global may share a name: they live in different places', () => {

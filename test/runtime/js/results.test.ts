@@ -169,8 +169,8 @@ describe('invalid arguments', () => {
     await assert.rejects(bad([{ name: '', invoke() {} }]), /options\.tools\[0\]\.name must be a non-empty string/);
     await assert.rejects(bad([{ name: 'x' }]), /options\.tools\[0\]\.invoke must be a function/);
     await assert.rejects(bad([tool('x'), tool('x')]), /tool "x" is bound twice/);
-    await assert.rejects(bad([global('not-an-id', async () => 1)]), /must be a JavaScript identifier/);
-    await assert.rejects(bad([global('console', async () => 1)]), /would shadow a built-in/);
+    await assert.rejects(bad([global('class', async () => 1)]), /reserved word class/);
+    await assert.rejects(bad([global('console', async () => 1)]), /would shadow the built-in console/);
     await assert.rejects(bad([], { timeoutMs: -1 }), /options\.limits\.timeoutMs must be greater than 0/);
     await assert.rejects(bad([], { heapMb: 8 }), /heapMb must be at least 16/);
     await assert.rejects(bad([], { maxCalls: 1.5 }), /maxCalls must be a whole number/);

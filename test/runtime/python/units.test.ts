@@ -85,6 +85,8 @@ test('tool table: aliases, collisions and helpers; invalid bindings are refused'
   assert.deepEqual(table.helpers, { log_it: 'log-it' });
   assert.equal(bindings.size, 4);
   assert.throws(() => buildRunTools([tool('a', noop), tool('a', noop)]), /two tool bindings are named "a"/);
-  assert.throws(() => buildRunTools([tool('a-b', noop, 'global'), tool('a.b', noop, 'global')]), /both become a_b/);
+  assert.throws(() => buildRunTools([tool('a-b', noop, 'global'), tool('a+b', noop, 'global')]), /both become a_b/);
+  // A dotted global is a path: 'a.b' and 'a-b' do not collide.
+  assert.deepEqual(buildRunTools([tool('a-b', noop, 'global'), tool('a.b', noop, 'global')]).table.helpers, { a_b: 'a-b', 'a.b': 'a.b' });
   assert.throws(() => buildRunTools([{ name: 'a' } as never]), /no invoke function/);
 });

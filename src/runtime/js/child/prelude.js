@@ -254,12 +254,35 @@
     // A tool call of a run with sites on sends its site (a number) in place of `false`.
     const id = callBridge(B_CALL, sites && !isGlobal ? callerSite() : isGlobal, name, json);
     if (typeof id === 'number') {
-      return new PromiseCtor(function (resolve, reject) {
+      return relay(new PromiseCtor(function (resolve, reject) {
         pending[id] = [resolve, reject];
-      });
+      }), label);
     }
     if (typeof id === 'string') return rejected(new RangeErrorCtor(id));
     return rejected(new ErrorCtor(label + ' was called after the run ended'));
+  }
+
+  // A failed call's error is made here, after the await resumes, rather than when the host's
+  // answer arrives: V8 then records the script's awaiting frames (`at async script.js:3:9`),
+  // so an uncaught tool error names the line that called the tool. Only failures pay for a stack.
+  const FAILURE = SymbolCtor('failure');
+  async function relay(promise, label) {
+    try {
+      return await promise;
+    } catch (failure) {
+      if (failure !== null && typeof failure === 'object' && failure[FAILURE] === true) throw toolFailure(failure.name, failure.message, label);
+      throw failure;
+    }
+  }
+
+  /** A failed call's error: its stack ends with the tool it came from. */
+  function toolFailure(name, message, label) {
+    const error = makeError(name, message);
+    const stack = readString(error, 'stack');
+    if (stack !== undefined) {
+      defineProperty(error, 'stack', { value: stack + '\n    (raised by ' + label + ')', writable: true, enumerable: false, configurable: true });
+    }
+    return error;
   }
 
   function makeCallable(isGlobal, name, label) {
@@ -273,7 +296,11 @@
     if (entry === undefined) return false;
     delete pending[id];
     if (!ok) {
-      entry[1](makeError(errorName, payload));
+      const failure = create(null);
+      failure[FAILURE] = true;
+      failure.name = errorName;
+      failure.message = payload;
+      entry[1](failure);
       return true;
     }
     let value;
@@ -289,6 +316,31 @@
     return true;
   }
 
+  // Hangs `value` at `path` below `root`, making namespace objects on the way. `made` holds
+  // what this run put there (so a namespace may hang below a function of its own); anything
+  // else already on `root` is a built-in the path may not replace.
+  function installPath(root, path, value, made, prefix) {
+    let node = root;
+    let key = prefix;
+    for (let i = 0; i < path.length; i++) {
+      const segment = path[i];
+      key += '.' + segment;
+      const last = i === path.length - 1;
+      const existing = made[key];
+      if (existing !== undefined) {
+        if (last) return 'two bindings are reached as ' + key.slice(1);
+        node = existing;
+        continue;
+      }
+      if (i === 0 && segment in root) return 'global ' + key.slice(1) + ' would shadow a built-in';
+      const child = last ? value : create(null);
+      defineProperty(node, segment, { value: child, writable: false, enumerable: i > 0, configurable: false });
+      made[key] = child;
+      node = child;
+    }
+    return '';
+  }
+
   function bind(configJson) {
     const config = jsonParse(configJson);
     sites = config.sites === true;
@@ -301,6 +353,19 @@
       const [alias, name] = config.aliases[i];
       defineProperty(target, alias, { value: target[name], enumerable: false });
     }
+    const madeTools = create(null);
+    const flat = Reflect.ownKeys(target);
+    // A dotted host name is one flat property (`tools["a.b"]`); only plain keys can hold a path.
+    for (let i = 0; i < flat.length; i++) {
+      if (flat[i].indexOf('.') < 0) madeTools['.' + flat[i]] = target[flat[i]];
+    }
+    for (let i = 0; i < config.nested.length; i++) {
+      const [id, name] = config.nested[i];
+      const problem = installPath(target, id.split('.'), target[name], madeTools, '');
+      if (problem !== '') return problem;
+    }
+    const toolNodes = Object.keys(madeTools);
+    for (let i = 0; i < toolNodes.length; i++) freeze(madeTools[toolNodes[i]]);
     freeze(target);
     const handler = create(null);
     handler.get = function (tools, key) {
@@ -315,13 +380,14 @@
     defineProperty(G, 'tools', {
       value: new ProxyCtor(target, handler), writable: false, enumerable: false, configurable: false,
     });
+    const madeGlobals = create(null);
     for (let i = 0; i < config.globals.length; i++) {
-      const name = config.globals[i];
-      if (name in G) return 'global ' + name + ' would shadow a built-in';
-      defineProperty(G, name, {
-        value: makeCallable(true, name, name + '()'), writable: false, enumerable: false, configurable: false,
-      });
+      const [name, path] = config.globals[i];
+      const problem = installPath(G, path, makeCallable(true, name, path.join('.') + '()'), madeGlobals, '');
+      if (problem !== '') return problem;
     }
+    const roots = Object.keys(madeGlobals);
+    for (let i = 0; i < roots.length; i++) freeze(madeGlobals[roots[i]]);
     return '';
   }
 

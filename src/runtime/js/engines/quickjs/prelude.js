@@ -270,7 +270,7 @@
     const id = callBridge(B_CALL, isGlobal ? 1 : sites ? callerSite() * 2 : 0, name, json);
     if (typeof id === 'number') {
       return new PromiseCtor(function (resolve, reject) {
-        pending[id] = [resolve, reject];
+        pending[id] = [resolve, reject, label];
       });
     }
     if (typeof id === 'string') return rejected(new RangeErrorCtor(id));
@@ -288,7 +288,17 @@
     if (entry === undefined) return false;
     delete pending[id];
     if (!ok) {
-      entry[1](makeError(errorName, payload));
+      // QuickJS keeps no async stacks, so the script's line is gone by now; the stack at least
+      // names the tool the failure came from.
+      const error = makeError(errorName, payload);
+      let head;
+      try {
+        head = apply(errorToString, error, []);
+      } catch {
+        head = 'Error';
+      }
+      defineProperty(error, 'stack', { value: head + '\n    (raised by ' + entry[2] + ')', writable: true, enumerable: false, configurable: true });
+      entry[1](error);
       return true;
     }
     let value;
@@ -332,6 +342,40 @@
   /** Global tools bound by the previous bind, removed before the next one. */
   let boundGlobals = [];
 
+  // Hangs `value` at `path` below `root`, making namespace objects on the way. `made` holds
+  // what this run put there (so a namespace may hang below a function of its own). On the
+  // global object (`onGlobal`) the first segment may not be a built-in, but may replace what a
+  // script of an earlier run of the session left there (the binding wins), and is configurable so
+  // that the next run's bind can take it away; on `tools` (new each run) anything there is a clash.
+  function installPath(root, path, value, made, prefix, onGlobal) {
+    let node = root;
+    let key = prefix;
+    for (let i = 0; i < path.length; i++) {
+      const segment = path[i];
+      key += '.' + segment;
+      const last = i === path.length - 1;
+      const existing = made[key];
+      if (existing !== undefined) {
+        if (last) return 'two bindings are reached as ' + key.slice(1);
+        node = existing;
+        continue;
+      }
+      if (i === 0 && onGlobal) {
+        if (builtinNames[segment] === true) return 'global ' + key.slice(1) + ' would shadow a built-in';
+        const left = Reflect.getOwnPropertyDescriptor(root, segment);
+        if (left !== undefined && !left.configurable) return 'global ' + key.slice(1) + ' would shadow a built-in';
+      } else if (i === 0 && segment in root) {
+        return 'global ' + key.slice(1) + ' would shadow a built-in';
+      }
+      const child = last ? value : create(null);
+      defineProperty(node, segment, { value: child, writable: false, enumerable: i > 0, configurable: i === 0 && onGlobal === true });
+      if (i === 0 && onGlobal) boundGlobals.push(segment);
+      made[key] = child;
+      node = child;
+    }
+    return '';
+  }
+
   function bind(configJson, seedText) {
     const config = jsonParse(configJson);
     sites = config.sites === true;
@@ -367,21 +411,32 @@
       const [alias, name] = config.aliases[i];
       defineProperty(tools, alias, { value: tools[name], enumerable: false });
     }
+    const madeTools = create(null);
+    const flat = Reflect.ownKeys(tools);
+    // A dotted host name is one flat property (`tools["a.b"]`); only plain keys can hold a path.
+    for (let i = 0; i < flat.length; i++) {
+      if (flat[i].indexOf('.') < 0) madeTools['.' + flat[i]] = tools[flat[i]];
+    }
+    for (let i = 0; i < config.nested.length; i++) {
+      const [id, name] = config.nested[i];
+      const problem = installPath(tools, id.split('.'), tools[name], madeTools, '');
+      if (problem !== '') return problem;
+    }
+    const toolNodes = Object.keys(madeTools);
+    for (let i = 0; i < toolNodes.length; i++) freeze(madeTools[toolNodes[i]]);
     freeze(tools);
     // Configurable, so that the next run of the session can bind its own tools.
     defineProperty(G, 'tools', {
       value: tools, writable: false, enumerable: false, configurable: true,
     });
+    const madeGlobals = create(null);
     for (let i = 0; i < config.globals.length; i++) {
-      const name = config.globals[i];
-      if (builtinNames[name] === true) return 'global ' + name + ' would shadow a built-in';
-      const existing = Reflect.getOwnPropertyDescriptor(G, name);
-      if (existing !== undefined && !existing.configurable) return 'global ' + name + ' would shadow a built-in';
-      defineProperty(G, name, {
-        value: makeCallable(true, name, name + '()'), writable: false, enumerable: false, configurable: true,
-      });
-      boundGlobals.push(name);
+      const [name, path] = config.globals[i];
+      const problem = installPath(G, path, makeCallable(true, name, path.join('.') + '()'), madeGlobals, '', true);
+      if (problem !== '') return problem;
     }
+    const roots = Object.keys(madeGlobals);
+    for (let i = 0; i < roots.length; i++) freeze(madeGlobals[roots[i]]);
     return '';
   }
 
