@@ -30,6 +30,8 @@ const child = spawn(process.execPath, command, { stdio: ['pipe', 'inherit', 'inh
 process.stdin.on('data', (chunk) => { appendFileSync(log, chunk); child.stdin.write(chunk); });
 process.stdin.on('end', () => child.stdin.end());
 child.on('exit', (code) => process.exit(code ?? 1));
+// Ended by serve, the tee ends what it started: an orphan would hold serve's pipes open.
+process.on('SIGTERM', () => child.kill('SIGTERM'));
 `;
 
 interface Setup {
