@@ -22,16 +22,19 @@ import { binPath } from './servers.ts';
 
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 
-/** Spawns argv[3..] and copies every line its stdin receives into argv[2], in order. */
+/**
+ * Spawns argv[3..] and copies every line its stdin receives into argv[2], in order; writes the
+ * child's pid to argv[2].pid. Like a careless wrapper (npx, a shell script), it does not pass on
+ * a SIGTERM: its child lives on, holding serve's pipes, as long as it has work.
+ */
 const TEE = `import { spawn } from 'node:child_process';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 const [log, ...command] = process.argv.slice(2);
 const child = spawn(process.execPath, command, { stdio: ['pipe', 'inherit', 'inherit'] });
+writeFileSync(log + '.pid', String(child.pid));
 process.stdin.on('data', (chunk) => { appendFileSync(log, chunk); child.stdin.write(chunk); });
 process.stdin.on('end', () => child.stdin.end());
 child.on('exit', (code) => process.exit(code ?? 1));
-// Ended by serve, the tee ends what it started: an orphan would hold serve's pipes open.
-process.on('SIGTERM', () => child.kill('SIGTERM'));
 `;
 
 interface Setup {
@@ -40,6 +43,8 @@ interface Setup {
   memoryFile: string;
   /** Every line serve wrote to server-everything. */
   everythingInbound: () => { method?: string; id?: unknown; params?: any }[];
+  /** The pid of server-everything itself (behind the tee). */
+  everythingPid: () => number;
   configPath: string;
 }
 
@@ -62,7 +67,17 @@ function setup(): Setup {
     codeExecution: { languages: ['javascript', 'python'] },
   }));
   const everythingInbound = () => readFileSync(teeLog, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
-  return { dir, root, memoryFile, everythingInbound, configPath };
+  const everythingPid = () => Number(readFileSync(`${teeLog}.pid`, 'utf8'));
+  return { dir, root, memoryFile, everythingInbound, everythingPid, configPath };
+}
+
+/** Whether `pid` is a live process; an orphan nobody reaped lingers as a zombie (state Z). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 const text = (result: any): string => (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('');
@@ -203,6 +218,34 @@ return (await tools.fs__read_text_file({ path: root + '/http.txt' })).content;` 
       assert.equal(text(echo), 'Echo: still here');
     } finally {
       await client.close();
+    }
+  });
+
+  test("serve's SIGTERM is not held by a provider's orphan that keeps serve's pipes open", async () => {
+    // A minute-long call the client abandons keeps server-everything busy (its steps go on
+    // after the cancellation) while the tee in front of it is stopped on shutdown.
+    const { client } = await connectClient(url);
+    const controller = new AbortController();
+    let stepped!: () => void;
+    const firstStep = new Promise<void>((resolve) => (stepped = resolve));
+    const call = client.callTool({ name: 'ev--trigger-long-running-operation', arguments: { duration: 60, steps: 600 } }, undefined, { signal: controller.signal, onprogress: () => stepped() });
+    await firstStep;
+    controller.abort('done with it');
+    await assert.rejects(call);
+    await client.close();
+    const orphan = s.everythingPid();
+    try {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      assert.equal(code, 0, 'serve ends cleanly on SIGTERM');
+      assert.ok(running(orphan), 'serve ended while the orphan still ran: it did not wait for it');
+    } finally {
+      try {
+        process.kill(orphan, 'SIGKILL');
+      } catch {
+        // Already gone (the assertion above then failed).
+      }
     }
   });
 });
