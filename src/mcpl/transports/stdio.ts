@@ -29,6 +29,8 @@ export interface StdioServerParams {
 export type { GarbageLine, WireFrame };
 
 const NEWLINE = 0x0a;
+/** How long the output of an exited server may still drain before its pipes are dropped. */
+const EXIT_DRAIN_MS = 250;
 export class StdioTransport implements HostTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -102,6 +104,16 @@ export class StdioTransport implements HostTransport {
       child.on('spawn', () => {
         spawned = true;
         resolve();
+      });
+      // A grandchild (npx's, a wrapper's) can hold the pipes open after the process we
+      // started is gone, and 'close' waits for every holder: once ours has exited and its last
+      // output had time to drain, the pipes are dropped so the end is seen now.
+      child.on('exit', () => {
+        setTimeout(() => {
+          child.stdin?.destroy();
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+        }, EXIT_DRAIN_MS).unref();
       });
       child.on('close', (code, signal) => {
         this.exitInfo = { code, signal };
