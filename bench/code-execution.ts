@@ -99,7 +99,7 @@ try {
   await python.close();
   // A gated tool approved once up front: no call waits, each captures its site.
   const gated = noopHost({ approvalGate: { required: (c) => c.tool === 'noop', decide: async () => false, decideBatch: async () => true } });
-  const gatedCe = registerCodeExecution(gated, { engine: 'quickjs', maxTimeLimitMs: 120_000 });
+  const gatedCe = registerCodeExecution(gated, { engine: 'quickjs', maxTimeLimitMs: 120_000, maxCallsPerExecution: Infinity });
   const gatedInference = gated.beginInference({ conversationId: 'bench-gated' });
   const gatedRun = async (code: string) => {
     const t = performance.now();
