@@ -169,19 +169,54 @@ describe('V8 engine processes', () => {
 });
 
 /** QuickJS sandbox processes started by this test process (Linux /proc). */
+/**
+ * The QuickJS sandbox processes this test process started: the node processes themselves, also
+ * when the OS layer put a bubblewrap process between (killing bwrap would leave the sandbox to
+ * die a moment later, by its parent-death signal, racing the run it should fail).
+ */
 function quickjsChildren(): number[] {
-  const pids: number[] = [];
+  const parents = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('engines/quickjs/main.mjs')) pids.push(Number(entry));
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  const descends = (pid: number): boolean => {
+    for (let p = parents.get(pid), hops = 0; p !== undefined && hops < 8; p = parents.get(p), hops++) if (p === process.pid) return true;
+    return false;
+  };
+  const pids: number[] = [];
+  for (const pid of parents.keys()) {
+    try {
+      if (!descends(pid) || readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'bwrap') continue;
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('engines/quickjs/main.mjs')) pids.push(pid);
     } catch {
       // Gone while we looked.
     }
   }
   return pids;
+}
+
+/** Resolves once `pid` is gone (or a zombie): polled each turn of the event loop, no fixed sleep. */
+function gone(pid: number): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      let state = '';
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]!;
+      } catch {
+        return resolve();
+      }
+      if (state === 'Z' || state === 'X') resolve();
+      else setImmediate(check);
+    };
+    check();
+  });
 }
 
 describe('a crashed QuickJS process', () => {
@@ -201,6 +236,8 @@ describe('a crashed QuickJS process', () => {
       const pids = quickjsChildren();
       assert.equal(pids.length, 2, 'one process per run (runsPerProcess 1)');
       process.kill(pids[0]!, 'SIGKILL');
+      // The answers go out only once the process is dead, so its run cannot finish first.
+      await gone(pids[0]!);
       gates.A.resolve('A done');
       gates.B.resolve('B done');
       const results = await Promise.all([a, b]);
