@@ -19,7 +19,6 @@ export const B_LOG = 2;
 export const B_DONE = 3;
 export const B_FAIL = 4;
 export const B_UNKNOWN_TOOL = 5;
-export const B_DEPTH = 6;
 
 const prelude = new vm.Script(fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8'), {
   filename: 'toolcell-prelude',

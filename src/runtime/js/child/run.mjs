@@ -1,9 +1,9 @@
 // One run inside the sandbox process: the bridge's side of every call the prelude makes, the
 // limits that can be enforced here, and the outbox of calls and log lines bound for the host.
 import { send } from './io.mjs';
-import { B_CALL, B_DEPTH, B_DONE, B_FAIL, B_LOG, B_UNKNOWN_TOOL, C_DELIVER } from './context.mjs';
+import { B_CALL, B_DONE, B_FAIL, B_LOG, B_UNKNOWN_TOOL, C_DELIVER } from './context.mjs';
 import { unknownToolMessage } from './closest.mjs';
-import { jsonDeeperThan } from './json-depth.mjs';
+import { admitCall, byteLength, callsExhausted, logOverflow, returnRefusal } from './run-bounds.mjs';
 
 /** Console levels, and `stdout` for the script's print(...). */
 const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug', 'stdout']);
@@ -15,9 +15,6 @@ const MAX_TEXT = 64 * 1024;
 export const DEADLOCK_MESSAGE =
   'the script is waiting for a promise that nothing can settle (no tool call is pending)';
 
-function byteLength(text) {
-  return Buffer.byteLength(text, 'utf8');
-}
 
 function cap(text) {
   return typeof text === 'string' && text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
@@ -66,7 +63,6 @@ export class Run {
       case B_DONE: this.done(a); return null;
       case B_FAIL: this.scriptFailed(a, b, c); return null;
       case B_UNKNOWN_TOOL: return typeof a === 'string' ? unknownToolMessage(a, this.config) : null;
-      case B_DEPTH: return typeof a === 'string' && jsonDeeperThan(a, this.limits.maxDepth) ? this.limits.maxDepth : null;
       default: return null;
     }
   }
@@ -76,25 +72,14 @@ export class Run {
     const site = typeof flag === 'number' && this.sites ? flag : 0;
     const isGlobal = typeof flag === 'number' ? false : flag;
     if (typeof isGlobal !== 'boolean' || typeof name !== 'string' || typeof json !== 'string') return null;
-    const { maxCalls, maxInFlight, maxArgsBytes, maxInFlightBytes, maxDepth } = this.limits;
-    if (this.calls >= maxCalls) {
-      this.fail('script', 'RangeError', `the script made more than ${maxCalls} tool calls (limit maxCalls)`);
+    const exhausted = callsExhausted(this.limits, this.calls);
+    if (exhausted !== null) {
+      this.fail('script', 'RangeError', exhausted);
       return null;
     }
     const label = isGlobal ? `${name}()` : this.labels.get(name) ?? name;
-    if (this.inflight >= maxInFlight) {
-      return `${label}: ${maxInFlight} calls are already in flight (limit maxInFlight); await some before starting more`;
-    }
-    const bytes = byteLength(json);
-    if (bytes > maxArgsBytes) {
-      return `the arguments of ${label} are ${bytes} bytes, over the ${maxArgsBytes}-byte limit (maxArgsBytes)`;
-    }
-    if (jsonDeeperThan(json, maxDepth)) {
-      return `the arguments of ${label} are nested deeper than ${maxDepth} levels (limit maxDepth)`;
-    }
-    if (this.inflightBytes + bytes > maxInFlightBytes) {
-      return `${label}: its ${bytes} bytes of arguments would put more than the ${maxInFlightBytes}-byte limit (maxInFlightBytes) in flight; await some calls before starting more`;
-    }
+    const bytes = admitCall(this.limits, this, label, json);
+    if (typeof bytes === 'string') return bytes;
     const id = this.nextCall++;
     this.calls++;
     this.inflight++;
@@ -112,15 +97,9 @@ export class Run {
 
   log(level, text) {
     if (!LEVELS.has(level) || typeof text !== 'string') return;
-    // Counted as well as measured: empty lines cost the host an entry each.
-    if (++this.logEntries > this.limits.maxLogEntries) {
-      this.fail('script', 'RangeError', `the script wrote more than ${this.limits.maxLogEntries} log entries (limit maxLogEntries)`);
-      return;
-    }
-    const bytes = byteLength(text);
-    this.logBytes += bytes;
-    if (this.logBytes > this.limits.maxLogBytes) {
-      this.fail('script', 'RangeError', `console output exceeded ${this.limits.maxLogBytes} bytes (limit maxLogBytes)`);
+    const overflow = logOverflow(this.limits, ++this.logEntries, (this.logBytes += byteLength(text)));
+    if (overflow !== null) {
+      this.fail('script', 'RangeError', overflow);
       return;
     }
     this.outLevels.push(level);
@@ -131,14 +110,8 @@ export class Run {
 
   done(json) {
     if (typeof json !== 'string') return this.fail('sandbox', undefined, 'the prelude reported a malformed result');
-    const max = this.limits.maxReturnBytes;
-    const bytes = json.length * 3 > max ? byteLength(json) : json.length;
-    if (bytes > max) {
-      return this.fail('script', 'RangeError', `the return value is ${bytes} bytes, over the ${max}-byte limit (maxReturnBytes)`);
-    }
-    if (jsonDeeperThan(json, this.limits.maxDepth)) {
-      return this.fail('script', 'RangeError', `the return value is nested deeper than ${this.limits.maxDepth} levels (limit maxDepth)`);
-    }
+    const refused = returnRefusal(this.limits, json);
+    if (refused !== null) return this.fail('script', 'RangeError', refused);
     this.finish({ ok: true }, [json]);
   }
 

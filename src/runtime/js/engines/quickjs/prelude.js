@@ -22,7 +22,6 @@
   const B_DONE = 3;
   const B_FAIL = 4;
   const B_UNKNOWN_TOOL = 5;
-  const B_DEPTH = 6;
 
   const G = globalThis;
   const apply = Reflect.apply;

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { send } from '../../child/io.mjs';
 import { unknownToolMessage } from '../../child/closest.mjs';
-import { jsonDeeperThan } from '../../child/json-depth.mjs';
+import { admitCall, byteLength, callsExhausted, logOverflow, returnRefusal } from '../../child/run-bounds.mjs';
 
 // Keep in sync with prelude.js.
 const C_BIND = 1;
@@ -18,7 +18,6 @@ const B_LOG = 2;
 const B_DONE = 3;
 const B_FAIL = 4;
 const B_UNKNOWN_TOOL = 5;
-const B_DEPTH = 6;
 
 /** Console levels, and `stdout` for the script's print(...). */
 const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug', 'stdout']);
@@ -35,9 +34,6 @@ export const SCRIPT_FILE = 'script.js';
 export const DEADLOCK_MESSAGE =
   'the script is waiting for a promise that nothing can settle (no tool call is pending)';
 
-function byteLength(text) {
-  return Buffer.byteLength(text, 'utf8');
-}
 
 function cap(text) {
   return typeof text === 'string' && text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
@@ -172,12 +168,6 @@ export class GuestRun {
         const key = str(ex, a);
         return this.answer(key === undefined ? null : vm.newString(unknownToolMessage(key, this.config)));
       }
-      case B_DEPTH: {
-        // A logged value's JSON: answered with the limit when it nests too deep (console.* throws).
-        const json = str(ex, a);
-        const max = this.limits.maxDepth;
-        return json !== undefined && jsonDeeperThan(json, max) ? this.answer(vm.newNumber(max)) : vm.null;
-      }
       default:
         return vm.null;
     }
@@ -191,25 +181,14 @@ export class GuestRun {
 
   call(isGlobal, name, json, site) {
     if (typeof name !== 'string' || typeof json !== 'string') return null;
-    const { maxCalls, maxInFlight, maxArgsBytes, maxInFlightBytes, maxDepth } = this.limits;
-    if (this.calls >= maxCalls) {
-      this.fail('script', 'RangeError', `the script made more than ${maxCalls} tool calls (limit maxCalls)`);
+    const exhausted = callsExhausted(this.limits, this.calls);
+    if (exhausted !== null) {
+      this.fail('script', 'RangeError', exhausted);
       return null;
     }
     const label = isGlobal ? `${name}()` : this.labels.get(name) ?? name;
-    if (this.inflight >= maxInFlight) {
-      return `${label}: ${maxInFlight} calls are already in flight (limit maxInFlight); await some before starting more`;
-    }
-    const bytes = byteLength(json);
-    if (bytes > maxArgsBytes) {
-      return `the arguments of ${label} are ${bytes} bytes, over the ${maxArgsBytes}-byte limit (maxArgsBytes)`;
-    }
-    if (jsonDeeperThan(json, maxDepth)) {
-      return `the arguments of ${label} are nested deeper than ${maxDepth} levels (limit maxDepth)`;
-    }
-    if (this.inflightBytes + bytes > maxInFlightBytes) {
-      return `${label}: its ${bytes} bytes of arguments would put more than the ${maxInFlightBytes}-byte limit (maxInFlightBytes) in flight; await some calls before starting more`;
-    }
+    const bytes = admitCall(this.limits, this, label, json);
+    if (typeof bytes === 'string') return bytes;
     const id = this.nextCall++;
     this.calls++;
     this.inflight++;
@@ -227,14 +206,9 @@ export class GuestRun {
 
   log(level, text) {
     if (!LEVELS.has(level) || typeof text !== 'string') return;
-    // Counted as well as measured: empty lines cost the host an entry each.
-    if (++this.logEntries > this.limits.maxLogEntries) {
-      this.fail('script', 'RangeError', `the script wrote more than ${this.limits.maxLogEntries} log entries (limit maxLogEntries)`);
-      return;
-    }
-    this.logBytes += byteLength(text);
-    if (this.logBytes > this.limits.maxLogBytes) {
-      this.fail('script', 'RangeError', `console output exceeded ${this.limits.maxLogBytes} bytes (limit maxLogBytes)`);
+    const overflow = logOverflow(this.limits, ++this.logEntries, (this.logBytes += byteLength(text)));
+    if (overflow !== null) {
+      this.fail('script', 'RangeError', overflow);
       return;
     }
     this.outLevels.push(level);
@@ -246,14 +220,8 @@ export class GuestRun {
   done(json) {
     this.keep = this.owned;
     if (typeof json !== 'string') return this.fail('sandbox', undefined, 'the prelude reported a malformed result');
-    const max = this.limits.maxReturnBytes;
-    const bytes = json.length * 3 > max ? byteLength(json) : json.length;
-    if (bytes > max) {
-      return this.fail('script', 'RangeError', `the return value is ${bytes} bytes, over the ${max}-byte limit (maxReturnBytes)`);
-    }
-    if (jsonDeeperThan(json, this.limits.maxDepth)) {
-      return this.fail('script', 'RangeError', `the return value is nested deeper than ${this.limits.maxDepth} levels (limit maxDepth)`);
-    }
+    const refused = returnRefusal(this.limits, json);
+    if (refused !== null) return this.fail('script', 'RangeError', refused);
     this.finish({ ok: true }, [json]);
   }
 
