@@ -1,14 +1,12 @@
-// One run inside the sandbox process: the bridge's side of every call the prelude makes, the
-// limits that can be enforced here, and the outbox of calls and log lines bound for the host.
+// One run inside the V8 sandbox process: the bridge's side of every call the prelude makes.
+// Admitting calls and log lines against the limits, and batching them for the host, is the
+// outbox's (outbox.mjs, shared with the QuickJS engine).
 import { send } from './io.mjs';
 import { B_CALL, B_DONE, B_FAIL, B_LOG, B_UNKNOWN_TOOL, C_DELIVER } from './context.mjs';
 import { unknownToolMessage } from './closest.mjs';
-import { admitCall, byteLength, callsExhausted, logOverflow, returnRefusal } from './run-bounds.mjs';
+import { Outbox } from './outbox.mjs';
+import { returnRefusal } from './run-bounds.mjs';
 
-/** Console levels, and `stdout` for the script's print(...). */
-const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug', 'stdout']);
-/** Flush the outbox early once it holds this many characters, to keep frames bounded. */
-const FLUSH_CHARS = 4 << 20;
 /** Longest error message or stack sent back. */
 const MAX_TEXT = 64 * 1024;
 
@@ -33,24 +31,10 @@ export class Run {
     this.limits = limits;
     this.config = config;
     this.sandbox = sandbox;
-    this.labels = new Map(config.tools.map(([name, label]) => [name, label]));
-    this.sites = config.sites === true;
     this.running = true;
-    this.nextCall = 1;
-    this.calls = 0;
-    this.inflight = 0;
-    /** UTF-8 bytes of the arguments of calls still pending, and each pending call's share. */
-    this.inflightBytes = 0;
-    this.callBytes = new Map();
-    this.logBytes = 0;
-    this.logEntries = 0;
-    this.outCalls = [];
-    /** Encoded call sites, parallel to the calls, only for runs that asked for them. */
-    this.outSites = [];
-    this.outLevels = [];
-    this.outArgs = [];
-    this.outLogs = [];
-    this.outChars = 0;
+    this.out = new Outbox(id, limits, (message) => this.fail('script', 'RangeError', message));
+    this.out.labels = new Map(config.tools.map(([name, label]) => [name, label]));
+    this.out.sites = config.sites === true;
     sandbox.slot.handler = (op, a, b, c) => this.bridge(op, a, b, c);
   }
 
@@ -69,43 +53,14 @@ export class Run {
 
   call(flag, name, json) {
     // A number in place of `false`: a tool call with its encoded call site (runs with sites on).
-    const site = typeof flag === 'number' && this.sites ? flag : 0;
+    const site = typeof flag === 'number' && this.out.sites ? flag : 0;
     const isGlobal = typeof flag === 'number' ? false : flag;
     if (typeof isGlobal !== 'boolean' || typeof name !== 'string' || typeof json !== 'string') return null;
-    const exhausted = callsExhausted(this.limits, this.calls);
-    if (exhausted !== null) {
-      this.fail('script', 'RangeError', exhausted);
-      return null;
-    }
-    const label = isGlobal ? `${name}()` : this.labels.get(name) ?? name;
-    const bytes = admitCall(this.limits, this, label, json);
-    if (typeof bytes === 'string') return bytes;
-    const id = this.nextCall++;
-    this.calls++;
-    this.inflight++;
-    if (bytes > 0) {
-      this.inflightBytes += bytes;
-      this.callBytes.set(id, bytes);
-    }
-    this.outCalls.push(id, isGlobal ? 1 : 0, name);
-    if (this.sites) this.outSites.push(site);
-    this.outArgs.push(json);
-    this.outChars += json.length;
-    if (this.outChars > FLUSH_CHARS) this.flush();
-    return id;
+    return this.out.call(isGlobal, name, json, site);
   }
 
   log(level, text) {
-    if (!LEVELS.has(level) || typeof text !== 'string') return;
-    const overflow = logOverflow(this.limits, ++this.logEntries, (this.logBytes += byteLength(text)));
-    if (overflow !== null) {
-      this.fail('script', 'RangeError', overflow);
-      return;
-    }
-    this.outLevels.push(level);
-    this.outLogs.push(text);
-    this.outChars += text.length;
-    if (this.outChars > FLUSH_CHARS) this.flush();
+    this.out.log(level, text);
   }
 
   done(json) {
@@ -141,17 +96,12 @@ export class Run {
 
   /** Sends buffered calls and log lines to the host in one frame. */
   flush() {
-    if (this.outCalls.length === 0 && this.outLevels.length === 0) return;
-    const payloads = this.outArgs.length === 0 ? this.outLogs : this.outArgs.concat(this.outLogs);
-    send(this.sites
-      ? { t: 'out', run: this.id, c: this.outCalls, l: this.outLevels, s: this.outSites }
-      : { t: 'out', run: this.id, c: this.outCalls, l: this.outLevels }, payloads);
-    this.outCalls = [];
-    this.outSites = [];
-    this.outLevels = [];
-    this.outArgs = [];
-    this.outLogs = [];
-    this.outChars = 0;
+    this.out.flush();
+  }
+
+  /** Calls the host has not answered yet. */
+  get inflight() {
+    return this.out.inflight;
   }
 
   /** Settles calls from a `res` frame: header.r is [id, ok, errorName] triples, payloads the values. */
@@ -159,12 +109,7 @@ export class Run {
     const r = header.r;
     const control = this.sandbox.control;
     for (let i = 0, k = 0; i < r.length && this.running; i += 3, k++) {
-      this.inflight--;
-      const bytes = this.callBytes.get(r[i]);
-      if (bytes !== undefined) {
-        this.inflightBytes -= bytes;
-        this.callBytes.delete(r[i]);
-      }
+      this.out.settled(r[i]);
       let known;
       try {
         known = control(C_DELIVER, r[i], r[i + 1] === 1, payloads[k], r[i + 2]);

@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { send } from '../../child/io.mjs';
 import { unknownToolMessage } from '../../child/closest.mjs';
-import { admitCall, byteLength, callsExhausted, logOverflow, returnRefusal } from '../../child/run-bounds.mjs';
+import { Outbox } from '../../child/outbox.mjs';
+import { returnRefusal } from '../../child/run-bounds.mjs';
 
 // Keep in sync with prelude.js.
 const C_BIND = 1;
@@ -19,10 +20,6 @@ const B_DONE = 3;
 const B_FAIL = 4;
 const B_UNKNOWN_TOOL = 5;
 
-/** Console levels, and `stdout` for the script's print(...). */
-const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug', 'stdout']);
-/** Flush the outbox early once it holds this many characters, to keep frames bounded. */
-const FLUSH_CHARS = 4 << 20;
 /** Longest error message or stack sent back. */
 const MAX_TEXT = 64 * 1024;
 /** Promise jobs between two deadline checks: `while (true) await null` runs few opcodes per job. */
@@ -60,26 +57,10 @@ export class GuestRun {
     this.guest = guest;
     this.onEnd = onEnd;
     this.config = null;
-    this.labels = new Map();
     this.running = true;
     this.cancelled = false;
     this.interrupted = false;
-    this.nextCall = 1;
-    this.calls = 0;
-    this.inflight = 0;
-    /** UTF-8 bytes of the arguments of calls still pending, and each pending call's share. */
-    this.inflightBytes = 0;
-    this.callBytes = new Map();
-    this.logBytes = 0;
-    this.logEntries = 0;
-    this.outCalls = [];
-    /** Encoded call sites, parallel to the calls, only for runs that asked for them. */
-    this.outSites = [];
-    this.sites = false;
-    this.outLevels = [];
-    this.outArgs = [];
-    this.outLogs = [];
-    this.outChars = 0;
+    this.out = new Outbox(this.id, this.limits, (message) => this.fail('script', 'RangeError', message));
     /** Handles answered to the guest, disposed at the next crossing. */
     this.answered = [];
     guest.bindBridge((op, a, b, c) => this.bridge(op, a, b, c));
@@ -105,8 +86,8 @@ export class GuestRun {
   start(code, configJson) {
     const { vm, control } = this.guest;
     this.config = JSON.parse(configJson);
-    this.labels = new Map(this.config.tools.map(([name, label]) => [name, label]));
-    this.sites = this.config.sites === true;
+    this.out.labels = new Map(this.config.tools.map(([name, label]) => [name, label]));
+    this.out.sites = this.config.sites === true;
     const seed = JSON.stringify([...new Int32Array(randomBytes(16).buffer)]);
     const bound = this.callControl(() =>
       vm.callFunction(control, vm.undefined, vm.newNumber(C_BIND), vm.newString(configJson), vm.newString(seed), vm.newNumber(this.limits.maxDepth)));
@@ -181,40 +162,11 @@ export class GuestRun {
 
   call(isGlobal, name, json, site) {
     if (typeof name !== 'string' || typeof json !== 'string') return null;
-    const exhausted = callsExhausted(this.limits, this.calls);
-    if (exhausted !== null) {
-      this.fail('script', 'RangeError', exhausted);
-      return null;
-    }
-    const label = isGlobal ? `${name}()` : this.labels.get(name) ?? name;
-    const bytes = admitCall(this.limits, this, label, json);
-    if (typeof bytes === 'string') return bytes;
-    const id = this.nextCall++;
-    this.calls++;
-    this.inflight++;
-    if (bytes > 0) {
-      this.inflightBytes += bytes;
-      this.callBytes.set(id, bytes);
-    }
-    this.outCalls.push(id, isGlobal ? 1 : 0, name);
-    if (this.sites) this.outSites.push(site);
-    this.outArgs.push(json);
-    this.outChars += json.length;
-    if (this.outChars > FLUSH_CHARS) this.flush();
-    return id;
+    return this.out.call(isGlobal, name, json, site);
   }
 
   log(level, text) {
-    if (!LEVELS.has(level) || typeof text !== 'string') return;
-    const overflow = logOverflow(this.limits, ++this.logEntries, (this.logBytes += byteLength(text)));
-    if (overflow !== null) {
-      this.fail('script', 'RangeError', overflow);
-      return;
-    }
-    this.outLevels.push(level);
-    this.outLogs.push(text);
-    this.outChars += text.length;
-    if (this.outChars > FLUSH_CHARS) this.flush();
+    this.out.log(level, text);
   }
 
   done(json) {
@@ -273,19 +225,14 @@ export class GuestRun {
     }
   }
 
-  /** Sends buffered calls and log lines to the host in one frame. */
+  /** Sends buffered calls and log lines to the host in one frame (nothing once cancelled). */
   flush() {
-    if (this.cancelled || (this.outCalls.length === 0 && this.outLevels.length === 0)) return;
-    const payloads = this.outArgs.length === 0 ? this.outLogs : this.outArgs.concat(this.outLogs);
-    send(this.sites
-      ? { t: 'out', run: this.id, c: this.outCalls, l: this.outLevels, s: this.outSites }
-      : { t: 'out', run: this.id, c: this.outCalls, l: this.outLevels }, payloads);
-    this.outCalls = [];
-    this.outSites = [];
-    this.outLevels = [];
-    this.outArgs = [];
-    this.outLogs = [];
-    this.outChars = 0;
+    if (!this.cancelled) this.out.flush();
+  }
+
+  /** Calls the host has not answered yet. */
+  get inflight() {
+    return this.out.inflight;
   }
 
   /** Settles calls from a `res` frame: header.r is [id, ok, errorName] triples, payloads the values. */
@@ -293,12 +240,7 @@ export class GuestRun {
     const r = header.r;
     const { vm } = this.guest;
     for (let i = 0, k = 0; i < r.length && this.running; i += 3, k++) {
-      this.inflight--;
-      const bytes = this.callBytes.get(r[i]);
-      if (bytes !== undefined) {
-        this.inflightBytes -= bytes;
-        this.callBytes.delete(r[i]);
-      }
+      this.out.settled(r[i]);
       let known;
       const args = [
         vm.newNumber(C_DELIVER), vm.newNumber(r[i]), vm.newNumber(r[i + 1]), vm.newString(payloads[k]),
