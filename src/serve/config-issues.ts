@@ -46,15 +46,17 @@ export function boundsHint(schema: { def: unknown }): ExpectationHint {
   return (path) => {
     const node = schemaAt(schema as { def: SchemaDef }, path);
     if (!node || node.def.type !== 'number') return undefined;
-    const checks = ((node.def as { checks?: { _zod: { def: { check: string; value: unknown; inclusive?: boolean } } }[] }).checks ?? []).map((c) => c._zod.def);
+    const checks = ((node.def as { checks?: { _zod: { def: { check: string; value?: unknown; inclusive?: boolean; format?: string } } }[] }).checks ?? []).map((c) => c._zod.def);
+    const integer = checks.some((c) => c.check === 'number_format' && /int/.test(c.format ?? ''));
     const parts: string[] = [];
     for (const c of checks) {
       if (typeof c.value !== 'number') continue;
       if (c.check === 'greater_than') parts.push(`${c.inclusive ? '≥' : '>'} ${c.value}`);
       if (c.check === 'less_than') parts.push(`${c.inclusive ? '≤' : '<'} ${c.value}`);
     }
-    if (parts.length > 0) return `a number ${parts.join(' and ')}`;
-    return undefined;
+    const noun = integer ? 'an integer' : 'a number';
+    if (parts.length > 0) return `${noun} ${parts.join(' and ')}`;
+    return integer ? noun : undefined;
   };
 }
 
@@ -122,9 +124,12 @@ export function formatIssues(issues: readonly Issue[], hint: ExpectationHint = (
         break;
       }
       case 'too_small':
-      case 'too_big':
-        lines.push(`${formatPath(path)}: ${bound(issue)}${got}`);
+      case 'too_big': {
+        // A number's full expectation (integer, both bounds) when the schema says it.
+        const expected = issue.origin === 'number' ? hint(path) : undefined;
+        lines.push(`${formatPath(path)}: ${expected ? `expected ${expected}` : bound(issue)}${got}`);
         break;
+      }
       case 'invalid_value':
         lines.push(`${formatPath(path)}: expected ${issue.values.length === 1 ? describeValue(issue.values[0]) : `one of ${issue.values.map(describeValue).join(', ')}`}${got}`);
         break;

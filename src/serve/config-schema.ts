@@ -73,6 +73,20 @@ const CodeExecution = z.object({
   isolation: z.enum(['auto', 'bwrap', 'none']).optional(),
   /** The Python interpreter to run (a path or a name on PATH). */
   python: z.string().min(1).optional(),
+  /** How long a conversation's session (VM, interpreter) is kept without a run. */
+  sessionIdleMs: z.number().positive().optional(),
+  /** Warm Python interpreters kept at most (least recently used idle one ended past it). */
+  maxPythonInterpreters: z.number().int().min(1).optional(),
+  /** The shared pool of JavaScript sandbox processes. */
+  jsPool: z.object({
+    maxProcesses: z.number().int().min(1).optional(),
+    runsPerProcess: z.number().int().min(1).optional(),
+    maxQueued: z.number().int().min(0).optional(),
+    queueTimeoutMs: z.number().min(0).optional(),
+    idleVmMs: z.number().min(0).optional(),
+    idleProcessMs: z.number().min(0).optional(),
+    minProcesses: z.number().int().min(0).optional(),
+  }).strict().optional(),
 }).strict();
 
 /** Which calls wait for the MCP client's user (an `elicitation/create` form). */

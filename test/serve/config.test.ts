@@ -17,7 +17,7 @@ test('codeExecution fields are named by path, with what was expected and what ca
   assert.deepEqual(problems({ codeExecution: { maxTimeLimitMs: 'x', languages: ['cobol'], isolation: 'full', python: '', jsPoolSize: 0, bogus: true } }), [
     'codeExecution.languages[0]: expected one of "javascript", "python", got "cobol"',
     'codeExecution.maxTimeLimitMs: expected a number ≥ 1000, got "x"',
-    'codeExecution.jsPoolSize: expected a number ≥ 1, got 0',
+    'codeExecution.jsPoolSize: expected an integer ≥ 1, got 0',
     'codeExecution.isolation: expected one of "auto", "bwrap", "none", got "full"',
     'codeExecution.python: expected a non-empty string, got ""',
     'codeExecution.bogus: unknown key',
@@ -88,4 +88,19 @@ test('a valid file: cwd resolved against its folder, python wired, engine and is
     runtime: { engine: 'quickjs', isolation: 'bwrap' },
   });
   assert.deepEqual(parseServeConfig({ codeExecution: false }, 'f', '/').codeExecution, false);
+});
+
+test('session, interpreter and sandbox-pool bounds are accepted, checked and passed to code_execution', () => {
+  const config = parseServeConfig(
+    { codeExecution: { sessionIdleMs: 60_000, maxPythonInterpreters: 4, jsPool: { maxProcesses: 3, maxQueued: 10, queueTimeoutMs: 500 } } },
+    'toolcell.json',
+    '/base',
+  );
+  assert.deepEqual(config.codeExecution, { sessionIdleMs: 60_000, maxPythonInterpreters: 4, jsPool: { maxProcesses: 3, maxQueued: 10, queueTimeoutMs: 500 } });
+  assert.deepEqual(problems({ codeExecution: { sessionIdleMs: 0, maxPythonInterpreters: 1.5, jsPool: { maxProcesses: 0, spare: 1 } } }), [
+    'codeExecution.sessionIdleMs: expected a number > 0, got 0',
+    'codeExecution.maxPythonInterpreters: expected an integer ≥ 1, got 1.5',
+    'codeExecution.jsPool.maxProcesses: expected an integer ≥ 1, got 0',
+    'codeExecution.jsPool.spare: unknown key',
+  ]);
 });
