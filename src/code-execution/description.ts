@@ -13,6 +13,7 @@
 import { renderDeclarations, renderPythonStubs, type ToolDescriptor } from '../runtime/declarations/index.ts';
 import type { RegisteredTool } from '../host/types.ts';
 import type { ScriptLanguage } from './options.ts';
+import { scriptPath } from '../runtime/names.ts';
 import { HELPER_DESCRIPTORS, summaryOf } from './tool-search.ts';
 import { describeSessionsAndHelpers } from './description-sessions.ts';
 
@@ -116,13 +117,26 @@ function compactDescription(list: readonly ToolDescriptor[], languages: readonly
 }
 
 /**
+ * Fewer characters than the full description has: each language's declarations name every
+ * tool in a declaration of its own, by at least the last segment of its script path. Lets a
+ * large tool list skip rendering declarations (about 0.3 s at 1,000 tools) that cannot fit.
+ */
+export function fullLengthLowerBound(list: readonly ToolDescriptor[]): number {
+  let chars = 0;
+  for (const t of list) chars += scriptPath(t.name).at(-1)!.length;
+  return chars;
+}
+
+/**
  * The description: the full declarations when they fit within `options.maxChars`, otherwise
  * the compact list. Deterministic for a given tool list and options.
  */
 export function describeCodeExecution(tools: readonly RegisteredTool[], languages: readonly ScriptLanguage[], options: DescriptionOptions): string {
   const maxChars = options.maxChars ?? 8192;
   const list = toolDescriptors(tools);
-  const full = fullDescription(list, languages, options);
-  if (full.length <= maxChars) return full;
+  if (fullLengthLowerBound(list) <= maxChars) {
+    const full = fullDescription(list, languages, options);
+    if (full.length <= maxChars) return full;
+  }
   return compactDescription(list, languages, options, maxChars);
 }
