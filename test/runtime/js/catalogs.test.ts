@@ -30,6 +30,23 @@ describe('tool catalogs', () => {
     });
   }
 
+  for (const engine of ENGINES) {
+    test(`${engine}: a process holds a bounded number of catalogs; one it was told to drop is sent again`, async () => {
+      const runtime = new JsRuntime({ engine });
+      after(() => runtime.close());
+      const catalogs = Array.from({ length: 10 }, (_, i) => names(`t${i}`));
+      for (const [i, catalog] of catalogs.entries()) {
+        assert.equal(valueOf(await runtime.execute(`return await tools.t${i}()`, { tools: catalog, conversation: 'c' })), `t${i}`);
+      }
+      assert.equal(runtime.stats().catalogsSent, 10);
+      // The most recent ones are still held; the oldest was dropped and comes again.
+      assert.equal(valueOf(await runtime.execute('return await tools.t9()', { tools: catalogs[9]!, conversation: 'c' })), 't9');
+      assert.equal(runtime.stats().catalogsSent, 10);
+      assert.equal(valueOf(await runtime.execute('return await tools.t0()', { tools: catalogs[0]!, conversation: 'c' })), 't0');
+      assert.equal(runtime.stats().catalogsSent, 11);
+    });
+  }
+
   test('arrays of bindings of the same shape share a catalog id: not sent again', async () => {
     const runtime = new JsRuntime();
     after(() => runtime.close());
