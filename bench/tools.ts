@@ -9,9 +9,9 @@
  *   engine and the V8 engine, and a warm Python `code_execution` of `1` (target for each at
  *   1,000 tools: within 1.2× of 10 tools).
  *
- * Next to wall time, each run's CPU time (the host's, and that of the size's own sandbox
- * processes and interpreter, from /proc): on a shared machine wall time carries everyone
- * else's load, CPU time much less.
+ * Next to wall time, each run's CPU time (this process and all its descendants, from /proc,
+ * measured size by size): on a shared machine wall time carries everyone else's load, CPU
+ * time much less.
  *
  * Every host stays up for the whole measurement and the sizes take turns run by run, so a
  * change in the machine's load weighs on every size alike; each figure is the median of the
@@ -22,11 +22,13 @@ import { ToolHost } from '../src/host/tool-host.ts';
 import { textResult } from '../src/host/results.ts';
 import { registerCodeExecution, type CodeExecution } from '../src/code-execution/index.ts';
 import { median } from './rig.ts';
-import { cpuMsOf, descendants, ownCpuMs } from './tree-cpu.ts';
+import { treeCpuMs } from './tree-cpu.ts';
 
 const SIZES = [10, 100, 1000];
 const RUNS = Number(process.env.TOOLS_BENCH_RUNS ?? 100);
 const ROUNDS = Number(process.env.TOOLS_BENCH_ROUNDS ?? 5);
+/** Runs per CPU block: sandbox CPU is read in 10 ms ticks, so a block must be long. */
+const CPU_RUNS = 3 * RUNS;
 const TARGET = 1.2;
 
 function hostWith(count: number): ToolHost {
@@ -62,10 +64,8 @@ interface Subject {
   hosts: { host: ToolHost; ce: CodeExecution }[];
   run: Record<Lane, () => Promise<void>>;
   rounds: Record<Lane, number[]>;
-  /** CPU per run, host and this size's own sandbox processes and interpreter, per round. */
+  /** CPU per run of the whole process tree while only this size ran, per round. */
   cpuRounds: Record<Lane, number[]>;
-  /** This size's sandbox processes and interpreter (started by its warm-up). */
-  pids: Set<number>;
   descriptionKB: number;
   listFirstMs: number;
   listCachedMs: number;
@@ -104,39 +104,37 @@ for (const count of SIZES) {
     },
     rounds: { quickjs: [], v8: [], python: [] },
     cpuRounds: { quickjs: [], v8: [], python: [] },
-    pids: new Set(),
     descriptionKB: ce.describe().length / 1024,
     listFirstMs,
     listCachedMs: median(cached),
   });
 }
 
-// Each size warms up alone, so the processes that appear meanwhile are its own.
-for (const s of subjects) {
-  const before = descendants();
-  for (const lane of LANES) for (let i = 0; i < 30; i++) await s.run[lane]();
-  for (const pid of descendants()) if (!before.has(pid)) s.pids.add(pid);
-}
+for (const s of subjects) for (const lane of LANES) for (let i = 0; i < 30; i++) await s.run[lane]();
 // Within a round, the sizes take turns run by run: a burst of load elsewhere on the machine
 // lands on every size alike instead of on whichever size it caught.
 for (let r = 0; r < ROUNDS; r++) {
   for (const lane of LANES) {
     const spent = subjects.map(() => 0);
-    const hostCpu = subjects.map(() => 0);
-    const childCpu = subjects.map((s) => cpuMsOf(s.pids));
     for (let i = 0; i < RUNS; i++) {
       for (let k = 0; k < subjects.length; k++) {
-        const cpu = ownCpuMs();
         const start = performance.now();
         await subjects[k]!.run[lane]();
         spent[k]! += performance.now() - start;
-        hostCpu[k]! += ownCpuMs() - cpu;
       }
     }
-    subjects.forEach((s, k) => {
-      s.rounds[lane].push(spent[k]! / RUNS);
-      s.cpuRounds[lane].push((hostCpu[k]! + cpuMsOf(s.pids) - childCpu[k]!) / RUNS);
-    });
+    subjects.forEach((s, k) => s.rounds[lane].push(spent[k]! / RUNS));
+  }
+}
+// CPU, size by size: everything this process and its descendants spent while only that size
+// ran (the other sizes' processes sleep in read(2) meanwhile). Load elsewhere barely moves it.
+for (let r = 0; r < ROUNDS; r++) {
+  for (const lane of LANES) {
+    for (const s of subjects) {
+      const before = treeCpuMs();
+      for (let i = 0; i < CPU_RUNS; i++) await s.run[lane]();
+      s.cpuRounds[lane].push((treeCpuMs() - before) / CPU_RUNS);
+    }
   }
 }
 for (const s of subjects) for (const { host, ce } of s.hosts) {
@@ -168,7 +166,7 @@ for (const r of rows) {
     `${String(r.tools).padStart(5)} ${`${r.descriptionKB} KB`.padStart(13)} ${`${r.listFirstMs.toFixed(2)} ms`.padStart(17)} ${`${r.listCachedMs.toFixed(4)} ms`.padStart(18)} ${cell(r.quickjsMs, first.quickjsMs)} ${cell(r.v8Ms, first.v8Ms)} ${cell(r.pythonMs, first.pythonMs)}`,
   );
 }
-console.log('CPU per warm run (host + that size\'s sandbox processes / interpreter; load on the machine does not inflate it):');
+console.log(`CPU per warm run (this process and every descendant, size by size, median of ${ROUNDS} rounds of ${CPU_RUNS}; load on the machine barely moves it):`);
 for (const r of rows) {
   console.log(`${String(r.tools).padStart(5)} ${' '.repeat(51)}${cell(r.cpu.quickjsMs, first.cpu.quickjsMs)} ${cell(r.cpu.v8Ms, first.cpu.v8Ms)} ${cell(r.cpu.pythonMs, first.cpu.pythonMs)}`);
 }
@@ -184,4 +182,4 @@ for (const lane of LANES) {
     `warm run at ${last.tools} tools, ${lane}: ${ratios[lane].toFixed(2)}× of ${first.tools} tools in wall time, ${cpuRatios[lane].toFixed(2)}× in CPU (target ≤ ${TARGET}×: ${ratios[lane] <= TARGET ? 'met' : 'NOT met'} / ${cpuRatios[lane] <= TARGET ? 'met' : 'NOT met'})`,
   );
 }
-console.log(JSON.stringify({ runs: RUNS, rounds: ROUNDS, rows, listCachedTargetMet: listOk, runRatios: ratios, runRatioTargetMet: met, cpuRatios, cpuRatioTargetMet: cpuMet }));
+console.log(JSON.stringify({ runs: RUNS, cpuRuns: CPU_RUNS, rounds: ROUNDS, rows, listCachedTargetMet: listOk, runRatios: ratios, runRatioTargetMet: met, cpuRatios, cpuRatioTargetMet: cpuMet }));

@@ -14,7 +14,10 @@ const TICK_MS = (() => {
   }
 })();
 
-/** Fields of /proc/<pid>/stat after the command name: state is [0], ppid [1], utime [11], stime [12]. */
+/**
+ * Fields of /proc/<pid>/stat after the command name: state is [0], ppid [1], utime [11], stime
+ * [12], and cutime [13], cstime [14]: what its children that ended (and were waited for) spent.
+ */
 function statFields(pid: string): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -50,18 +53,21 @@ export function descendants(): Set<number> {
   return out;
 }
 
-/** CPU milliseconds (user + system) the processes `pids` have spent so far; ended ones count 0. */
-export function cpuMsOf(pids: Iterable<number>): number {
+/**
+ * CPU milliseconds (user + system) this process and everything below it have spent so far,
+ * processes that ended included: an ended child's time is in its parent's cutime/cstime once
+ * waited for (a sandbox process the pool replaced, say), so counting those of every live
+ * process counts each ended one exactly once.
+ */
+export function treeCpuMs(): number {
   let ticks = 0;
-  for (const pid of pids) {
-    const fields = statFields(String(pid));
-    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
+  const own = statFields(String(process.pid));
+  // This process's own time in microseconds rather than ticks; its ended children's in ticks.
+  if (own) ticks += Number(own[13]) + Number(own[14]);
+  for (const pid of descendants()) {
+    const f = statFields(String(pid));
+    if (f) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
   }
-  return ticks * TICK_MS;
-}
-
-/** CPU milliseconds this process has spent so far (all its threads). */
-export function ownCpuMs(): number {
   const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
+  return ticks * TICK_MS + (user + system) / 1000;
 }
