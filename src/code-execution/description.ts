@@ -14,7 +14,7 @@ import { renderDeclarations, renderPythonStubs, type ToolDescriptor } from '../r
 import type { RegisteredTool } from '../host/types.ts';
 import type { ScriptLanguage } from './options.ts';
 import { scriptPath } from '../runtime/names.ts';
-import { HELPER_DESCRIPTORS, summaryOf } from './tool-search.ts';
+import { clipSummary, firstSentence, HELPER_DESCRIPTORS } from './tool-search.ts';
 import { describeSessionsAndHelpers } from './description-sessions.ts';
 
 /**
@@ -77,7 +77,9 @@ function namesOnly(list: readonly ToolDescriptor[]): string[] {
     const cut = t.name.indexOf('--');
     const prefix = cut > 0 ? t.name.slice(0, cut + 2) : '';
     const rest = cut > 0 ? t.name.slice(cut + 2) : t.name;
-    groups.set(prefix, [...(groups.get(prefix) ?? []), rest]);
+    const group = groups.get(prefix);
+    if (group) group.push(rest);
+    else groups.set(prefix, [rest]);
   }
   return [...groups].map(([prefix, names]) => (prefix === '' ? names.join(', ') : `${prefix}: ${names.join(', ')}`));
 }
@@ -94,9 +96,11 @@ function compactDescription(list: readonly ToolDescriptor[], languages: readonly
   const room = maxChars - fixed;
   const fits = (lines: string[]) => lines.join('\n').length <= room;
   const finish = (how: string, lines: string[]) => [...parts, '', intro(how), '```', ...lines, '```'].join('\n');
+  // Each tool's first sentence once; only its cut changes from one attempt to the next.
+  const sentences = sorted.map((t) => firstSentence(t.description));
   for (const max of [120, 80, 50, 30]) {
-    const lines = sorted.map((t) => {
-      const summary = summaryOf(t.description, max);
+    const lines = sorted.map((t, i) => {
+      const summary = clipSummary(sentences[i]!, max);
       return summary === '' ? t.name : `${t.name}: ${summary}`;
     });
     if (fits(lines)) return finish('listed by name and one-line summary', lines);
