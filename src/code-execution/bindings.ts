@@ -8,6 +8,11 @@
  * tool that was already dispatched. That call ends with its own result, or `failed` when the
  * safety timeout gives up.
  *
+ * The bindings hold a tool and nothing else, so one set serves every execution while the tools
+ * are unchanged (a catalog, planned and sent to the sandboxes once per registry version); each
+ * execution hands its own {@link RunScope} to the runtime, which passes it to every call as
+ * `ctx.scope`.
+ *
  * When the `code_execution` call's caller asked for progress, each inner call that ends raises
  * it to the number of inner calls ended so far, and an inner call's own progress (when it has a
  * total) shows as the fraction between two such steps, its message prefixed with the tool name.
@@ -80,8 +85,8 @@ function failure(name: string, outcome: DispatchOutcome): ToolError {
   return new ToolError(outcome.status === 'completed' || text.includes(name) ? text : `${name} ${outcome.status}: ${text}`);
 }
 
-/** What every binding of one execution shares. */
-interface RunScope {
+/** What every call of one execution shares: the runtime hands it to each binding as `ctx.scope`. */
+export interface RunScope {
   host: ToolHost;
   parent: ParentCall;
   ledger: ExecutionLedger;
@@ -89,16 +94,13 @@ interface RunScope {
 }
 
 /**
- * One tool as one execution's script sees it. A class rather than a closure per tool: an
- * execution binds every tool (1,000 on a large host) and most are never called, so each
- * binding is two fields and the call logic lives once, on the prototype. The runtimes call
- * `invoke` as a method of the binding, as {@link ToolBinding} declares it.
+ * One tool as scripts see it. A class rather than a closure per tool: a catalog binds every
+ * tool (1,000 on a large host) and most are never called, so each binding is one field and the
+ * call logic lives once, on the prototype. The runtimes call `invoke` as a method of the
+ * binding, as {@link ToolBinding} declares it.
  */
 class ScriptBinding implements ToolBinding {
-  constructor(
-    private readonly tool: RegisteredTool,
-    private readonly scope: RunScope,
-  ) {}
+  constructor(private readonly tool: RegisteredTool) {}
 
   get name(): string {
     return this.tool.name;
@@ -109,7 +111,9 @@ class ScriptBinding implements ToolBinding {
   }
 
   async invoke(args: unknown, ctx: ToolCallContext): Promise<unknown> {
-    const { host, parent, ledger, callTimeoutMs } = this.scope;
+    // Set by every execution (tool.ts); a runtime that dropped it is a bug, not a tool failure.
+    if (ctx.scope === undefined) throw new Error(`${this.tool.name}: the run gave its tools no scope`);
+    const { host, parent, ledger, callTimeoutMs } = ctx.scope as RunScope;
     const name = this.tool.name;
     const outcome = await host.dispatch({
       inferenceId: parent.inferenceId,
@@ -135,16 +139,12 @@ class ScriptBinding implements ToolBinding {
   }
 }
 
-/** The bindings of one execution: each of `tools` dispatched through the host as a call of `parent`. */
-export function buildBindings(
-  host: ToolHost,
-  tools: readonly RegisteredTool[],
-  parent: ParentCall,
-  ledger: ExecutionLedger,
-  callTimeoutMs: number,
-): ToolBinding[] {
-  const scope: RunScope = { host, parent, ledger, callTimeoutMs };
+/**
+ * Bindings for `tools`, shared by every execution: each call is dispatched through the host as
+ * a call of the execution named by its `ctx.scope` (a {@link RunScope}).
+ */
+export function buildBindings(tools: readonly RegisteredTool[]): ToolBinding[] {
   const bindings = new Array<ToolBinding>(tools.length);
-  for (let i = 0; i < tools.length; i++) bindings[i] = new ScriptBinding(tools[i]!, scope);
+  for (let i = 0; i < tools.length; i++) bindings[i] = new ScriptBinding(tools[i]!);
   return bindings;
 }

@@ -45,12 +45,21 @@ export const HELPER_DESCRIPTORS: readonly ToolDescriptor[] = [
   },
 ];
 
-/** A description's first sentence (or line) on one line, at most `max` characters. */
-export function summaryOf(description: string | undefined, max = MAX_SUMMARY_CHARS): string {
+/** A description's first sentence (or line) on one line, whole. */
+export function firstSentence(description: string | undefined): string {
   if (!description) return '';
   const flat = description.replace(/\s+/g, ' ').trim();
-  const sentence = /^(.+?[.!?])(\s|$)/.exec(flat)?.[1] ?? flat;
+  return /^(.+?[.!?])(\s|$)/.exec(flat)?.[1] ?? flat;
+}
+
+/** `sentence` cut to at most `max` characters, with an ellipsis when cut. */
+export function clipSummary(sentence: string, max = MAX_SUMMARY_CHARS): string {
   return sentence.length <= max ? sentence : `${sentence.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
+}
+
+/** A description's first sentence (or line) on one line, at most `max` characters. */
+export function summaryOf(description: string | undefined, max = MAX_SUMMARY_CHARS): string {
+  return clipSummary(firstSentence(description), max);
 }
 
 /** Lower-case words of a name or a text: `x--read_file` → x, read, file. */

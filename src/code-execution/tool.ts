@@ -13,9 +13,9 @@
 import type { ToolHost } from '../host/tool-host.ts';
 import type { HostToolContext, RegisteredTool, ToolResult } from '../host/types.ts';
 import { approveUpFront, DECLINED_TEXT } from '../approvals/up-front.ts';
-import { buildBindings, type ExecutionLedger } from './bindings.ts';
+import { buildBindings, type ExecutionLedger, type RunScope } from './bindings.ts';
+import { ToolCatalog } from '../runtime/catalog.ts';
 import { describeCodeExecution, toolDescriptors } from './description.ts';
-import type { ToolDescriptor } from '../runtime/declarations/index.ts';
 import { ListingCache } from './listing-cache.ts';
 import { toolSearchBindings } from './tool-search.ts';
 import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguage } from './options.ts';
@@ -68,11 +68,19 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const maxDescriptionChars = options.maxDescriptionChars ?? DEFAULTS.maxDescriptionChars;
   const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs, maxChars: maxDescriptionChars }), allow);
   const describe = () => cache.description();
-  // What describe() and searchTools() answer from: the declared tools, rebuilt only when the bound list is.
-  let searchable: { of: readonly RegisteredTool[]; value: ToolDescriptor[] } | undefined;
-  const searchableTools = (bound: readonly RegisteredTool[]): ToolDescriptor[] => {
-    if (searchable?.of !== bound) searchable = { of: bound, value: toolDescriptors(bound.filter((t) => t.scriptCallable !== false)) };
-    return searchable.value;
+  // A script's bindings per language — the bound tools, then describe() and searchTools(),
+  // which answer from the declared tools on the host side (not dispatched, not recorded) — as
+  // one catalog per registry version: planned once, sent to each sandbox and interpreter once.
+  let catalogs: { of: readonly RegisteredTool[]; javascript?: ToolCatalog; python?: ToolCatalog } | undefined;
+  const catalogFor = (language: ScriptLanguage): ToolCatalog => {
+    const bound = cache.bound();
+    if (catalogs?.of !== bound) catalogs = { of: bound };
+    let catalog = catalogs[language];
+    if (catalog === undefined) {
+      const searchable = toolDescriptors(bound.filter((t) => t.scriptCallable !== false));
+      catalog = catalogs[language] = new ToolCatalog([...buildBindings(bound), ...toolSearchBindings(searchable, language)]);
+    }
+    return catalog;
   };
 
   async function handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult> {
@@ -121,16 +129,13 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const lease = acquired.lease;
     try {
       const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, budget: { limit: maxCalls, opened: 0 }, ...(ctx.onProgress ? { progress: ctx.onProgress } : {}) };
-      const bound = cache.bound();
-      const bindings = [
-        ...buildBindings(host, bound, { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs),
-        // describe() and searchTools() answer from the declared tools on the host side: not dispatched, not recorded.
-        ...toolSearchBindings(searchableTools(bound), language),
-      ];
+      const tools = catalogFor(language);
+      const scope: RunScope = { host, parent: { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs };
       let report: RunReport;
       if (language === 'javascript') {
         report = await (await runners.javascript()).execute(code, {
-          tools: bindings,
+          tools,
+          scope,
           timeoutMs: timeLimit.appliedMs,
           signal,
           conversation: ctx.conversationId,
@@ -140,7 +145,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       } else {
         // A reset ends the conversation's interpreter: the run starts in a new one, with no globals.
         if (reset) await runners.reclaimPython(ctx.conversationId);
-        report = await runners.pythonFor(ctx.conversationId).run(code, { tools: bindings, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}) });
+        report = await runners.pythonFor(ctx.conversationId).run(code, { tools, scope, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}) });
       }
       ledger.live = false;
       return toToolResult(buildEnvelope(report, timeLimit), maxResultChars, ledger.endTurn);

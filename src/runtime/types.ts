@@ -22,6 +22,11 @@ export interface ToolCallContext {
    * run asked for call sites (`callSites`), which costs a stack capture per call.
    */
   site?: { line: number; column?: number };
+  /**
+   * The run's `scope` option, as given: per-run state for bindings shared by many runs (a
+   * `ToolCatalog`, src/runtime/catalog.ts), which hold no state of their own.
+   */
+  scope?: unknown;
 }
 
 /** One capability injected into a script: a tool (recorded in `calls`) or a helper global (not recorded). */

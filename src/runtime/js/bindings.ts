@@ -1,6 +1,7 @@
 /**
  * Checks the tools and globals handed to a run and turns them into what the sandbox needs:
- * lookup tables for the host and the configuration the prelude installs.
+ * lookup tables for the host and the configuration the prelude installs. A plan depends on the
+ * bindings alone (never on one run's options), so a catalog is planned once (see catalog.ts).
  */
 import type { ToolBinding } from '../types.ts';
 import { buildAliasTable, isJsIdentifier, scriptIdentifier, scriptPath } from '../names.ts';
@@ -35,6 +36,11 @@ export interface BindingPlan {
    * `[dottedIdentifier, name]` paths, collisions, and `[name, path]` per global.
    */
   config: string;
+  /**
+   * The catalog this plan installs, as sandbox processes and VMs know it: a {@link ToolCatalog}'s
+   * id, or for an array of bindings an id shared by every array of the same shape.
+   */
+  id: number;
 }
 
 /** How a script writes a call to the tool `name`. */
@@ -49,8 +55,11 @@ function isSignature(value: unknown): boolean {
   return (typescript === undefined || typeof typescript === 'string') && (python === undefined || typeof python === 'string');
 }
 
-/** Validates bindings; throws a TypeError naming the first problem. */
-export function planBindings(bindings: unknown, callSites = false): BindingPlan {
+/**
+ * Validates bindings; throws a TypeError naming the first problem. `id` names the catalog
+ * (0 when the caller assigns one afterwards).
+ */
+export function planBindings(bindings: unknown, id = 0): BindingPlan {
   if (!Array.isArray(bindings)) throw new TypeError('options.tools must be an array of tool bindings');
   const tools = new Map<string, ToolBinding>();
   const globals = new Map<string, ToolBinding>();
@@ -95,7 +104,6 @@ export function planBindings(bindings: unknown, callSites = false): BindingPlan 
     nested,
     collisions: collisions.map((c) => [c.identifier, c.names]),
     globals: [...globals.keys()].map((name) => [name, scriptPath(name)]).sort((a, b) => a[1]!.length - b[1]!.length),
-    ...(callSites ? { sites: true } : {}),
   });
-  return { tools, globals, config };
+  return { tools, globals, config, id };
 }

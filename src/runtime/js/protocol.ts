@@ -37,6 +37,8 @@ export interface OutLine {
 export interface DoneSession {
   fresh?: boolean;
   kept?: boolean;
+  /** QuickJS: the VM installed the run's bindings (it did not hold that catalog's already). */
+  bound?: boolean;
 }
 
 /** Why a frame from a sandbox process was rejected. */
@@ -120,14 +122,15 @@ function parseOut(header: Record<string, unknown>, payloads: readonly string[]):
 }
 
 function parseDone(header: Record<string, unknown>, payloads: readonly string[]): ChildMessage | InvalidMessage {
-  const { run, ok, error, fresh, kept } = header;
+  const { run, ok, error, fresh, kept, bound } = header;
   if (!isRunId(run)) return invalid('done without a run id');
-  if ((fresh !== undefined && typeof fresh !== 'boolean') || (kept !== undefined && typeof kept !== 'boolean')) {
+  if ([fresh, kept, bound].some((flag) => flag !== undefined && typeof flag !== 'boolean')) {
     return invalid('done with a malformed session');
   }
   const session: DoneSession = {};
-  if (fresh !== undefined) session.fresh = fresh;
-  if (kept !== undefined) session.kept = kept;
+  if (fresh !== undefined) session.fresh = fresh as boolean;
+  if (kept !== undefined) session.kept = kept as boolean;
+  if (bound !== undefined) session.bound = bound as boolean;
   if (ok === true) {
     return payloads.length === 1 ? { t: 'done', run, ok: true, json: payloads[0]!, ...session } : invalid('done without a value');
   }
@@ -154,7 +157,11 @@ export type ChildLimits = Pick<
   'maxCalls' | 'maxInFlight' | 'maxArgsBytes' | 'maxInFlightBytes' | 'maxLogBytes' | 'maxLogEntries' | 'maxDepth' | 'maxReturnBytes'
 >;
 
-/** Header of the frame that starts a run; payloads are `[code, bindingConfig]`. */
+/**
+ * Header of the frame that starts a run; payloads are `[code, bindingConfig]`. The session adds
+ * `cat` (the catalog id of the binding config; the config is then left out when the process
+ * already holds it), `forget` (catalog ids it may drop) and `sites` (report call sites).
+ */
 export function runHeader(run: number, limits: JsLimits): { t: 'run'; run: number; limits: ChildLimits } {
   const { maxCalls, maxInFlight, maxArgsBytes, maxInFlightBytes, maxLogBytes, maxLogEntries, maxDepth, maxReturnBytes } = limits;
   return {

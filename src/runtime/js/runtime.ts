@@ -20,6 +20,7 @@
  * ```
  */
 import type { RunError, ToolBinding } from '../types.ts';
+import { newCatalogId, PerCatalog, type ToolCatalog } from '../catalog.ts';
 import { planBindings, type BindingPlan } from './bindings.ts';
 import { checkLimits, resolveLimits, type JsLimits } from './limits.ts';
 import { CapacityError, resolvePoolOptions, type JsPoolOptions } from './engines/pool-options.ts';
@@ -71,11 +72,27 @@ export interface JsRuntimeStats {
   processesLive: number;
   /** Conversations holding a VM now (QuickJS engine). */
   conversations: number;
+  /**
+   * Runs whose frame carried their tool catalog (the binding plan) to the sandbox process:
+   * a process that already holds the catalog is only told its id.
+   */
+  catalogsSent: number;
+  /**
+   * QuickJS: runs whose VM installed its bindings; a conversation's VM keeps them installed
+   * between runs of the same catalog.
+   */
+  catalogInstalls: number;
 }
 
 export interface ExecuteOptions {
-  /** Tools (`tools.<name>`) and globals (top-level helpers) the script may call. */
-  tools: readonly ToolBinding[];
+  /**
+   * Tools (`tools.<name>`) and globals (top-level helpers) the script may call. A
+   * {@link ToolCatalog} given to many runs is planned once and sent to each sandbox process
+   * once; an array is planned on every run.
+   */
+  tools: readonly ToolBinding[] | ToolCatalog;
+  /** Handed to every binding this run calls as `ctx.scope` (per-run state for shared bindings). */
+  scope?: unknown;
   /** Shorthand for `limits.timeoutMs`; wins over it. */
   timeoutMs?: number;
   /** Aborting ends the run as `aborted`; its sandbox process is killed. */
@@ -116,6 +133,14 @@ export class JsRuntime {
   private readonly quickjs: QuickjsPool | undefined;
   private readonly v8: V8Processes | undefined;
   private readonly sessions = new Set<RunSession>();
+  private readonly plans = new PerCatalog<BindingPlan>((bindings, catalog) => {
+    const plan = planBindings(bindings, catalog?.id ?? 0);
+    if (catalog === undefined) plan.id = this.shapeId(plan.config);
+    return plan;
+  });
+  /** Catalog ids of arrays of bindings, by their plan's text, most recently used last. */
+  private readonly shapes = new Map<string, number>();
+  private readonly counts = { catalogsSent: 0, catalogInstalls: 0 };
   private nextRun = 1;
   private closed = false;
 
@@ -164,7 +189,7 @@ export class JsRuntime {
       { limits: options.limits, where: 'options.limits' },
       { limits: options.timeoutMs === undefined ? undefined : { timeoutMs: options.timeoutMs }, where: 'options' },
     );
-    const plan = planBindings(options.tools, options.callSites === true);
+    const plan = this.plans.get(options.tools);
     const { signal } = options;
     const { conversation } = options;
     if (conversation !== undefined && (typeof conversation !== 'string' || conversation === '')) {
@@ -177,7 +202,7 @@ export class JsRuntime {
       const pool = this.quickjs;
       try {
         const channel = await pool.acquire(conversation, runId, limits, signal, options.reset === true);
-        const session = await this.run(channel, runId, code, plan, limits, signal, {
+        const session = await this.run(channel, runId, code, plan, options, limits, signal, {
           returning: () => {},
           release: () => pool.release(channel),
         });
@@ -211,7 +236,7 @@ export class JsRuntime {
         if (error instanceof PoolClosedError) return failure({ kind: 'aborted', message: 'the runtime is closed' });
         return failure({ kind: 'sandbox', message: `the sandbox could not start: ${(error as Error).message}` });
       }
-      const session = await this.run(process, runId, code, plan, limits, signal, {
+      const session = await this.run(process, runId, code, plan, options, limits, signal, {
         returning: () => pool.returningSoon(),
         release: (p, healthy, wasReturning) => pool.release(p as SandboxProcess, healthy, wasReturning),
       });
@@ -229,15 +254,18 @@ export class JsRuntime {
     runId: number,
     code: string,
     plan: BindingPlan,
+    options: ExecuteOptions,
     limits: JsLimits,
     signal: AbortSignal | undefined,
     owner: SessionRelease,
   ): Promise<RunSession> {
-    const session = new RunSession(process, runId, code, plan, limits, signal, owner);
+    const session = new RunSession(process, runId, code, plan, { sites: options.callSites === true, scope: options.scope }, limits, signal, owner);
     this.sessions.add(session);
     session.start();
+    if (session.catalogSent) this.counts.catalogsSent++;
     try {
       await session.result;
+      if (session.reported.bound === true) this.counts.catalogInstalls++;
       return session;
     } finally {
       this.sessions.delete(session);
@@ -248,11 +276,24 @@ export class JsRuntime {
   stats(): JsRuntimeStats {
     if (this.v8 !== undefined) {
       const { started, killed, live, conversations } = this.v8.stats();
-      return { processesStarted: started, processesKilled: killed, processesLive: live, conversations };
+      return { processesStarted: started, processesKilled: killed, processesLive: live, conversations, ...this.counts };
     }
     const q = this.quickjs!;
     const { processes, conversations } = q.size;
-    return { processesStarted: q.counts.started, processesKilled: q.counts.killed, processesLive: processes, conversations };
+    return { processesStarted: q.counts.started, processesKilled: q.counts.killed, processesLive: processes, conversations, ...this.counts };
+  }
+
+  /**
+   * The catalog id of an array of bindings: arrays of the same shape share one, so that a
+   * sandbox holding it is not sent it again (a few shapes are remembered).
+   */
+  private shapeId(config: string): number {
+    let id = this.shapes.get(config);
+    if (id !== undefined) this.shapes.delete(config);
+    else id = newCatalogId();
+    this.shapes.set(config, id);
+    if (this.shapes.size > 16) this.shapes.delete(this.shapes.keys().next().value!);
+    return id;
   }
 
   /** Ends runs in progress as `aborted` and kills every sandbox process. */

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { encodeFrame, FrameDecoder } from './child/frames.mjs';
 import { spawnIsolated, type IsolationMode } from '../isolation/index.ts';
 import { parseChildMessage, type ChildMessage } from './protocol.ts';
+import { HeldCatalogs } from './held-catalogs.ts';
 
 const DEFAULT_ENTRY = fileURLToPath(new URL('./child/main.mjs', import.meta.url));
 const QUICKJS_ENTRY = fileURLToPath(new URL('./engines/quickjs/main.mjs', import.meta.url));
@@ -151,6 +152,8 @@ export class SandboxProcess {
   readonly ready: Promise<void>;
   /** Resolves when the process is gone and its pipes are closed. */
   readonly closed: Promise<void>;
+  /** The tool catalogs this process holds (runs of one of them are sent its id alone). */
+  readonly catalogs = new HeldCatalogs();
   private readonly child: ChildProcess;
   private readonly toChild: Writable;
   private readonly fromChild: Readable;

@@ -18,7 +18,13 @@ import type { ProcessEnd, SandboxProcess } from './sandbox-process.ts';
  * What a run needs of its sandbox: a whole process (V8 engine) or one run's channel in a shared
  * process (QuickJS engine), where `kill` ends only that run.
  */
-export type RunProcess = Pick<SandboxProcess, 'ref' | 'listen' | 'send' | 'kill'>;
+export type RunProcess = Pick<SandboxProcess, 'ref' | 'listen' | 'send' | 'kill' | 'catalogs'>;
+
+/** What one run adds to its shared plan: call sites on or off, and the scope its bindings get. */
+export interface RunOptions {
+  sites: boolean;
+  scope: unknown;
+}
 
 /** What `execute` resolves with; it never rejects for a script failure. */
 export type ExecuteResult = ({ ok: true; value: unknown } | { ok: false; error: RunError }) & {
@@ -57,7 +63,11 @@ class CallContext implements ToolCallContext {
   private controller: AbortController | undefined;
   private cancelled = false;
 
-  constructor(readonly pauseClock: () => () => void, readonly site?: { line: number; column?: number }) {}
+  constructor(
+    readonly pauseClock: () => () => void,
+    readonly scope: unknown,
+    readonly site?: { line: number; column?: number },
+  ) {}
 
   get signal(): AbortSignal {
     this.controller ??= new AbortController();
@@ -89,8 +99,13 @@ export class RunSession {
   private resolve!: (result: ExecuteResult) => void;
   private readonly logs: LogEntry[] = [];
   private stdout = '';
-  /** From the sandbox process's outcome (QuickJS): whether the run started fresh, whether its VM was kept. */
-  reported: { fresh?: boolean; kept?: boolean } = {};
+  /**
+   * From the sandbox process's outcome (QuickJS): whether the run started fresh, whether its VM
+   * was kept, whether its VM installed the bindings (rather than keeping those of its last run).
+   */
+  reported: { fresh?: boolean; kept?: boolean; bound?: boolean } = {};
+  /** The run's frame carried the tool catalog: its process did not hold it yet. */
+  catalogSent = false;
   private readonly calls: CallSummary[] = [];
   private readonly pending = new Map<number, PendingCall>();
   private readonly deadline: PausableDeadline;
@@ -109,6 +124,7 @@ export class RunSession {
     private readonly runId: number,
     private readonly code: string,
     private readonly plan: BindingPlan,
+    private readonly options: RunOptions,
     private readonly limits: JsLimits,
     private readonly signal: AbortSignal | undefined,
     private readonly owner: SessionRelease,
@@ -133,7 +149,17 @@ export class RunSession {
     this.process.listen({ message: (m) => this.onMessage(m), end: (e) => this.onEnd(e) });
     this.signal?.addEventListener('abort', this.onAbort, { once: true });
     this.deadline.start();
-    this.process.send(runHeader(this.runId, this.limits), [this.code, this.plan.config]);
+    // The catalog travels only to a process that does not hold it yet; `forget` names those it
+    // may drop, so what it keeps stays bounded and known to the host.
+    const { send, forget } = this.process.catalogs.use(this.plan.id);
+    this.catalogSent = send;
+    const header = {
+      ...runHeader(this.runId, this.limits),
+      cat: this.plan.id,
+      ...(forget.length > 0 ? { forget } : {}),
+      ...(this.options.sites ? { sites: true } : {}),
+    };
+    this.process.send(header, send ? [this.code, this.plan.config] : [this.code]);
   }
 
   /** Ends the run from outside (the runtime is closing). */
@@ -163,7 +189,7 @@ export class RunSession {
         }
         return;
       case 'done': {
-        this.reported = { fresh: message.fresh, kept: message.kept };
+        this.reported = { fresh: message.fresh, kept: message.kept, bound: message.bound };
         if (!message.ok) return this.finish({ ok: false, error: message.error }, true);
         const problem = this.returnProblem(message.json);
         if (problem !== undefined) return this.finish({ ok: false, error: { kind: 'script', name: 'RangeError', message: problem } }, true);
@@ -252,7 +278,7 @@ export class RunSession {
     }
     const summary: CallSummary | null = call.global ? null : { name: call.name, status: 'cancelled', durationMs: 0 };
     if (summary) this.calls.push(summary);
-    const entry: PendingCall = { binding, summary, started: performance.now(), context: new CallContext(this.pauseClock, call.site), bytes };
+    const entry: PendingCall = { binding, summary, started: performance.now(), context: new CallContext(this.pauseClock, this.options.scope, call.site), bytes };
     this.pending.set(call.id, entry);
     this.inflightBytes += bytes;
     let outcome: Promise<unknown>;

@@ -6,6 +6,7 @@ import type { PythonRunResult } from './result.ts';
 import { RunSession } from './session.ts';
 import { PythonRunnerError, Startup, type Interpreter } from './startup.ts';
 import { buildRunTools, type RunTools } from './tool-table.ts';
+import { PerCatalog, type ToolCatalog } from '../catalog.ts';
 
 export { PythonRunnerError } from './startup.ts';
 
@@ -46,8 +47,14 @@ export interface PythonRunnerOptions {
 }
 
 export interface PythonRunOptions {
-  /** Tools (`tools.x__run`) and helper globals the script may call. */
-  tools: readonly ToolBinding[];
+  /**
+   * Tools (`tools.x__run`) and helper globals the script may call. A {@link ToolCatalog} given
+   * to many runs has its table built once; the interpreter is sent a table only when it differs
+   * from the one it holds.
+   */
+  tools: readonly ToolBinding[] | ToolCatalog;
+  /** Handed to every binding this run calls as `ctx.scope` (per-run state for shared bindings). */
+  scope?: unknown;
   /** Wall-clock limit; paused while any call holds `pauseClock`. */
   timeoutMs: number;
   /** Aborting stops the run the same way the time limit does, reported as `aborted`. */
@@ -110,6 +117,8 @@ export class PythonRunner {
   #dead = false;
   #idleTimer: NodeJS.Timeout | null = null;
   #runSeq = 0;
+  #tables = new PerCatalog<RunTools>((bindings) => buildRunTools(bindings));
+  #tablesSent = 0;
   /** The interpreter the last run used: a run in another one starts with fresh globals. */
   #lastInterp: Interpreter | null = null;
 
@@ -138,6 +147,11 @@ export class PythonRunner {
     if (this.#startup && !this.#startup.settled) return 'starting';
     if (this.#interp) return 'idle';
     return this.#dead ? 'dead' : 'cold';
+  }
+
+  /** Runs whose message carried the tool table: the interpreter did not hold that table yet. */
+  get toolTablesSent(): number {
+    return this.#tablesSent;
   }
 
   /**
@@ -169,7 +183,7 @@ export class PythonRunner {
     let tools: RunTools;
     try {
       positive('timeoutMs', options?.timeoutMs ?? Number.NaN, 0);
-      tools = buildRunTools(options.tools);
+      tools = this.#tables.get(options.tools);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -217,11 +231,14 @@ export class PythonRunner {
     const interp = this.#interp;
     if (!interp) return refusal('sandbox', 'the Python interpreter exited right after starting');
     interp.proc.setRef(true);
+    const sendTable = interp.toolKey !== tools.key;
+    if (sendTable) this.#tablesSent++;
     const session = new RunSession({
       proc: interp.proc,
       runId: ++this.#runSeq,
       code,
-      ...(interp.toolKey === tools.key ? {} : { toolTable: tools.table }),
+      ...(sendTable ? { toolTable: tools.table } : {}),
+      scope: options.scope,
       bindings: tools.bindings,
       timeoutMs: options.timeoutMs,
       interruptGraceMs: this.#interruptGraceMs,

@@ -14,6 +14,8 @@ export interface SessionOptions {
   /** Sent only when it changed since the interpreter's previous run. */
   toolTable?: ToolTable;
   bindings: ReadonlyMap<string, ToolBinding>;
+  /** Handed to every binding as `ctx.scope`. */
+  scope?: unknown;
   timeoutMs: number;
   interruptGraceMs: number;
   killGraceMs: number;
@@ -118,7 +120,7 @@ export class RunSession {
     let pending: Promise<unknown>;
     try {
       const site = line !== undefined ? { line, ...(column !== undefined ? { column } : {}) } : undefined;
-      pending = Promise.resolve(binding.invoke(args, { signal: call.controller.signal, pauseClock: () => this.#deadline.pause(), ...(site ? { site } : {}) }));
+      pending = Promise.resolve(binding.invoke(args, { signal: call.controller.signal, pauseClock: () => this.#deadline.pause(), scope: this.#o.scope, ...(site ? { site } : {}) }));
     } catch (e) {
       pending = Promise.reject(e);
     }

@@ -19,6 +19,8 @@ export const B_LOG = 2;
 export const B_DONE = 3;
 export const B_FAIL = 4;
 export const B_UNKNOWN_TOOL = 5;
+export const B_RESOLVE = 6;
+export const B_KEYS = 7;
 
 const prelude = new vm.Script(fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8'), {
   filename: 'toolcell-prelude',

@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { send, receive, poll } from './io.mjs';
 import { C_BIND, C_RUN, C_THROWN, compileScript, createSandboxContext, describeSyntaxError } from './context.mjs';
 import { DEADLOCK_MESSAGE, Run } from './run.mjs';
+import { CatalogStore, MISSING_CATALOG } from './catalogs.mjs';
 
 // Rejections nobody handled belong to script promises; the run reports its own outcome.
 process.on('unhandledRejection', () => {});
@@ -15,16 +16,21 @@ const forceContextify = process.argv.includes('--toolcell-contextify');
 let prepared = null;
 /** @type {Run | null} */
 let active = null;
+/** The tool catalogs this process holds: a run of one of them is sent its id alone. */
+const catalogs = new CatalogStore();
 
 function start(header, payloads) {
-  const [code, configJson] = payloads;
+  const code = payloads[0];
+  const catalog = catalogs.take(header, payloads);
   const sandbox = prepared ?? createSandboxContext(forceContextify);
   prepared = null;
-  const run = new Run(header.run, header.limits, JSON.parse(configJson), sandbox);
+  const run = new Run(header.run, header.limits, catalog, header.sites === true, sandbox);
   active = run;
+  if (catalog === null) return run.fail('sandbox', undefined, MISSING_CATALOG);
   let bound;
   try {
-    bound = sandbox.control(C_BIND, configJson);
+    // Only nested paths and globals are installed up front; each tool on first use (prelude.js).
+    bound = sandbox.control(C_BIND, catalog.eager(), run.out.sites);
   } catch {
     bound = 'the prelude failed to install the tools';
   }

@@ -25,6 +25,8 @@
   const B_DONE = 3;
   const B_FAIL = 4;
   const B_UNKNOWN_TOOL = 5;
+  const B_RESOLVE = 6;
+  const B_KEYS = 7;
 
   const G = globalThis;
   // child/inspect.js, evaluated in this context just before this file.
@@ -33,6 +35,10 @@
   const create = Object.create;
   const defineProperty = Object.defineProperty;
   const freeze = Object.freeze;
+  const hasOwn = Object.prototype.hasOwnProperty;
+  const getOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor;
+  const reflectHas = Reflect.has;
+  const preventExtensions = Reflect.preventExtensions;
   const ProxyCtor = Proxy;
   const PromiseCtor = Promise;
   const MapCtor = Map;
@@ -341,41 +347,116 @@
     return '';
   }
 
-  function bind(configJson) {
-    const config = jsonParse(configJson);
-    sites = config.sites === true;
-    const target = create(null);
-    for (let i = 0; i < config.tools.length; i++) {
-      const [name, label] = config.tools[i];
-      defineProperty(target, name, { value: makeCallable(false, name, label), enumerable: true });
+  // `tools` installs each tool on first use: a context is new for every run, and installing a
+  // thousand tools up front would cost the run more than the script. The names live in the
+  // sandbox process's copy of the catalog; the bridge answers what a key is (B_RESOLVE) and,
+  // for a script that enumerates `tools`, every key (B_KEYS), after which all is installed and
+  // the target frozen. Each trap installs the key it is asked about first and then answers as
+  // the frozen object of an up-front install would, so scripts see the same object either way.
+  let target = null;
+  /** While `bind` hangs nested paths on functions, which are frozen once that is done. */
+  let installing = false;
+  let complete = false;
+
+  /** Installs the flat key `key` of `tools` when it names a tool or an alias; true when it is there. */
+  function materialize(key) {
+    if (apply(hasOwn, target, [key])) return true;
+    if (complete) return false;
+    const kind = callBridge(B_RESOLVE, key);
+    if (typeof kind !== 'string' || kind === '') return false;
+    const rest = kind.slice(1);
+    if (kind[0] === 't') {
+      const fn = makeCallable(false, key, rest);
+      if (!installing) freeze(fn);
+      defineProperty(target, key, { value: fn, enumerable: true });
+      return true;
     }
-    for (let i = 0; i < config.aliases.length; i++) {
-      const [alias, name] = config.aliases[i];
-      defineProperty(target, alias, { value: target[name], enumerable: false });
+    if (kind[0] === 'a' && materialize(rest)) {
+      defineProperty(target, key, { value: target[rest], enumerable: false });
+      return true;
     }
+    return false;
+  }
+
+  function allKeys() {
+    const text = callBridge(B_KEYS);
+    if (typeof text !== 'string') throw new TypeErrorCtor('tools cannot be listed once the run has ended');
+    return jsonParse(text);
+  }
+
+  function materializeAll() {
+    if (complete) return;
+    const keys = allKeys();
+    for (let i = 0; i < keys.length; i++) materialize(keys[i]);
+    preventExtensions(target);
+    complete = true;
+  }
+
+  function ownKeys() {
+    materializeAll();
+    return allKeys();
+  }
+
+  function bind(eagerJson, sitesOn) {
+    const config = jsonParse(eagerJson);
+    sites = sitesOn === true;
+    target = create(null);
+    // Nested paths (`tools.a.b`) hang on functions and namespaces: installed up front.
+    installing = true;
     const madeTools = create(null);
-    const flat = Reflect.ownKeys(target);
-    // A dotted host name is one flat property (`tools["a.b"]`); only plain keys can hold a path.
-    for (let i = 0; i < flat.length; i++) {
-      if (flat[i].indexOf('.') < 0) madeTools['.' + flat[i]] = target[flat[i]];
-    }
     for (let i = 0; i < config.nested.length; i++) {
       const [id, name] = config.nested[i];
+      const root = id.split('.')[0];
+      if (madeTools['.' + root] === undefined && root.indexOf('.') < 0 && materialize(root)) madeTools['.' + root] = target[root];
+      if (!materialize(name)) return 'the nested path ' + id + ' names no tool';
+      if (name.indexOf('.') < 0) madeTools['.' + name] = target[name];
       const problem = installPath(target, id.split('.'), target[name], madeTools, '');
       if (problem !== '') return problem;
     }
+    installing = false;
     const toolNodes = Object.keys(madeTools);
     for (let i = 0; i < toolNodes.length; i++) freeze(madeTools[toolNodes[i]]);
-    freeze(target);
     const handler = create(null);
     handler.get = function (tools, key) {
       if (typeof key !== 'string') return undefined;
       const fn = tools[key];
       if (fn !== undefined) return fn;
+      if (materialize(key)) return tools[key];
       // Probed by `await`, JSON.stringify and console formatting; absence is the right answer.
       if (key === 'then' || key === 'toJSON') return undefined;
       const message = callBridge(B_UNKNOWN_TOOL, key);
       throw new TypeErrorCtor(typeof message === 'string' ? message : 'tools.' + key + ' is not a tool');
+    };
+    handler.has = function (tools, key) {
+      if (typeof key === 'string') materialize(key);
+      return reflectHas(tools, key);
+    };
+    handler.getOwnPropertyDescriptor = function (tools, key) {
+      if (typeof key === 'string') materialize(key);
+      return getOwnPropertyDescriptor(tools, key);
+    };
+    handler.ownKeys = ownKeys;
+    // Frozen, as far as a script can tell: nothing is added, changed, removed or re-parented.
+    handler.defineProperty = function () {
+      return false;
+    };
+    handler.set = function () {
+      return false;
+    };
+    handler.deleteProperty = function (tools, key) {
+      if (typeof key === 'string') materialize(key);
+      return !apply(hasOwn, tools, [key]);
+    };
+    handler.setPrototypeOf = function (_tools, proto) {
+      return proto === null;
+    };
+    handler.preventExtensions = function () {
+      materializeAll();
+      return true;
+    };
+    handler.isExtensible = function () {
+      materializeAll();
+      return false;
     };
     defineProperty(G, 'tools', {
       value: new ProxyCtor(target, handler), writable: false, enumerable: false, configurable: false,
@@ -480,7 +561,7 @@
 
   return function control(op, a, b, c, d) {
     switch (op) {
-      case C_BIND: return bind(a);
+      case C_BIND: return bind(a, b);
       case C_RUN: run(a); return undefined;
       case C_THROWN: fail(a); return undefined;
       case C_DELIVER: return deliver(a, b, c, d);

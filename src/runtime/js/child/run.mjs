@@ -2,7 +2,7 @@
 // Admitting calls and log lines against the limits, and batching them for the host, is the
 // outbox's (outbox.mjs, shared with the QuickJS engine).
 import { send } from './io.mjs';
-import { B_CALL, B_DONE, B_FAIL, B_LOG, B_UNKNOWN_TOOL, C_DELIVER } from './context.mjs';
+import { B_CALL, B_DONE, B_FAIL, B_KEYS, B_LOG, B_RESOLVE, B_UNKNOWN_TOOL, C_DELIVER } from './context.mjs';
 import { unknownToolMessage } from './closest.mjs';
 import { Outbox } from './outbox.mjs';
 import { returnRefusal } from './run-bounds.mjs';
@@ -23,18 +23,21 @@ export class Run {
    * @param {number} id
    * @param {{ maxCalls: number, maxInFlight: number, maxArgsBytes: number, maxInFlightBytes: number, maxLogBytes: number,
    *   maxLogEntries: number, maxDepth: number, maxReturnBytes: number }} limits
-   * @param {{ tools: Array<[string, string, string]>, collisions: Array<[string, string[]]>, globals: string[] }} config
+   * @param {import('./catalogs.mjs').Catalog | null} catalog the run's tools (null: the host named
+   *   one this process does not hold; the run is failed at once)
+   * @param {boolean} sites whether calls carry their call site
    * @param {{ control: Function, slot: { handler: Function | null } }} sandbox
    */
-  constructor(id, limits, config, sandbox) {
+  constructor(id, limits, catalog, sites, sandbox) {
     this.id = id;
     this.limits = limits;
-    this.config = config;
+    this.catalog = catalog;
+    this.config = catalog?.config ?? { tools: [], aliases: [], nested: [], collisions: [], globals: [] };
     this.sandbox = sandbox;
     this.running = true;
     this.out = new Outbox(id, limits, (message) => this.fail('script', 'RangeError', message));
-    this.out.labels = new Map(config.tools.map(([name, label]) => [name, label]));
-    this.out.sites = config.sites === true;
+    if (catalog !== null) this.out.labels = catalog.labels;
+    this.out.sites = sites || this.config.sites === true;
     sandbox.slot.handler = (op, a, b, c) => this.bridge(op, a, b, c);
   }
 
@@ -47,6 +50,8 @@ export class Run {
       case B_DONE: this.done(a); return null;
       case B_FAIL: this.scriptFailed(a, b, c); return null;
       case B_UNKNOWN_TOOL: return typeof a === 'string' ? unknownToolMessage(a, this.config) : null;
+      case B_RESOLVE: return typeof a === 'string' ? this.catalog.resolve(a) : null;
+      case B_KEYS: return this.catalog.keys();
       default: return null;
     }
   }

@@ -21,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { cancelPosted, framesWaiting, poll, receive, send } from '../../child/io.mjs';
 import { GuestRun } from './vm.mjs';
+import { CatalogStore, MISSING_CATALOG } from '../../child/catalogs.mjs';
 
 process.on('unhandledRejection', () => {});
 
@@ -120,7 +121,7 @@ async function makeTemplate() {
 }
 const template = await makeTemplate();
 
-/** A fresh VM with the prelude installed and the bridge unbound. */
+/** A fresh VM with the prelude installed, the bridge unbound and no tools installed. */
 async function createGuest() {
   const vm = await QuickJS.restore(template.snapshot, vmOptions);
   const control = vm.importHandle(template.token);
@@ -135,6 +136,8 @@ async function createGuest() {
     vm,
     control,
     exports,
+    /** Id of the catalog whose bindings the VM holds installed (null: none, or unnamed). */
+    catalog: null,
     exception: () => new JSException(vm.getException()),
     /** Calls control(...args); returns true when it returned true. Throws a JSException if it threw. */
     callControl(args) {
@@ -213,8 +216,12 @@ async function takeGuest(conv, wantFresh) {
   return { guest: spares.pop() ?? (await createGuest()), slot: null, fresh: true };
 }
 
+/** The tool catalogs this process holds; a VM keeps the bindings of the last one it installed. */
+const catalogs = new CatalogStore();
+
 async function startRun(header, payloads) {
-  const [code, configJson] = payloads;
+  const code = payloads[0];
+  const catalog = catalogs.take(header, payloads);
   const { guest, slot, fresh } = await takeGuest(header.conv, header.fresh !== false);
   guest.exports.qjs_set_memory_limit(header.heapMb * 1024 * 1024);
   const run = new GuestRun(header, guest, fresh, slot !== null, (ended) => {
@@ -225,7 +232,8 @@ async function startRun(header, payloads) {
     send({ t: 'idle', run: ended.id });
   });
   runs.set(run.id, run);
-  execute(run, () => run.start(code, configJson));
+  if (catalog === null) return run.fail('sandbox', undefined, MISSING_CATALOG);
+  execute(run, () => run.start(code, catalog, header.sites === true));
 }
 
 /** Runs guest code for `run`, with the interrupt handler watching it. */

@@ -365,6 +365,11 @@ export class RunChannel implements RunProcess {
   /** The pool keeps the process referenced while it has runs. */
   ref(): void {}
 
+  /** The catalogs are the process's: its VMs share what it holds. */
+  get catalogs(): SandboxProcess['catalogs'] {
+    return this.host.process.catalogs;
+  }
+
   kill(): void {
     this.pool.cancel(this.host, this.runId);
   }

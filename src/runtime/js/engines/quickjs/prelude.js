@@ -221,7 +221,7 @@
     return error;
   }
 
-  // Call sites, for runs that ask (`config.sites`: an approval gate may need the line). One
+  // Call sites, for runs that ask (`sites` in the run header: an approval gate may need the line). One
   // stack capture per call, so runs without it never pay. Encoded as line * 2^20 + column.
   let sites = false;
   const SITE_LINE = 1048576;
@@ -375,22 +375,14 @@
     return '';
   }
 
-  function bind(configJson, seedText) {
+  /**
+   * The installed catalog: the frozen `tools` object and each global's [path, callable], kept
+   * between runs of the session until a run brings another catalog.
+   */
+  let installed = null;
+
+  function install(configJson) {
     const config = jsonParse(configJson);
-    sites = config.sites === true;
-    const words = jsonParse(seedText);
-    for (let i = 0; i < 4; i++) seed[i] = words[i] | 0;
-    for (let i = 0; i < 12; i++) sfc32();
-    pending = create(null);
-    installHelpers();
-    for (let i = 0; i < boundGlobals.length; i++) {
-      try {
-        delete G[boundGlobals[i]];
-      } catch {
-        // A script made it non-configurable: the check below refuses to bind over it.
-      }
-    }
-    boundGlobals = [];
     // Known tools are own properties, found without a trap (a Proxy trap costs more in QuickJS
     // than the rest of a call); only names that miss reach the Proxy below, as the prototype.
     const handler = create(null);
@@ -424,14 +416,49 @@
     const toolNodes = Object.keys(madeTools);
     for (let i = 0; i < toolNodes.length; i++) freeze(madeTools[toolNodes[i]]);
     freeze(tools);
-    // Configurable, so that the next run of the session can bind its own tools.
-    defineProperty(G, 'tools', {
-      value: tools, writable: false, enumerable: false, configurable: true,
-    });
-    const madeGlobals = create(null);
+    const globals = [];
     for (let i = 0; i < config.globals.length; i++) {
       const [name, path] = config.globals[i];
-      const problem = installPath(G, path, makeCallable(true, name, path.join('.') + '()'), madeGlobals, '', true);
+      globals.push([path, makeCallable(true, name, path.join('.') + '()')]);
+    }
+    installed = { tools, globals };
+    return '';
+  }
+
+  /**
+   * Starts a run's bindings: installs the catalog `configJson` ('' keeps the one installed),
+   * then puts `tools`, the globals and the helpers (which a script of an earlier run of the
+   * session may have replaced) back on the global object, and resets the run's state.
+   */
+  function bind(configJson, seedText, sitesOn) {
+    sites = sitesOn === 1;
+    const words = jsonParse(seedText);
+    for (let i = 0; i < 4; i++) seed[i] = words[i] | 0;
+    for (let i = 0; i < 12; i++) sfc32();
+    pending = create(null);
+    installHelpers();
+    for (let i = 0; i < boundGlobals.length; i++) {
+      try {
+        delete G[boundGlobals[i]];
+      } catch {
+        // A script made it non-configurable: the check below refuses to bind over it.
+      }
+    }
+    boundGlobals = [];
+    if (configJson !== '') {
+      installed = null;
+      const problem = install(configJson);
+      if (problem !== '') return problem;
+    }
+    if (installed === null) return 'no tools are installed in this VM';
+    // Configurable, so that the next run of the session can bind its own tools.
+    defineProperty(G, 'tools', {
+      value: installed.tools, writable: false, enumerable: false, configurable: true,
+    });
+    const madeGlobals = create(null);
+    for (let i = 0; i < installed.globals.length; i++) {
+      const [path, fn] = installed.globals[i];
+      const problem = installPath(G, path, fn, madeGlobals, '', true);
       if (problem !== '') return problem;
     }
     const roots = Object.keys(madeGlobals);

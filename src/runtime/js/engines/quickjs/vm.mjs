@@ -57,6 +57,8 @@ export class GuestRun {
     this.guest = guest;
     this.onEnd = onEnd;
     this.config = null;
+    /** The VM installed the bindings for this run (it did not hold this catalog's). */
+    this.bound = false;
     this.running = true;
     this.cancelled = false;
     this.interrupted = false;
@@ -82,16 +84,25 @@ export class GuestRun {
     if (typeof ms === 'number') this.deadline = performance.now() + ms;
   }
 
-  /** Binds the tools, compiles and starts the script, and runs it until it waits. */
-  start(code, configJson) {
+  /**
+   * Binds the tools, compiles and starts the script, and runs it until it waits. A VM that
+   * installed this catalog's bindings in an earlier run of its session keeps them: the prelude
+   * then only resets the run's state (`bound` in the outcome says which happened).
+   */
+  start(code, catalog, sites) {
     const { vm, control } = this.guest;
-    this.config = JSON.parse(configJson);
-    this.out.labels = new Map(this.config.tools.map(([name, label]) => [name, label]));
-    this.out.sites = this.config.sites === true;
+    this.config = catalog.config;
+    this.out.labels = catalog.labels;
+    this.out.sites = sites || catalog.config.sites === true;
+    const install = catalog.id === null || this.guest.catalog !== catalog.id;
+    // Whatever happens below, the VM holds this catalog's bindings only once they are in place.
+    this.guest.catalog = null;
     const seed = JSON.stringify([...new Int32Array(randomBytes(16).buffer)]);
     const bound = this.callControl(() =>
-      vm.callFunction(control, vm.undefined, vm.newNumber(C_BIND), vm.newString(configJson), vm.newString(seed), vm.newNumber(this.limits.maxDepth)));
+      vm.callFunction(control, vm.undefined, vm.newNumber(C_BIND), vm.newString(install ? catalog.text : ''), vm.newString(seed), vm.newNumber(this.out.sites ? 1 : 0)));
     if (bound !== '') return this.fail('sandbox', undefined, typeof bound === 'string' ? bound : 'the prelude failed to install the tools');
+    this.guest.catalog = catalog.id;
+    this.bound = install;
     let fn;
     try {
       fn = vm.evalCode(`${WRAP_HEAD}${code}\n})`, SCRIPT_FILE);
@@ -162,6 +173,8 @@ export class GuestRun {
 
   call(isGlobal, name, json, site) {
     if (typeof name !== 'string' || typeof json !== 'string') return null;
+    // A tool function an earlier run of the session kept (say, on globalThis) whose tool is gone.
+    if (!isGlobal && !this.out.labels.has(name)) return `${name} is no longer a tool in this run; use the tools object of this run`;
     return this.out.call(isGlobal, name, json, site);
   }
 
@@ -211,7 +224,7 @@ export class GuestRun {
     }
     if (!result.ok && result.error.kind !== 'script') this.keep = false;
     this.flush();
-    send({ t: 'done', run: this.id, ...result, fresh: this.fresh, kept: this.keep }, payloads);
+    send({ t: 'done', run: this.id, ...result, fresh: this.fresh, kept: this.keep, bound: this.bound }, payloads);
     this.onEnd(this);
   }
 
