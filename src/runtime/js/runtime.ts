@@ -244,6 +244,16 @@ export class JsRuntime {
     }
   }
 
+  /**
+   * The conversation is over: QuickJS frees its VM in its shared process, V8 closes its
+   * process — now, or once its runs in progress are over. A later run under the same name
+   * starts afresh (`session.fresh`).
+   */
+  endConversation(conversation: string): void {
+    this.quickjs?.endConversation(conversation);
+    this.v8?.endConversation(conversation);
+  }
+
   /** Counts of sandbox processes over the runtime's life. */
   stats(): JsRuntimeStats {
     if (this.v8 !== undefined) {

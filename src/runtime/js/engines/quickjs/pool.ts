@@ -38,6 +38,8 @@ interface Conversation {
   lastUsed: number;
   /** Its process holds a VM kept from its last run (a session the next run continues). */
   session: boolean;
+  /** Ended while a run used it: dropped once its last run is over. */
+  ending: boolean;
 }
 
 interface Waiter {
@@ -128,7 +130,7 @@ export class QuickjsPool {
     if (conversation === undefined) return;
     let c = this.conversations.get(conversation);
     if (c === undefined) {
-      c = { host, active: 0, lastUsed: 0, session: false };
+      c = { host, active: 0, lastUsed: 0, session: false, ending: false };
       this.conversations.set(conversation, c);
       host.conversations.add(conversation);
     }
@@ -146,9 +148,28 @@ export class QuickjsPool {
       if (c !== undefined && c.host === host) {
         c.active--;
         c.lastUsed = performance.now();
+        if (c.ending && c.active === 0) this.drop(conversation, c);
       }
     }
     this.serveQueue();
+  }
+
+  /**
+   * The conversation is over: its VM is freed in its process now, or once its runs in progress
+   * are over. A later run under the same name starts on a fresh VM.
+   */
+  endConversation(conversation: string): void {
+    const c = this.conversations.get(conversation);
+    if (c === undefined) return;
+    if (c.active > 0) c.ending = true;
+    else this.drop(conversation, c);
+  }
+
+  /** Forgets the conversation and tells its process to free the VM it kept for it. */
+  private drop(name: string, c: Conversation): void {
+    this.conversations.delete(name);
+    c.host.conversations.delete(name);
+    if (c.host.process.alive) c.host.process.send({ t: 'drop', conv: name }, []);
   }
 
   /** Where a run goes now, or null when it must wait. Starts a process when all are busy. */
@@ -310,9 +331,7 @@ export class QuickjsPool {
     const now = performance.now();
     for (const [name, c] of this.conversations) {
       if (c.active > 0 || now - c.lastUsed < this.idleVmMs) continue;
-      this.conversations.delete(name);
-      c.host.conversations.delete(name);
-      c.host.process.send({ t: 'drop', conv: name }, []);
+      this.drop(name, c);
     }
     for (const h of this.hosts) {
       if (this.hosts.size <= this.minProcesses) break;
