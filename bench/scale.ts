@@ -9,65 +9,15 @@
  * are measured in the same run; the ratios are the issue's targets for the default engine.
  * The last line is one JSON object with an `engine` key per figure.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { registerCodeExecution } from '../src/code-execution/index.ts';
 import type { JsEngine } from '../src/runtime/js/index.ts';
+import { sandboxPids, treeRss } from './proc.ts';
 import { noopHost } from './rig.ts';
 
 const CALLS = 200;
 const SIZES = [1, 4, 16, 32];
 const ENGINES: JsEngine[] = ['quickjs', 'v8'];
 const script = `for (let i = 0; i < ${CALLS}; i++) await tools.noop({ i }); return ${CALLS};`;
-
-/** Descendant pids of this process (Linux /proc). */
-function descendants(): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      const list = children.get(ppid) ?? [];
-      list.push(Number(entry));
-      children.set(ppid, list);
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  const out: number[] = [];
-  const walk = (pid: number) => {
-    for (const child of children.get(pid) ?? []) {
-      out.push(child);
-      walk(child);
-    }
-  };
-  walk(process.pid);
-  return out;
-}
-
-function rssBytes(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-function treeRss(): number {
-  return process.memoryUsage().rss + descendants().reduce((sum, pid) => sum + rssBytes(pid), 0);
-}
-
-/** Node processes below this one: the sandbox processes (the no-op host starts no others). */
-function sandboxPids(): number[] {
-  return descendants().filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('main.mjs');
-    } catch {
-      return false;
-    }
-  });
-}
 
 interface Figure {
   engine: JsEngine;

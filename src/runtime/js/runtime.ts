@@ -178,7 +178,7 @@ export class JsRuntime {
       try {
         const channel = await pool.acquire(conversation, runId, limits, signal, options.reset === true);
         const session = await this.run(channel, runId, code, plan, limits, signal, {
-          returning: () => {},
+          returning: () => pool.finishing(channel),
           release: () => pool.release(channel),
         });
         pool.settleSession(channel, session.reported.kept === true);

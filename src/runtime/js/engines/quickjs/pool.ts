@@ -26,6 +26,8 @@ interface Host {
   ready: boolean;
   /** Runs placed here (starting or running). */
   load: number;
+  /** Of those, runs that reported their outcome and only await their idle confirmation. */
+  finishing: number;
   listeners: Map<number, ProcessListener>;
   conversations: Set<string>;
   cancelling: Map<number, NodeJS.Timeout>;
@@ -182,7 +184,9 @@ export class QuickjsPool {
     let anyIdle = false;
     for (const h of this.hosts) {
       if (!h.process.alive || h.load >= this.runsPerProcess) continue;
-      if (h.ready && h.load === 0) anyIdle = true;
+      // A process whose runs have all finished is idle for this purpose: a conversation run
+      // right after another (their idle confirmation still in flight) needs no new process.
+      if (h.ready && h.load - h.finishing === 0) anyIdle = true;
       // Ready processes first, then the least loaded.
       if (best === null || (h.ready && !best.ready) || (h.ready === best.ready && h.load < best.load)) best = h;
     }
@@ -246,6 +250,7 @@ export class QuickjsPool {
       process,
       ready: false,
       load: 0,
+      finishing: 0,
       listeners: new Map(),
       conversations: new Set(),
       cancelling: new Map(),
@@ -319,10 +324,18 @@ export class QuickjsPool {
     host.cancelling.set(runId, timer);
   }
 
+  /** @internal the run reported its outcome; its process confirms it is idle soon. */
+  finishing(channel: RunChannel): void {
+    if (channel.released || channel.finishing) return;
+    channel.finishing = true;
+    channel.host.finishing++;
+  }
+
   /** @internal the run is over. */
   release(channel: RunChannel): void {
     if (channel.released) return;
     channel.released = true;
+    if (channel.finishing) channel.host.finishing--;
     channel.host.listeners.delete(channel.runId);
     this.unbind(channel.host, channel.conversation);
   }
@@ -355,6 +368,7 @@ export class QuickjsPool {
 /** One run's view of its shared process: frames tagged with its run id, kill = cancel. */
 export class RunChannel implements RunProcess {
   released = false;
+  finishing = false;
 
   constructor(
     private readonly pool: QuickjsPool,

@@ -1,0 +1,114 @@
+/**
+ * Conversations opened and closed in sequence (issue 13: "10,000 conversations leave memory
+ * flat, ±10%"), part of `npm run bench:scale`.
+ *
+ * One host with code_execution (QuickJS, the default engine) and a no-op tool. Each
+ * conversation opens a stream, runs one short JavaScript script that makes one inner tool
+ * call, and — every `pythonEvery`-th conversation — one short Python script doing the same
+ * (a new conversation's first Python run starts an interpreter, ~50–250 ms, so 10,000 of them
+ * would take most of an hour; one in 50 gives 200 interpreters started and ended), then ends
+ * as an embedder ends it: the stream ends and `host.endConversation(id)`.
+ *
+ * At every checkpoint (each 1,000 conversations) after a full GC: the host's V8 heap, its RSS,
+ * the RSS of the whole process tree and of the sandbox processes alone, and what the host and
+ * its pools still hold for conversations. The figure is last / first checkpoint (target 0.9–1.1).
+ */
+import { registerCodeExecution } from '../src/code-execution/index.ts';
+import { descendants, rssBytes, sandboxPids, treeRss } from './proc.ts';
+import { noopHost } from './rig.ts';
+
+export interface ChurnCheckpoint {
+  conversations: number;
+  /** Wall time of the last 1,000 conversations. */
+  msPerThousand: number;
+  heapMb: number;
+  hostRssMb: number;
+  treeRssMb: number;
+  sandboxRssMb: number;
+  processes: number;
+  /** What is still held for conversations: host inferences, VM slots, Python runners. */
+  held: { inferences: number; hostConversations: number; vmConversations: number; pythonRunners: number };
+}
+
+export interface ChurnFigures {
+  conversations: number;
+  pythonEvery: number;
+  checkpoints: ChurnCheckpoint[];
+  /** Last checkpoint / first, for each memory figure. */
+  ratios: { heap: number; hostRss: number; treeRss: number; sandboxRss: number };
+  withinTenPercent: boolean;
+}
+
+const mb = (bytes: number) => Number((bytes / 2 ** 20).toFixed(1));
+
+function fullGc(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error('run with node --expose-gc (npm run bench:scale does)');
+  gc();
+  gc();
+}
+
+export async function churn(total = 10_000, pythonEvery = 50, every = 1_000): Promise<ChurnFigures> {
+  const host = noopHost();
+  const codeExecution = registerCodeExecution(host, { languages: ['javascript', 'python'] });
+  const js = 'const r = await tools.noop({ i: 1 }); return r;';
+  const py = 'r = await tools.noop({"i": 1})\nr';
+  const checkpoints: ChurnCheckpoint[] = [];
+  try {
+    let t = performance.now();
+    for (let n = 1; n <= total; n++) {
+      const id = `churn-${n}`;
+      const stream = host.openStream(id);
+      const inferenceId = stream.beginInference();
+      const runs = [js, ...(n % pythonEvery === 0 ? [py] : [])];
+      for (const code of runs) {
+        const outcome = await host.dispatch({ inferenceId, name: 'code_execution', input: { code, language: code === js ? 'javascript' : 'python' } });
+        const summary = outcome.result.structuredContent as { ok?: boolean } | undefined;
+        if (!summary?.ok) throw new Error(`conversation ${n} failed: ${JSON.stringify(outcome.result).slice(0, 300)}`);
+      }
+      stream.end();
+      await host.endConversation(id);
+      if (n % every === 0) {
+        const msPerThousand = ((performance.now() - t) * 1000) / every;
+        fullGc();
+        const runtime = await codeExecution.runners.javascript();
+        const sandboxes = sandboxPids();
+        checkpoints.push({
+          conversations: n,
+          msPerThousand: Math.round(msPerThousand),
+          heapMb: mb(process.memoryUsage().heapUsed),
+          hostRssMb: mb(process.memoryUsage().rss),
+          treeRssMb: mb(treeRss()),
+          sandboxRssMb: mb(sandboxes.reduce((sum, pid) => sum + rssBytes(pid), 0)),
+          processes: descendants().length,
+          held: {
+            inferences: host.remembered.inferences,
+            hostConversations: host.remembered.conversations,
+            vmConversations: runtime.stats().conversations,
+            pythonRunners: codeExecution.runners.pythonConversations,
+          },
+        });
+        const c = checkpoints.at(-1)!;
+        console.log(
+          `  ${String(n).padStart(6)} conversations: ${c.msPerThousand} ms per 1,000, heap ${c.heapMb} MB, host RSS ${c.hostRssMb} MB, ` +
+            `tree RSS ${c.treeRssMb} MB (sandboxes ${c.sandboxRssMb} MB, ${c.processes} processes), held ${JSON.stringify(c.held)}`,
+        );
+        t = performance.now();
+      }
+    }
+  } finally {
+    await codeExecution.close();
+    await host.close();
+  }
+  const first = checkpoints[0]!;
+  const last = checkpoints.at(-1)!;
+  const ratio = (a: number, b: number) => Number((b / a).toFixed(3));
+  const ratios = {
+    heap: ratio(first.heapMb, last.heapMb),
+    hostRss: ratio(first.hostRssMb, last.hostRssMb),
+    treeRss: ratio(first.treeRssMb, last.treeRssMb),
+    sandboxRss: ratio(first.sandboxRssMb, last.sandboxRssMb),
+  };
+  const withinTenPercent = Object.values(ratios).every((r) => r >= 0.9 && r <= 1.1);
+  return { conversations: total, pythonEvery, checkpoints, ratios, withinTenPercent };
+}
