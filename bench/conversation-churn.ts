@@ -48,7 +48,8 @@ function fullGc(): void {
   gc();
 }
 
-export async function churn(total = 10_000, pythonEvery = 50, every = 1_000): Promise<ChurnFigures> {
+export async function churn(total = 10_000, pythonEvery = 50, checkpointEvery = 1_000): Promise<ChurnFigures> {
+  const every = Math.max(1, Math.min(checkpointEvery, total));
   const host = noopHost();
   const codeExecution = registerCodeExecution(host, { languages: ['javascript', 'python'] });
   const js = 'const r = await tools.noop({ i: 1 }); return r;';

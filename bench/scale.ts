@@ -1,6 +1,10 @@
 /**
  * Scale benchmark (`npm run bench:scale`): the cost of JavaScript conversations.
  *
+ * Then 10,000 conversations opened and closed in sequence (conversation-churn.ts): memory at
+ * each 1,000 after a full GC (run with --expose-gc, as the npm script does), last / first.
+ * `SCALE_CHURN` sets how many (0 skips it); `SCALE_PART=churn` runs only that part.
+ *
  * N conversations (1, 4, 16, 32) each run one code_execution script of 200 sequential inner
  * calls at the same time, through the whole path (host dispatch, code_execution, the sandbox).
  * Each N runs twice (two bursts) on the same host. Per engine and N: throughput (inner calls/s),
@@ -11,6 +15,7 @@
  */
 import { registerCodeExecution } from '../src/code-execution/index.ts';
 import type { JsEngine } from '../src/runtime/js/index.ts';
+import { churn, type ChurnFigures } from './conversation-churn.ts';
 import { sandboxPids, treeRss } from './proc.ts';
 import { noopHost } from './rig.ts';
 
@@ -80,31 +85,47 @@ async function measure(engine: JsEngine): Promise<Figure[]> {
 }
 
 const all: Figure[] = [];
-for (const engine of ENGINES) all.push(...(await measure(engine)));
+const part = process.env.SCALE_PART ?? 'all';
+if (part !== 'churn') for (const engine of ENGINES) all.push(...(await measure(engine)));
 
 const ratios: Record<string, Record<string, number>> = {};
-for (const engine of ENGINES) {
-  const of = (n: number) => all.find((f) => f.engine === engine && f.conversations === n)!;
-  const one = of(1);
-  const last = of(SIZES[SIZES.length - 1]!);
-  ratios[engine] = {
-    throughput16VsOne: Number((of(16).callsPerSec / one.callsPerSec).toFixed(2)),
-    throughput32VsOne: Number((last.callsPerSec / one.callsPerSec).toFixed(2)),
-    rssMbPerAddedConversation: Number(((last.peakRssMb - one.peakRssMb) / (last.conversations - 1)).toFixed(2)),
-  };
+if (all.length > 0) {
+  for (const engine of ENGINES) {
+    const of = (n: number) => all.find((f) => f.engine === engine && f.conversations === n)!;
+    const one = of(1);
+    const last = of(SIZES[SIZES.length - 1]!);
+    ratios[engine] = {
+      throughput16VsOne: Number((of(16).callsPerSec / one.callsPerSec).toFixed(2)),
+      throughput32VsOne: Number((last.callsPerSec / one.callsPerSec).toFixed(2)),
+      rssMbPerAddedConversation: Number(((last.peakRssMb - one.peakRssMb) / (last.conversations - 1)).toFixed(2)),
+    };
+  }
+
+  for (const f of all) {
+    console.log(
+      `${f.engine.padEnd(8)} N=${String(f.conversations).padStart(2)}  ${String(f.callsPerSec).padStart(6)} calls/s  ` +
+        `${f.processes} processes (${f.startedBySecondBurst} started by the second burst)  peak RSS ${f.peakRssMb} MB`,
+    );
+  }
+  for (const engine of ENGINES) {
+    const r = ratios[engine]!;
+    console.log(
+      `${engine}: throughput N=16 ${r.throughput16VsOne}x and N=32 ${r.throughput32VsOne}x N=1 (target ≥ 0.8); ` +
+        `${r.rssMbPerAddedConversation} MB RSS per added conversation (target ≤ 8)`,
+    );
+  }
 }
 
-for (const f of all) {
+const churnTotal = Number(process.env.SCALE_CHURN ?? 10_000);
+let conversationChurn: ChurnFigures | undefined;
+if (churnTotal > 0) {
+  const pythonEvery = Number(process.env.SCALE_CHURN_PYTHON_EVERY ?? 50);
+  console.log(`${churnTotal.toLocaleString()} conversations in sequence (QuickJS), each one JavaScript script with an inner call, one in ${pythonEvery} also a Python one, then host.endConversation:`);
+  conversationChurn = await churn(churnTotal, pythonEvery);
+  const r = conversationChurn.ratios;
   console.log(
-    `${f.engine.padEnd(8)} N=${String(f.conversations).padStart(2)}  ${String(f.callsPerSec).padStart(6)} calls/s  ` +
-      `${f.processes} processes (${f.startedBySecondBurst} started by the second burst)  peak RSS ${f.peakRssMb} MB`,
+    `last / first checkpoint: heap ${r.heap}x, host RSS ${r.hostRss}x, process tree RSS ${r.treeRss}x, sandbox processes RSS ${r.sandboxRss}x ` +
+      `(target 0.9–1.1: ${conversationChurn.withinTenPercent ? 'met' : 'not met'})`,
   );
 }
-for (const engine of ENGINES) {
-  const r = ratios[engine]!;
-  console.log(
-    `${engine}: throughput N=16 ${r.throughput16VsOne}x and N=32 ${r.throughput32VsOne}x N=1 (target ≥ 0.8); ` +
-      `${r.rssMbPerAddedConversation} MB RSS per added conversation (target ≤ 8)`,
-  );
-}
-console.log(JSON.stringify({ callsPerScript: CALLS, figures: all, ratios: ENGINES.map((engine) => ({ engine, ...ratios[engine] })) }));
+console.log(JSON.stringify({ callsPerScript: CALLS, figures: all, ratios: all.length > 0 ? ENGINES.map((engine) => ({ engine, ...ratios[engine] })) : [], conversationChurn }));

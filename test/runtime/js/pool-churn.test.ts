@@ -1,13 +1,17 @@
 /**
  * The QuickJS pool under conversations that come and go (issue 13): a conversation's VM slot is
- * freed when it ends, and a run that follows another — the first one's idle confirmation still
- * in flight — starts no new process.
+ * freed when it ends — in the host's pool and in the sandbox process — the process keeps no
+ * slot of a conversation whose VM it evicted, and a run that follows another (the first one's
+ * idle confirmation still in flight) starts no new process.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { QuickjsPool } from '../../../src/runtime/js/engines/quickjs/pool.ts';
 import { resolvePoolOptions } from '../../../src/runtime/js/engines/pool-options.ts';
 import { DEFAULT_LIMITS } from '../../../src/runtime/js/limits.ts';
+import { JsRuntime } from '../../../src/runtime/js/index.ts';
+import { waitUntil } from '../../helpers/peers.ts';
+import { tool, valueOf } from './helpers.ts';
 
 test('a run whose predecessor only awaits its idle confirmation goes to the same process', async () => {
   const pool = new QuickjsPool(resolvePoolOptions({ maxProcesses: 4 }), undefined);
@@ -40,5 +44,23 @@ test('endConversation forgets an idle conversation at once, a busy one when its 
     pool.endConversation('never-seen');
   } finally {
     await pool.close();
+  }
+});
+
+test('a sandbox process keeps at most 32 conversation slots, and none of an ended conversation', async () => {
+  const runtime = new JsRuntime({ pool: { maxProcesses: 1 } });
+  const tools = [tool('echo')];
+  const pool = (runtime as unknown as { quickjs: QuickjsPool }).quickjs;
+  try {
+    // 40 conversations, never ended: the process keeps the 32 most recent VMs, and no slot of the others.
+    for (let i = 0; i < 40; i++) valueOf(await runtime.execute('x = 1; return (await tools.echo({ i: 1 })).i;', { tools, conversation: `kept-${i}` }));
+    await waitUntil(() => (pool.size.processSlots > 0 ? true : undefined), 'an idle report');
+    assert.ok(pool.size.processSlots <= 32, `${pool.size.processSlots} slots held in the process`);
+    // Ended ones leave nothing in the process either.
+    for (let i = 0; i < 40; i++) runtime.endConversation(`kept-${i}`);
+    valueOf(await runtime.execute('return 1;', { tools, conversation: 'last' }));
+    await waitUntil(() => (pool.size.processSlots === 1 ? true : undefined), 'one slot: the last conversation');
+  } finally {
+    await runtime.close();
   }
 });

@@ -231,7 +231,7 @@ async function startRun(header, payloads) {
       slot.busy = false;
       if (slot.dropped && conversations.get(header.conv) === slot) conversations.delete(header.conv);
     }
-    send({ t: 'idle', run: ended.id });
+    send({ t: 'idle', run: ended.id, slots: conversations.size });
   });
   runs.set(run.id, run);
   execute(run, () => run.start(code, configJson));

@@ -32,6 +32,8 @@ interface Host {
   conversations: Set<string>;
   cancelling: Map<number, NodeJS.Timeout>;
   idleSince: number;
+  /** Conversation slots the process said it held at its last idle (its own map, not ours). */
+  slots: number;
 }
 
 interface Conversation {
@@ -90,9 +92,14 @@ export class QuickjsPool {
     for (let i = this.hosts.size; i < this.minProcesses; i++) this.spawn();
   }
 
-  /** Live processes and conversations with a VM, for monitoring and tests. */
-  get size(): { processes: number; conversations: number; queued: number } {
-    return { processes: this.hosts.size, conversations: this.conversations.size, queued: this.queue.length };
+  /**
+   * Live processes, conversations with a VM, queued runs, and the conversation slots the
+   * processes reported holding after their last runs (for monitoring and tests).
+   */
+  get size(): { processes: number; conversations: number; queued: number; processSlots: number } {
+    let processSlots = 0;
+    for (const h of this.hosts) processSlots += h.slots;
+    return { processes: this.hosts.size, conversations: this.conversations.size, queued: this.queue.length, processSlots };
   }
 
   /**
@@ -255,6 +262,7 @@ export class QuickjsPool {
       conversations: new Set(),
       cancelling: new Map(),
       idleSince: performance.now(),
+      slots: 0,
     };
     this.hosts.add(host);
     process.listen({ message: (m) => this.route(host, m), end: (e) => this.lost(host, e) });
@@ -275,6 +283,7 @@ export class QuickjsPool {
   private route(host: Host, message: ChildMessage): void {
     if (!('run' in message)) return;
     if (message.t === 'idle') {
+      if (message.slots !== undefined) host.slots = message.slots;
       const timer = host.cancelling.get(message.run);
       if (timer !== undefined) {
         clearTimeout(timer);
