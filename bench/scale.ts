@@ -3,7 +3,9 @@
  *
  * Then 10,000 conversations opened and closed in sequence (conversation-churn.ts): memory at
  * each 1,000 after a full GC (run with --expose-gc, as the npm script does), last / first.
- * `SCALE_CHURN` sets how many (0 skips it); `SCALE_PART=churn` runs only that part.
+ * A shorter control run first (`SCALE_CHURN_CONTROL`, default 3,000) ends only the streams, as
+ * before `endConversation`, to show what the checkpoints catch. `SCALE_CHURN` sets how many
+ * (0 skips both); `SCALE_PART=churn` runs only this part.
  *
  * N conversations (1, 4, 16, 32) each run one code_execution script of 200 sequential inner
  * calls at the same time, through the whole path (host dispatch, code_execution, the sandbox).
@@ -118,7 +120,12 @@ if (all.length > 0) {
 
 const churnTotal = Number(process.env.SCALE_CHURN ?? 10_000);
 let conversationChurn: ChurnFigures | undefined;
+let churnControl: ChurnFigures | undefined;
 if (churnTotal > 0) {
+  // The control first, shorter: the same conversations ending only their streams.
+  const controlTotal = Math.min(churnTotal, Number(process.env.SCALE_CHURN_CONTROL ?? 3_000));
+  console.log(`control: ${controlTotal.toLocaleString()} conversations that only end their streams (no endConversation):`);
+  churnControl = await churn(controlTotal, Number(process.env.SCALE_CHURN_PYTHON_EVERY ?? 50), 1_000, false);
   const pythonEvery = Number(process.env.SCALE_CHURN_PYTHON_EVERY ?? 50);
   console.log(`${churnTotal.toLocaleString()} conversations in sequence (QuickJS), each one JavaScript script with an inner call, one in ${pythonEvery} also a Python one, then host.endConversation:`);
   conversationChurn = await churn(churnTotal, pythonEvery);
@@ -128,4 +135,4 @@ if (churnTotal > 0) {
       `(target 0.9–1.1: ${conversationChurn.withinTenPercent ? 'met' : 'not met'})`,
   );
 }
-console.log(JSON.stringify({ callsPerScript: CALLS, figures: all, ratios: all.length > 0 ? ENGINES.map((engine) => ({ engine, ...ratios[engine] })) : [], conversationChurn }));
+console.log(JSON.stringify({ callsPerScript: CALLS, figures: all, ratios: all.length > 0 ? ENGINES.map((engine) => ({ engine, ...ratios[engine] })) : [], conversationChurn, churnControl }));
