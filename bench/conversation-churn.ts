@@ -41,6 +41,12 @@ export interface ChurnFigures {
   checkpoints: ChurnCheckpoint[];
   /** Last checkpoint / first, for each memory figure. */
   ratios: { heap: number; hostRss: number; treeRss: number; sandboxRss: number };
+  /**
+   * Lowest and highest checkpoint / first: a sandbox process's RSS rises and falls by ±15%
+   * with its own collector's timing (its V8 heap after a collection stays flat), so one
+   * checkpoint against another says less than the range over all of them.
+   */
+  ranges: { treeRss: [number, number]; sandboxRss: [number, number] };
   withinTenPercent: boolean;
 }
 
@@ -124,6 +130,11 @@ export async function churn(total = 10_000, pythonEvery = 50, checkpointEvery = 
     treeRss: ratio(first.treeRssMb, last.treeRssMb),
     sandboxRss: ratio(first.sandboxRssMb, last.sandboxRssMb),
   };
+  const range = (pick: (c: ChurnCheckpoint) => number): [number, number] => {
+    const values = checkpoints.map((c) => pick(c) / pick(first));
+    return [Number(Math.min(...values).toFixed(3)), Number(Math.max(...values).toFixed(3))];
+  };
+  const ranges = { treeRss: range((c) => c.treeRssMb), sandboxRss: range((c) => c.sandboxRssMb) };
   const withinTenPercent = Object.values(ratios).every((r) => r >= 0.9 && r <= 1.1);
-  return { conversations: total, failures, ended: end, pythonEvery, checkpoints, ratios, withinTenPercent };
+  return { conversations: total, failures, ended: end, pythonEvery, checkpoints, ratios, ranges, withinTenPercent };
 }

@@ -132,7 +132,8 @@ if (churnTotal > 0) {
   const r = conversationChurn.ratios;
   console.log(
     `last / first checkpoint: heap ${r.heap}x, host RSS ${r.hostRss}x, process tree RSS ${r.treeRss}x, sandbox processes RSS ${r.sandboxRss}x ` +
-      `(target 0.9–1.1: ${conversationChurn.withinTenPercent ? 'met' : 'not met'})`,
+      `(target 0.9–1.1: ${conversationChurn.withinTenPercent ? 'met' : 'not met'}); over all checkpoints, tree RSS ${conversationChurn.ranges.treeRss.join('–')}x, ` +
+      `sandbox RSS ${conversationChurn.ranges.sandboxRss.join('–')}x the first; ${conversationChurn.failures.count} runs failed`,
   );
 }
 console.log(JSON.stringify({ callsPerScript: CALLS, figures: all, ratios: all.length > 0 ? ENGINES.map((engine) => ({ engine, ...ratios[engine] })) : [], conversationChurn, churnControl }));
