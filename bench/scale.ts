@@ -23,7 +23,7 @@ import { noopHost } from './rig.ts';
 
 const CALLS = 200;
 const SIZES = [1, 4, 16, 32];
-const ENGINES: JsEngine[] = ['quickjs', 'v8'];
+const ENGINES = (process.env.SCALE_ENGINES ?? 'quickjs,v8').split(',') as JsEngine[];
 const script = `for (let i = 0; i < ${CALLS}; i++) await tools.noop({ i }); return ${CALLS};`;
 
 interface Figure {
