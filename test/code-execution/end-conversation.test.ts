@@ -99,6 +99,24 @@ test('a conversation ended during a run: its call is aborted, its run cancelled 
   }
 });
 
+test('Python: a conversation ended during a run has its call aborted and its interpreter ended', async () => {
+  const r = rig({ languages: ['python'] });
+  try {
+    const { outcome } = r.start('py-busy', 'python', 'counter = 1\nawait tools.hold({})\n2');
+    await waitUntil(() => r.held.length === 1 || undefined, 'the script to wait on its tool');
+    assert.equal(r.ce.runners.pythonConversations, 1);
+    assert.equal(await r.host.endConversation('py-busy'), 1);
+    assert.equal((await outcome).status, 'aborted');
+    assert.equal(r.ce.runners.pythonConversations, 0);
+    r.held[0]!();
+    // The id names a new conversation now: a fresh interpreter, nothing of the old globals.
+    const again = await r.run('py-busy', 'python', READ.python);
+    assert.equal(again.value, 'gone');
+  } finally {
+    await r.close();
+  }
+});
+
 test('V8 engine: endConversation closes the conversation’s process', async () => {
   const r = rig({ engine: 'v8', languages: ['javascript'] });
   try {
