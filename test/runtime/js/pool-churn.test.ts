@@ -58,9 +58,27 @@ test('a sandbox process keeps at most 32 conversation slots, and none of an ende
     assert.ok(pool.size.processSlots <= 32, `${pool.size.processSlots} slots held in the process`);
     // Ended ones leave nothing in the process either.
     for (let i = 0; i < 40; i++) runtime.endConversation(`kept-${i}`);
+    // The last one's drop waits for its run's idle confirmation; once sent, it precedes the next run.
+    await waitUntil(() => (pool.size.conversations === 0 ? true : undefined), 'every drop sent');
     valueOf(await runtime.execute('return 1;', { tools, conversation: 'last' }));
     await waitUntil(() => (pool.size.processSlots === 1 ? true : undefined), 'one slot: the last conversation');
   } finally {
     await runtime.close();
+  }
+});
+
+test('a run under the name of a conversation ended while its last run finished starts fresh', async () => {
+  const pool = new QuickjsPool(resolvePoolOptions({ maxProcesses: 1 }), undefined);
+  try {
+    const first = await pool.acquire('x', 1, DEFAULT_LIMITS);
+    pool.settleSession(first, true); // its process kept the VM: the next run would continue it
+    pool.finishing(first);
+    pool.endConversation('x'); // deferred: the run has not been released yet
+    const next = await pool.acquire('x', 2, DEFAULT_LIMITS);
+    assert.equal(next.fresh, true, 'nothing of the ended conversation is continued');
+    pool.release(first);
+    pool.release(next);
+  } finally {
+    await pool.close();
   }
 });

@@ -142,6 +142,11 @@ export class QuickjsPool {
       c = { host, active: 0, lastUsed: 0, session: false, ending: false };
       this.conversations.set(conversation, c);
       host.conversations.add(conversation);
+    } else if (c.ending) {
+      // A run under the name of a conversation that ended while its last run finished: a new
+      // conversation, which must not continue the old one's VM.
+      c.ending = false;
+      c.session = false;
     }
     c.active++;
   }
