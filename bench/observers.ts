@@ -7,7 +7,12 @@
  * costs — (CPU with N observers − CPU with none) / events delivered — against the target of
  * 5 µs per delivered event per observer; also all of the host's CPU / events delivered, the
  * dispatch itself included. Observers run in their own processes: only this
- * process's CPU (process.cpuUsage) is counted. The last line is JSON.
+ * process's CPU (process.cpuUsage) is counted.
+ *
+ * Then the same with one observer and the default queue bounds (only the rate budget lifted):
+ * how many calls its queue dropped, in % of those dispatched, and how large it grew — the
+ * queue is bounded in bytes (4 MiB), and a lifted budget should deliver every call to an
+ * observer that reads. The last line is JSON.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +21,7 @@ import type { ToolHost } from '../src/host/tool-host.ts';
 import type { McplConnection } from '../src/mcpl/connection.ts';
 import { attachObservers, median, noopHost } from './rig.ts';
 
-const COUNTS = [0, 1, 4, 16];
+const COUNTS = (process.env.OBSERVER_BENCH_COUNTS ?? '0,1,4,16').split(',').map(Number);
 const CALLS = Number(process.env.OBSERVER_BENCH_CALLS ?? 20_000);
 const ROUNDS = 3;
 const TARGET_US = 5;
@@ -90,6 +95,33 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** One observer, default queue bounds, the rate budget lifted: what its queue dropped. */
+async function defaultBounds(): Promise<{ calls: number; dropped: number; droppedPct: number; highWaterMessages: number; highWaterMb: number; delivered: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'toolcell-bench-observers-'));
+  const host = noopHost();
+  try {
+    const connections = await attachObservers(host, dir, 1, { maxObservedCallsPerSecond: Infinity });
+    const inferenceId = host.beginInference({ conversationId: 'bench' });
+    const before = await received(connections);
+    for (let r = 0; r < ROUNDS; r++) await round(host, inferenceId);
+    const delivered = (await received(connections)) - before;
+    const stats = connections[0]!.queue.stats;
+    const calls = CALLS * ROUNDS;
+    return {
+      calls,
+      dropped: stats.droppedCalls,
+      droppedPct: Number(((100 * stats.droppedCalls) / calls).toFixed(2)),
+      highWaterMessages: stats.highWater,
+      highWaterMb: Number((stats.highWaterBytes / 2 ** 20).toFixed(2)),
+      delivered,
+    };
+  } finally {
+    await host.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+const bounded = await defaultBounds();
+
 console.log(`${CALLS.toLocaleString()} dispatches of a no-op built-in per round, median of ${ROUNDS} rounds; every call's started (with input) and completed delivered to each observer`);
 console.log('observers   calls/s   host CPU µs/call   events delivered / expected   dropped calls   host CPU µs per delivered event: for delivery (all)');
 for (const r of rows) {
@@ -98,5 +130,9 @@ for (const r of rows) {
     `${String(r.observers).padStart(9)} ${r.callsPerSec.toLocaleString().padStart(9)} ${r.cpuUsPerCall.toFixed(1).padStart(18)} ${`${r.delivered.toLocaleString()} / ${r.expected.toLocaleString()}`.padStart(29)} ${String(r.dropped).padStart(15)}   ${perEvent}`,
   );
 }
+console.log(
+  `1 observer, default queue bounds, budget lifted: ${bounded.dropped} of ${bounded.calls.toLocaleString()} calls dropped (${bounded.droppedPct}%), ` +
+    `${bounded.delivered.toLocaleString()} events delivered, queue high water ${bounded.highWaterMessages.toLocaleString()} messages / ${bounded.highWaterMb} MB (target: 0 dropped)`,
+);
 const worst = Math.max(...rows.filter((r) => r.cpuUsPerEvent !== null).map((r) => r.cpuUsPerEvent!));
-console.log(JSON.stringify({ calls: CALLS, rounds: ROUNDS, rows, worstCpuUsPerEvent: worst, targetUs: TARGET_US, met: worst <= TARGET_US }));
+console.log(JSON.stringify({ calls: CALLS, rounds: ROUNDS, rows, worstCpuUsPerEvent: worst, targetUs: TARGET_US, met: worst <= TARGET_US, defaultBounds: bounded }));

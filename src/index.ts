@@ -3,7 +3,7 @@
  * and every call from inside a script — dispatched through one path and reported to MCPL
  * tool-lifecycle observers.
  */
-export { ToolHost, type ToolHostOptions, type ToolHostEvents, type Stream } from './host/tool-host.ts';
+export { ToolHost, type ToolHostOptions, type ToolHostEvents, type Stream, type ConversationEndHook } from './host/tool-host.ts';
 export { textResult, errorResult, resultText } from './host/results.ts';
 export type {
   ToolResult,

@@ -94,6 +94,16 @@ export class ConversationRunners {
     }
   }
 
+  /**
+   * The conversation is over: its Python interpreter is ended and its JavaScript VM freed (at
+   * once, or once a run still in progress is over). Its lock needs nothing: it is gone as soon
+   * as no execution holds or waits for it.
+   */
+  async endConversation(conversationId: string): Promise<void> {
+    if (this.js !== undefined) (await this.js).endConversation(conversationId);
+    await this.reclaimPython(conversationId);
+  }
+
   /** Ends a conversation's interpreter (its globals are lost). */
   async reclaimPython(conversationId: string): Promise<void> {
     const runner = this.python.get(conversationId);

@@ -28,6 +28,14 @@ export interface CodeExecution {
   describe(): string;
   /** How many times the description and the script's tool list were built (tests count rebuilds). */
   readonly builds: { readonly description: number; readonly bound: number };
+  /**
+   * Frees what this tool keeps for a conversation — its JavaScript VM, its Python interpreter
+   * and their sessions — once the conversation is over. {@link ToolHost.endConversation} calls
+   * it (and does the host's part: aborting open calls, forgetting inferences and grants); call
+   * it directly only to drop the scripts' state while the conversation goes on. A later run in
+   * the conversation starts fresh (`session.fresh: true`).
+   */
+  endConversation(conversationId: string): Promise<void>;
   /** Kills every interpreter and worker. */
   close(): Promise<void>;
   readonly runners: ConversationRunners;
@@ -177,5 +185,16 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     handler,
   });
 
-  return { describe, builds: cache.builds, close: () => runners.close(), runners };
+  const endConversation = (conversationId: string) => runners.endConversation(conversationId);
+  const unhook = host.onConversationEnd(endConversation);
+  return {
+    describe,
+    builds: cache.builds,
+    endConversation,
+    close: () => {
+      unhook();
+      return runners.close();
+    },
+    runners,
+  };
 }

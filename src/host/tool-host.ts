@@ -69,7 +69,15 @@ export interface ToolHostEvents {
   diagnostic: (info: { serverId?: string; code: string; message: string }) => void;
   /** A connection's transport closed. */
   'server-closed': (info: { serverId: string; epoch: number; code: number | null; signal: string | null }) => void;
+  /** {@link ToolHost.endConversation} ended a conversation (after its hooks settled). */
+  'conversation-ended': (info: { conversationId: string; reason: string; aborted: number }) => void;
 }
+
+/**
+ * What a conversation left behind is freed here when it ends: code_execution's VM, interpreter
+ * and session. May be async; {@link ToolHost.endConversation} waits for it.
+ */
+export type ConversationEndHook = (conversationId: string) => void | Promise<void>;
 
 /** A model stream: it mints inference ids, and its end aborts their still-open model calls. */
 export interface Stream {
@@ -83,7 +91,7 @@ export interface Stream {
 
 const MAX_INFERENCES = 100_000;
 /** Diagnostics an operator should see at the default log level. */
-const WARN_CODES = new Set(['grants-nothing', 'reconnect-failed', 'delivery-failed', 'progress-listener-failed', 'plain-mcp', 'response-too-large']);
+const WARN_CODES = new Set(['grants-nothing', 'reconnect-failed', 'delivery-failed', 'progress-listener-failed', 'plain-mcp', 'response-too-large', 'conversation-end-failed']);
 
 export class ToolHost extends EventEmitter<ToolHostEvents> {
   readonly registry: ToolRegistry;
@@ -96,6 +104,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private readonly emitter: LifecycleEmitter;
   private readonly connections = new Map<string, McplConnection>();
   private readonly inferences = new Map<string, InferenceRecord>();
+  /** Each conversation's inference ids, so that its end forgets them without a scan. */
+  private readonly inferencesOf = new Map<string, Set<string>>();
+  private readonly conversationEndHooks = new Set<ConversationEndHook>();
   private readonly calls: CallLifecycle;
   private readonly options: ToolHostOptions;
   private readonly nonce = randomBytes(3).toString('hex');
@@ -323,17 +334,32 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** Registers an inference so its calls can be dispatched; returns its id. */
   beginInference(init: { conversationId: string; inferenceId?: string; streamId?: string }): string {
     const inferenceId = init.inferenceId ?? `inf_${this.nonce}_${(++this.inferenceCounter).toString(36)}`;
-    if (this.inferences.size >= MAX_INFERENCES) {
-      const oldest = this.inferences.keys().next().value as string;
-      this.inferences.delete(oldest);
-    }
+    this.forgetInference(inferenceId);
+    if (this.inferences.size >= MAX_INFERENCES) this.forgetInference(this.inferences.keys().next().value as string);
     this.inferences.set(inferenceId, {
       inferenceId,
       conversationId: init.conversationId,
       calls: 0,
       ...(init.streamId !== undefined ? { streamId: init.streamId } : {}),
     });
+    let ids = this.inferencesOf.get(init.conversationId);
+    if (ids === undefined) this.inferencesOf.set(init.conversationId, (ids = new Set()));
+    ids.add(inferenceId);
     return inferenceId;
+  }
+
+  private forgetInference(inferenceId: string): void {
+    const record = this.inferences.get(inferenceId);
+    if (record === undefined) return;
+    this.inferences.delete(inferenceId);
+    const ids = this.inferencesOf.get(record.conversationId);
+    ids?.delete(inferenceId);
+    if (ids?.size === 0) this.inferencesOf.delete(record.conversationId);
+  }
+
+  /** Inferences and conversations the host remembers now (tests check that ended conversations leave nothing). */
+  get remembered(): { inferences: number; conversations: number } {
+    return { inferences: this.inferences.size, conversations: this.inferencesOf.size };
   }
 
   /** Opens a model stream for a conversation. */
@@ -358,6 +384,44 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** Interrupts a conversation: its open model calls end `aborted`. Returns how many. */
   interrupt(conversationId: string, reason = 'interrupted'): number {
     return this.calls.abortWhere((call) => call.origin === 'model' && call.inference.conversationId === conversationId, reason);
+  }
+
+  /**
+   * Ends a conversation for good, as an embedder does when its user closes it: its open model
+   * calls end `aborted` (their scripts are stopped), its inferences are forgotten (a call naming
+   * one is refused as unknown), its standing approvals are revoked, and every
+   * {@link onConversationEnd} hook frees what it kept for it (code_execution: the conversation's
+   * VM, Python interpreter and session). Resolves once the hooks have settled; a hook that
+   * fails is reported as a `conversation-end-failed` diagnostic, the others still run. Script
+   * calls already open end with their own result, as on {@link interrupt}. The id may be used
+   * again afterwards: it then names a new conversation, with nothing of the old one.
+   *
+   * Without it, what a conversation leaves is reclaimed only by idle timeouts and caps (the VM
+   * after `sessionIdleMs`, interpreters past `maxPythonInterpreters`, inferences past 100,000).
+   *
+   * @returns how many model calls were aborted.
+   */
+  async endConversation(conversationId: string, reason = 'conversation ended'): Promise<number> {
+    if (typeof conversationId !== 'string' || conversationId === '') throw new TypeError('conversationId must be a non-empty string');
+    const aborted = this.interrupt(conversationId, reason);
+    for (const id of [...(this.inferencesOf.get(conversationId) ?? [])]) this.forgetInference(id);
+    this.approvals.revoke(conversationId);
+    const outcomes = await Promise.allSettled([...this.conversationEndHooks].map(async (hook) => hook(conversationId)));
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') {
+        this.diagnostic(undefined, 'conversation-end-failed', `freeing conversation ${conversationId} failed: ${(outcome.reason as Error)?.message ?? String(outcome.reason)}`);
+      }
+    }
+    this.emit('conversation-ended', { conversationId, reason, aborted });
+    return aborted;
+  }
+
+  /** Registers a hook run by {@link endConversation}; returns its removal. */
+  onConversationEnd(hook: ConversationEndHook): () => void {
+    this.conversationEndHooks.add(hook);
+    return () => {
+      this.conversationEndHooks.delete(hook);
+    };
   }
 
   /**

@@ -3,14 +3,24 @@
  *
  * Tool execution never waits on it: enqueueing is synchronous, draining runs on its own,
  * one batched write at a time, and waits for the pipe to drain before the next (stdio
- * back-pressure). A stuck observer therefore costs bounded memory: at most `maxQueued`
- * messages and `maxQueuedBytes` of them (an opening carries up to the input bound, 16 KiB by
- * default, so a count alone would allow ~160 MB). When either bound is reached, whole new
- * calls are dropped for this observer — their opening is never queued, so no terminal follows
- * — and counted. A terminal of an opening that was queued is always queued (it may overshoot
- * the byte bound by a terminal's size per open call), so an observer never sees a lone
- * `started` because of load.
+ * back-pressure). A stuck observer therefore costs bounded memory, and the bound is in bytes:
+ * `maxQueuedBytes` of waiting JSON (an opening carries up to the input bound, 16 KiB by
+ * default, so a message count alone would allow ~160 MB, while small messages would fill a
+ * count long before they cost any memory — a count of 10,000 dropped a quarter to half of the
+ * calls of a burst that a lifted rate budget should have delivered). A message count applies
+ * only when configured (`maxQueued`). When a bound is reached, whole new calls are dropped for
+ * this observer — their opening is never queued, so no terminal follows — and counted. A
+ * terminal of an opening that was queued is always queued (it may overshoot the byte bound by
+ * a terminal's size per open call), so an observer never sees a lone `started` because of load.
  */
+
+/**
+ * Default size bound of one observer's queue, in characters of JSON: 16 MiB holds a burst of
+ * ~38,000 small calls (two ~220-character messages each) while the observer catches up, and
+ * ~1,000 calls with 15 KB inputs. What a stuck observer costs the host is this plus ~24 bytes
+ * per waiting message (its string header and slot: about a tenth more for the smallest ones).
+ */
+export const DEFAULT_MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 
 export interface DeliveryStats {
   /** Messages handed to the transport. */
@@ -28,11 +38,11 @@ export interface DeliveryStats {
 }
 
 export interface DeliveryQueueOptions {
-  /** Openings refused beyond this many waiting messages (default 10,000). */
+  /** Openings refused beyond this many waiting messages (default: no count bound; the size bound governs). */
   maxQueued?: number;
   /**
    * Openings refused once the waiting messages reach this size, in characters of JSON — about
-   * a byte each, as lifecycle lines are mostly ASCII (default 4 MiB).
+   * a byte each, as lifecycle lines are mostly ASCII (default {@link DEFAULT_MAX_QUEUED_BYTES}, 16 MiB).
    */
   maxQueuedBytes?: number;
   /**
@@ -78,8 +88,8 @@ export class DeliveryQueue {
     private readonly onError: (error: Error) => void,
     options: DeliveryQueueOptions = {},
   ) {
-    this.maxQueued = options.maxQueued ?? 10_000;
-    this.maxQueuedBytes = options.maxQueuedBytes ?? 4 * 1024 * 1024;
+    this.maxQueued = options.maxQueued ?? Infinity;
+    this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     this.maxBatchChars = options.maxBatchChars ?? 64 * 1024;
     this.rate = options.maxCallsPerSecond ?? Infinity;
     this.minWriteIntervalMs = options.minWriteIntervalMs ?? 1;

@@ -21,9 +21,12 @@ export interface ServerConfigBase {
   classOverrides?: Record<string, readonly ToolClass[]>;
   /** Timeout of every host→server request other than `tools/call` (handshake, policy, list). */
   requestTimeoutMs?: number;
-  /** Lifecycle notifications that may wait for this observer before new calls are dropped for it (default 10,000). */
+  /**
+   * Lifecycle notifications that may wait for this observer before new calls are dropped for
+   * it. Default: no count bound — the queue is bounded by size ({@link maxQueuedBytes}).
+   */
   maxQueuedNotifications?: number;
-  /** Size bound of the same queue, in characters of JSON (about bytes; default 4 MiB). */
+  /** Size bound of the same queue, in characters of JSON (about bytes; default 16 MiB). */
   maxQueuedBytes?: number;
   /**
    * Calls per second this observer hears about before whole calls are dropped for it and

@@ -136,7 +136,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       (data) => this.transport?.writeRaw(data) ?? Promise.reject(new Error('not connected')),
       (error) => this.emit('diagnostic', { code: 'delivery-failed', message: `lifecycle delivery stopped: ${error.message}` }),
       {
-        maxQueued: this.config.maxQueuedNotifications ?? 10_000,
+        ...(this.config.maxQueuedNotifications !== undefined ? { maxQueued: this.config.maxQueuedNotifications } : {}),
         ...(this.config.maxQueuedBytes !== undefined ? { maxQueuedBytes: this.config.maxQueuedBytes } : {}),
         maxCallsPerSecond: this.config.maxObservedCallsPerSecond ?? 1_000,
       },

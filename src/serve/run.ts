@@ -75,8 +75,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
         ...(token !== undefined ? { token } : {}),
         conversationPrefix: config.conversationId,
         logger,
-        // A session's Python interpreter (its globals) goes with the session.
-        onSessionEnd: (session) => codeExecution?.runners.reclaimPython(session.conversationId),
+        // The session's conversation ends with it: its VM, interpreter, inferences and grants go.
+        onSessionEnd: async (session) => void (await host.endConversation(session.conversationId, 'the MCP session ended')),
         ...(around ? { aroundDispatch: around } : {}),
         ...(clients ? { clients } : {}),
       });

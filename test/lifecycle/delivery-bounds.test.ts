@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DeliveryQueue } from '../../src/lifecycle/delivery-queue.ts';
+import { DEFAULT_MAX_QUEUED_BYTES, DeliveryQueue } from '../../src/lifecycle/delivery-queue.ts';
 import { LifecycleEmitter, type ObserverEndpoint } from '../../src/lifecycle/emitter.ts';
 import { computeLifecycleGrant } from '../../src/lifecycle/grants.ts';
 import { parseObserveParams } from '../../src/lifecycle/observe-params.ts';
@@ -94,4 +94,28 @@ test('the queue is bounded in bytes: big openings are dropped whole, terminals o
     ['tc_1:started', 'tc_2:started', 'tc_3:started', 'tc_1:completed', 'tc_2:completed', 'tc_3:completed'],
     'whole calls only: every opening sent has its terminal, nothing of the dropped ones',
   );
+});
+
+test('by default the size bound governs: a burst of small calls is not cut by a message count', () => {
+  const transport = stalledTransport();
+  // Defaults but for the rate budget, lifted: only the 16 MiB size bound applies.
+  const queue = new DeliveryQueue(transport.write, () => {}, { maxCallsPerSecond: Infinity });
+  const emitter = new LifecycleEmitter(16 * 1024);
+  emitter.add(endpoint(queue, filter([{ match: {}, input: true }])));
+  // 15,000 calls with small inputs, both phases, within one tick: 30,000 messages of ~200 characters.
+  for (let n = 1; n <= 15_000; n++) emitter.terminal(emitter.open(identity(n, 'x--run'), call({ input: { n } })), 'completed', { durationMs: 1 });
+  assert.equal(queue.stats.droppedCalls, 0, 'no call dropped: 30,000 small messages are far from 16 MiB');
+  assert.equal(queue.stats.queued, 30_000);
+  assert.ok(queue.stats.queuedBytes < DEFAULT_MAX_QUEUED_BYTES / 2, `${queue.stats.queuedBytes} characters queued`);
+});
+
+test('the default size bound still bounds a stuck observer: big calls are dropped once 16 MiB wait', () => {
+  const transport = stalledTransport();
+  const queue = new DeliveryQueue(transport.write, () => {}, { maxCallsPerSecond: Infinity });
+  const emitter = new LifecycleEmitter(16 * 1024);
+  emitter.add(endpoint(queue, filter([{ match: {}, input: true }])));
+  const big = { blob: 'x'.repeat(15_000) };
+  for (let n = 1; n <= 2_000; n++) emitter.open(identity(n, 'x--run'), call({ input: big }));
+  assert.ok(queue.stats.droppedCalls > 800, `${queue.stats.droppedCalls} dropped`);
+  assert.ok(queue.stats.highWaterBytes <= DEFAULT_MAX_QUEUED_BYTES, `held ${queue.stats.highWaterBytes}`);
 });

@@ -21,7 +21,7 @@ export type ChildMessage =
   | { t: 'out'; run: number; calls: ChildCall[]; logs: OutLine[] }
   | ({ t: 'done'; run: number; ok: true; json: string } & DoneSession)
   | ({ t: 'done'; run: number; ok: false; error: RunError } & DoneSession)
-  | { t: 'idle'; run: number }
+  | { t: 'idle'; run: number; slots?: number }
   | { t: 'fatal'; message: string };
 
 /** A console line, or (level `stdout`) a line the script print()ed. */
@@ -68,8 +68,13 @@ export function parseChildMessage(header: unknown, payloads: readonly string[]):
   switch (header.t) {
     case 'ready':
       return payloads.length === 0 ? { t: 'ready' } : invalid('ready carries payloads');
-    case 'idle':
-      return isRunId(header.run) ? { t: 'idle', run: header.run } : invalid('idle without a run id');
+    case 'idle': {
+      if (!isRunId(header.run)) return invalid('idle without a run id');
+      // QuickJS: how many conversation slots the process holds (monitoring, tests).
+      const { slots } = header;
+      if (slots === undefined) return { t: 'idle', run: header.run };
+      return Number.isSafeInteger(slots) && (slots as number) >= 0 ? { t: 'idle', run: header.run, slots: slots as number } : invalid('idle with malformed slots');
+    }
     case 'fatal':
       return typeof header.message === 'string'
         ? { t: 'fatal', message: header.message }

@@ -203,7 +203,7 @@ export class JsRuntime {
       try {
         const channel = await pool.acquire(conversation, runId, limits, signal, options.reset === true);
         const session = await this.run(channel, runId, code, plan, options, limits, signal, {
-          returning: () => {},
+          returning: () => pool.finishing(channel),
           release: () => pool.release(channel),
         });
         pool.settleSession(channel, session.reported.kept === true);
@@ -270,6 +270,16 @@ export class JsRuntime {
     } finally {
       this.sessions.delete(session);
     }
+  }
+
+  /**
+   * The conversation is over: QuickJS frees its VM in its shared process, V8 closes its
+   * process — now, or once its runs in progress are over. A later run under the same name
+   * starts afresh (`session.fresh`).
+   */
+  endConversation(conversation: string): void {
+    this.quickjs?.endConversation(conversation);
+    this.v8?.endConversation(conversation);
   }
 
   /** Counts of sandbox processes over the runtime's life. */

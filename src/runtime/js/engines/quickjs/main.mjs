@@ -166,7 +166,10 @@ async function createGuest() {
   };
 }
 
-/** conversation id → { guest: its VM between runs (its session), busy: whether a run uses the slot } */
+/**
+ * conversation id → { conv, guest: its VM between runs (its session), busy: whether a run uses
+ * the slot, dropped: the host ended the conversation while a run used it }
+ */
 const conversations = new Map();
 /**
  * Kept VMs (sessions) one process holds at most; past it the least recently used is disposed
@@ -186,6 +189,8 @@ function keep(slot, guest) {
     keptSlots.delete(oldest);
     oldest.guest?.dispose();
     oldest.guest = null;
+    // Nothing of it is left here: the slot goes too (its next run starts fresh either way).
+    if (conversations.get(oldest.conv) === oldest) conversations.delete(oldest.conv);
   }
 }
 const spares = [];
@@ -199,7 +204,8 @@ const runs = new Map();
 async function takeGuest(conv, wantFresh) {
   if (typeof conv === 'string') {
     let slot = conversations.get(conv);
-    if (slot === undefined) conversations.set(conv, (slot = { guest: null, busy: false }));
+    // A slot dropped while its run went on belongs to the ended conversation: this is a new one.
+    if (slot === undefined || slot.dropped) conversations.set(conv, (slot = { conv, guest: null, busy: false, dropped: false }));
     if (!slot.busy) {
       slot.busy = true;
       let kept = slot.guest;
@@ -226,10 +232,13 @@ async function startRun(header, payloads) {
   guest.exports.qjs_set_memory_limit(header.heapMb * 1024 * 1024);
   const run = new GuestRun(header, guest, fresh, slot !== null, (ended) => {
     runs.delete(ended.id);
-    if (slot !== null && ended.keep && conversations.get(header.conv) === slot) keep(slot, guest);
+    if (slot !== null && ended.keep && !slot.dropped && conversations.get(header.conv) === slot) keep(slot, guest);
     else guest.dispose();
-    if (slot !== null) slot.busy = false;
-    send({ t: 'idle', run: ended.id });
+    if (slot !== null) {
+      slot.busy = false;
+      if (slot.dropped && conversations.get(header.conv) === slot) conversations.delete(header.conv);
+    }
+    send({ t: 'idle', run: ended.id, slots: conversations.size });
   });
   runs.set(run.id, run);
   if (catalog === null) return run.fail('sandbox', undefined, MISSING_CATALOG);
@@ -271,7 +280,10 @@ function dispatch(frame) {
     }
     case 'drop': {
       const slot = conversations.get(header.conv);
-      if (slot !== undefined && !slot.busy) {
+      if (slot === undefined) return;
+      // A run still using it (cancelled, not yet stopped): the slot goes when that run ends.
+      if (slot.busy) slot.dropped = true;
+      else {
         conversations.delete(header.conv);
         keptSlots.delete(slot);
         slot.guest?.dispose();

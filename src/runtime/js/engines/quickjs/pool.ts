@@ -26,10 +26,14 @@ interface Host {
   ready: boolean;
   /** Runs placed here (starting or running). */
   load: number;
+  /** Of those, runs that reported their outcome and only await their idle confirmation. */
+  finishing: number;
   listeners: Map<number, ProcessListener>;
   conversations: Set<string>;
   cancelling: Map<number, NodeJS.Timeout>;
   idleSince: number;
+  /** Conversation slots the process said it held at its last idle (its own map, not ours). */
+  slots: number;
 }
 
 interface Conversation {
@@ -38,6 +42,8 @@ interface Conversation {
   lastUsed: number;
   /** Its process holds a VM kept from its last run (a session the next run continues). */
   session: boolean;
+  /** Ended while a run used it: dropped once its last run is over. */
+  ending: boolean;
 }
 
 interface Waiter {
@@ -86,9 +92,14 @@ export class QuickjsPool {
     for (let i = this.hosts.size; i < this.minProcesses; i++) this.spawn();
   }
 
-  /** Live processes and conversations with a VM, for monitoring and tests. */
-  get size(): { processes: number; conversations: number; queued: number } {
-    return { processes: this.hosts.size, conversations: this.conversations.size, queued: this.queue.length };
+  /**
+   * Live processes, conversations with a VM, queued runs, and the conversation slots the
+   * processes reported holding after their last runs (for monitoring and tests).
+   */
+  get size(): { processes: number; conversations: number; queued: number; processSlots: number } {
+    let processSlots = 0;
+    for (const h of this.hosts) processSlots += h.slots;
+    return { processes: this.hosts.size, conversations: this.conversations.size, queued: this.queue.length, processSlots };
   }
 
   /**
@@ -128,9 +139,14 @@ export class QuickjsPool {
     if (conversation === undefined) return;
     let c = this.conversations.get(conversation);
     if (c === undefined) {
-      c = { host, active: 0, lastUsed: 0, session: false };
+      c = { host, active: 0, lastUsed: 0, session: false, ending: false };
       this.conversations.set(conversation, c);
       host.conversations.add(conversation);
+    } else if (c.ending) {
+      // A run under the name of a conversation that ended while its last run finished: a new
+      // conversation, which must not continue the old one's VM.
+      c.ending = false;
+      c.session = false;
     }
     c.active++;
   }
@@ -146,9 +162,28 @@ export class QuickjsPool {
       if (c !== undefined && c.host === host) {
         c.active--;
         c.lastUsed = performance.now();
+        if (c.ending && c.active === 0) this.drop(conversation, c);
       }
     }
     this.serveQueue();
+  }
+
+  /**
+   * The conversation is over: its VM is freed in its process now, or once its runs in progress
+   * are over. A later run under the same name starts on a fresh VM.
+   */
+  endConversation(conversation: string): void {
+    const c = this.conversations.get(conversation);
+    if (c === undefined) return;
+    if (c.active > 0) c.ending = true;
+    else this.drop(conversation, c);
+  }
+
+  /** Forgets the conversation and tells its process to free the VM it kept for it. */
+  private drop(name: string, c: Conversation): void {
+    this.conversations.delete(name);
+    c.host.conversations.delete(name);
+    if (c.host.process.alive) c.host.process.send({ t: 'drop', conv: name }, []);
   }
 
   /** Where a run goes now, or null when it must wait. Starts a process when all are busy. */
@@ -161,7 +196,9 @@ export class QuickjsPool {
     let anyIdle = false;
     for (const h of this.hosts) {
       if (!h.process.alive || h.load >= this.runsPerProcess) continue;
-      if (h.ready && h.load === 0) anyIdle = true;
+      // A process whose runs have all finished is idle for this purpose: a conversation run
+      // right after another (their idle confirmation still in flight) needs no new process.
+      if (h.ready && h.load - h.finishing === 0) anyIdle = true;
       // Ready processes first, then the least loaded.
       if (best === null || (h.ready && !best.ready) || (h.ready === best.ready && h.load < best.load)) best = h;
     }
@@ -225,10 +262,12 @@ export class QuickjsPool {
       process,
       ready: false,
       load: 0,
+      finishing: 0,
       listeners: new Map(),
       conversations: new Set(),
       cancelling: new Map(),
       idleSince: performance.now(),
+      slots: 0,
     };
     this.hosts.add(host);
     process.listen({ message: (m) => this.route(host, m), end: (e) => this.lost(host, e) });
@@ -249,6 +288,7 @@ export class QuickjsPool {
   private route(host: Host, message: ChildMessage): void {
     if (!('run' in message)) return;
     if (message.t === 'idle') {
+      if (message.slots !== undefined) host.slots = message.slots;
       const timer = host.cancelling.get(message.run);
       if (timer !== undefined) {
         clearTimeout(timer);
@@ -298,10 +338,18 @@ export class QuickjsPool {
     host.cancelling.set(runId, timer);
   }
 
+  /** @internal the run reported its outcome; its process confirms it is idle soon. */
+  finishing(channel: RunChannel): void {
+    if (channel.released || channel.finishing) return;
+    channel.finishing = true;
+    channel.host.finishing++;
+  }
+
   /** @internal the run is over. */
   release(channel: RunChannel): void {
     if (channel.released) return;
     channel.released = true;
+    if (channel.finishing) channel.host.finishing--;
     channel.host.listeners.delete(channel.runId);
     this.unbind(channel.host, channel.conversation);
   }
@@ -310,9 +358,7 @@ export class QuickjsPool {
     const now = performance.now();
     for (const [name, c] of this.conversations) {
       if (c.active > 0 || now - c.lastUsed < this.idleVmMs) continue;
-      this.conversations.delete(name);
-      c.host.conversations.delete(name);
-      c.host.process.send({ t: 'drop', conv: name }, []);
+      this.drop(name, c);
     }
     for (const h of this.hosts) {
       if (this.hosts.size <= this.minProcesses) break;
@@ -336,6 +382,7 @@ export class QuickjsPool {
 /** One run's view of its shared process: frames tagged with its run id, kill = cancel. */
 export class RunChannel implements RunProcess {
   released = false;
+  finishing = false;
 
   constructor(
     private readonly pool: QuickjsPool,

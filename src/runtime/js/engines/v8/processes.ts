@@ -30,6 +30,8 @@ interface Held {
   pool: SandboxPool;
   active: number;
   lastUsed: number;
+  /** Ended while a run used it: its process is closed once its last run is over. */
+  ending: boolean;
 }
 
 interface Waiter {
@@ -83,7 +85,7 @@ export class V8Processes {
     let held = this.conversations.get(key);
     if (held === undefined) {
       const pool = new SandboxPool(0, { heapMb, entry: this.options.entry, contextify: this.options.contextify, ...(this.options.isolation ? { isolation: this.options.isolation } : {}) });
-      held = { pool, active: 0, lastUsed: 0 };
+      held = { pool, active: 0, lastUsed: 0, ending: false };
       this.conversations.set(key, held);
     }
     held.active++;
@@ -93,9 +95,21 @@ export class V8Processes {
       done: () => {
         h.active--;
         h.lastUsed = performance.now();
+        if (h.ending && h.active === 0 && this.conversations.get(key) === h) this.retire(key, h);
         this.serveQueue();
       },
     };
+  }
+
+  /** The conversation is over: its process is closed now, or once its runs in progress are over. */
+  endConversation(conversation: string): void {
+    const suffix = `\u0000${conversation}`;
+    for (const [key, held] of [...this.conversations]) {
+      if (!key.endsWith(suffix) || key.indexOf('\u0000') !== key.length - suffix.length) continue;
+      if (held.active > 0) held.ending = true;
+      else this.retire(key, held);
+    }
+    this.serveQueue();
   }
 
   /** Processes alive or starting, counting one for every run that will need one. */
