@@ -316,6 +316,27 @@
     return true;
   }
 
+  const objectKeys = Object.keys;
+  /**
+   * A new namespace object (`tools.models`, the global `models`). Its members are own properties,
+   * found without a trap; only a member it lacks reaches the Proxy behind it, which throws a
+   * TypeError naming what was read and what the namespace has ("not a function" said neither).
+   */
+  function makeNamespace(where) {
+    const handler = create(null);
+    const node = create(new ProxyCtor(freeze(create(null)), handler));
+    handler.get = function (_target, key) {
+      // Probed by `await`, JSON.stringify and console formatting; absence is the right answer.
+      if (typeof key !== 'string' || key === 'then' || key === 'toJSON') return undefined;
+      const members = objectKeys(node);
+      let list = '';
+      for (let i = 0; i < members.length; i++) list += (i === 0 ? '' : '\n') + members[i];
+      const message = callBridge(B_UNKNOWN_TOOL, key, where, list);
+      throw new TypeErrorCtor(typeof message === 'string' ? message : where + '.' + key + ' is not a tool');
+    };
+    return node;
+  }
+
   // Hangs `value` at `path` below `root`, making namespace objects on the way. `made` holds
   // what this run put there (so a namespace may hang below a function of its own); anything
   // else already on `root` is a built-in the path may not replace.
@@ -333,7 +354,7 @@
         continue;
       }
       if (i === 0 && segment in root) return 'global ' + key.slice(1) + ' would shadow a built-in';
-      const child = last ? value : create(null);
+      const child = last ? value : makeNamespace(root === G ? key.slice(1) : 'tools' + key);
       defineProperty(node, segment, { value: child, writable: false, enumerable: i > 0, configurable: false });
       made[key] = child;
       node = child;

@@ -3,7 +3,7 @@
 // outbox's (outbox.mjs, shared with the QuickJS engine).
 import { send } from './io.mjs';
 import { B_CALL, B_DONE, B_FAIL, B_LOG, B_UNKNOWN_TOOL, C_DELIVER } from './context.mjs';
-import { unknownToolMessage } from './closest.mjs';
+import { unknownNameMessage } from './closest.mjs';
 import { Outbox } from './outbox.mjs';
 import { returnRefusal } from './run-bounds.mjs';
 
@@ -46,7 +46,7 @@ export class Run {
       case B_LOG: this.log(a, b); return null;
       case B_DONE: this.done(a); return null;
       case B_FAIL: this.scriptFailed(a, b, c); return null;
-      case B_UNKNOWN_TOOL: return typeof a === 'string' ? unknownToolMessage(a, this.config) : null;
+      case B_UNKNOWN_TOOL: return unknownNameMessage(this.config, a, b, c);
       default: return null;
     }
   }
