@@ -56,6 +56,9 @@ const JS: Array<{ title: string; code: string; line: number; v8Line?: number }> 
     v8Line: 2,
   },
   { title: 'unknown tool', code: 'const a = 1;\nawait tools.nope();', line: 2 },
+  // The formatter is locked under both engines: a script's own cannot hide its lines.
+  { title: 'runtime error after replacing the formatter', code: 'Error.prepareStackTrace = () => "mine";\nnull.x;', line: 2 },
+  { title: 'tool error after replacing the formatter', code: 'Error.prepareStackTrace = () => 7 * 1048576;\nawait tools.bad.tool({});', line: 2 },
 ];
 
 const PY: Array<{ title: string; code: string; line: number }> = [
