@@ -85,7 +85,7 @@
   /** Set while the prelude captures a call site (below): the formatter then returns a number. */
   let capturing = false;
   function prepareStackTrace(error, frames) {
-    if (capturing) return siteOf(error, frames);
+    if (capturing) return frames;
     let out;
     try {
       out = apply(errorToString, error, []);
@@ -226,41 +226,48 @@
     return error;
   }
 
-  // Call sites. Every call records the script line it was made on, so that a failed call's error
-  // can name it: QuickJS keeps no async stacks, so by the time the answer arrives the line is
+  // Call sites. Every call records where the script made it, so that a failed call's error can
+  // name the line: QuickJS keeps no async stacks, so by the time the answer arrives the line is
   // gone. Runs that ask (`config.sites`: an approval gate may need the line) also send it with the
   // call. The capture starts above the tool's own function (its caller is the script, or a
-  // native frame such as `map` and then the script), and the formatter answers with the first
-  // script frame as a number while `capturing`: about 1.5 µs, where a `new Error()` formatted
-  // to text cost 10-40% of a call. Encoded as line * 2^20 + column; 0 when no script frame is
-  // within `Error.stackTraceLimit` (a call made from a promise job, or a limit set to 0).
+  // native frame such as `map` and then the script), and while `capturing` the formatter hands
+  // back the engine's frames untouched: they are read only when the call fails (or sites are
+  // on). About 1 µs of the VM's time per call, where a `new Error()` formatted to text cost
+  // 10-40% of a call and reading every call's frames at once almost 2 µs.
   let sites = false;
   const SITE_LINE = 1048576;
-  function siteOf(_error, frames) {
+  /** The first script frame as line * 2^20 + column, or 0: none within `Error.stackTraceLimit`. */
+  function siteOf(frames) {
+    if (frames === undefined) return 0;
     for (let i = 0; i < frames.length; i++) {
-      const frame = frames[i];
-      if (frame.getFileName() !== 'script.js') continue;
-      const line = frame.getLineNumber();
-      let column = frame.getColumnNumber();
-      if (line === 1 && column > WRAP_HEAD_LENGTH) column -= WRAP_HEAD_LENGTH;
-      return line > 0 ? line * SITE_LINE + (column > 0 && column < SITE_LINE ? column : 0) : 0;
+      try {
+        const frame = frames[i];
+        if (frame.getFileName() !== 'script.js') continue;
+        const line = frame.getLineNumber();
+        let column = frame.getColumnNumber();
+        if (line === 1 && column > WRAP_HEAD_LENGTH) column -= WRAP_HEAD_LENGTH;
+        return line > 0 ? line * SITE_LINE + (column > 0 && column < SITE_LINE ? column : 0) : 0;
+      } catch {
+        return 0;
+      }
     }
     return 0;
   }
-  /** Receives each capture; one object for all, so a call allocates nothing for it. */
+  /** Receives each capture; one object for all, so a call allocates nothing more for it. */
   const siteHolder = create(null);
-  function callerSite(callee) {
-    let site = 0;
+  /** The caller's frames (call sites, read later by siteOf), or undefined. */
+  function callerFrames(callee) {
+    let frames;
     capturing = true;
     try {
       captureStackTrace(siteHolder, callee);
-      site = siteHolder.stack;
+      frames = siteHolder.stack;
     } catch {
       // No site is reported rather than failing the call.
     } finally {
       capturing = false;
     }
-    return typeof site === 'number' ? site : 0;
+    return frames;
   }
 
   /** ` at script.js:line:column` for an encoded site, or nothing when it is unknown. */
@@ -280,12 +287,12 @@
       }
       if (typeof json !== 'string') json = '';
     }
-    const site = callerSite(callee);
+    const frames = callerFrames(callee);
     // Bit 0: a global; the rest, when sites are on, the caller's encoded site.
-    const id = callBridge(B_CALL, isGlobal ? 1 : sites ? site * 2 : 0, name, json);
+    const id = callBridge(B_CALL, isGlobal ? 1 : sites ? siteOf(frames) * 2 : 0, name, json);
     if (typeof id === 'number') {
       return new PromiseCtor(function (resolve, reject) {
-        pending[id] = [resolve, reject, label, site];
+        pending[id] = [resolve, reject, label, frames];
       });
     }
     if (typeof id === 'string') return rejected(new RangeErrorCtor(id));
@@ -312,7 +319,7 @@
       } catch {
         head = 'Error';
       }
-      const stack = head + siteText(entry[3]) + '\n    (raised by ' + entry[2] + ')';
+      const stack = head + siteText(siteOf(entry[3])) + '\n    (raised by ' + entry[2] + ')';
       defineProperty(error, 'stack', { value: stack, writable: true, enumerable: false, configurable: true });
       entry[1](error);
       return true;
