@@ -9,7 +9,7 @@
 // only numbers and strings and answers only numbers, strings or null. So, unlike the V8
 // engine's prelude, this file need not guard against foreign realms; it only keeps the bridge
 // out of the script's reach and gives the script the same world as the V8 engine does.
-(function toolcellQuickjsPrelude(bridge, inspector) {
+(function toolcellQuickjsPrelude(bridge, inspector, core) {
   'use strict';
 
   // Operations the sandbox process asks of this prelude (keep in sync with vm.mjs).
@@ -33,7 +33,6 @@
   const jsonParse = JSON.parse;
   const jsonStringify = JSON.stringify;
   const symbolToString = Symbol.prototype.toString;
-  const objectToString = Object.prototype.toString;
   const errorToString = Error.prototype.toString;
   const formatLog = inspector.formatLog;
   const inspectShape = inspector.inspect;
@@ -49,6 +48,9 @@
   errorCtors.ReferenceError = ReferenceError;
   errorCtors.EvalError = EvalError;
   errorCtors.URIError = URIError;
+  // Helpers shared with the other engine's prelude (child/guest-core.js, evaluated just before).
+  const { safeString, describe, isError, readString, rejected, makeNamespace } = core;
+  const makeLogger = (level) => core.makeLogger(level, format, sendLog);
 
   // The same world as the V8 engine: no typed arrays or shared memory (not needed by scripts),
   // no performance clock, no weak references (their timing would reveal the collector).
@@ -118,32 +120,6 @@
     return bridge(op, a, b, c);
   }
 
-  function safeString(value) {
-    if (typeof value === 'symbol') return apply(symbolToString, value, []);
-    try {
-      return '' + value;
-    } catch {
-      return '[unprintable value]';
-    }
-  }
-
-  function describe(error) {
-    try {
-      const message = error !== null && typeof error === 'object' ? error.message : undefined;
-      return typeof message === 'string' ? message : safeString(error);
-    } catch {
-      return 'unknown error';
-    }
-  }
-
-  function isError(value) {
-    try {
-      return apply(objectToString, value, []) === '[object Error]';
-    } catch {
-      return false;
-    }
-  }
-
   function errorText(value) {
     try {
       const stack = value.stack;
@@ -178,12 +154,8 @@
     return formatLog(value);
   }
 
-  function makeLogger(level) {
-    return function log(...args) {
-      let text = '';
-      for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + format(args[i]);
-      callBridge(B_LOG, level, text);
-    };
+  function sendLog(level, text) {
+    callBridge(B_LOG, level, text);
   }
   const consoleObject = {
     log: makeLogger('log'),
@@ -208,12 +180,6 @@
   // Pending calls of the current run: id → [resolve, reject]. Replaced at each run: call ids
   // restart from 1, and a call an earlier run left pending must never settle in a later one.
   let pending = create(null);
-
-  function rejected(error) {
-    return new PromiseCtor(function (_resolve, reject) {
-      reject(error);
-    });
-  }
 
   function makeError(name, message) {
     const Ctor = (typeof name === 'string' && errorCtors[name]) || ErrorCtor;
@@ -365,25 +331,9 @@
   /** Global tools bound by the previous bind, removed before the next one. */
   let boundGlobals = [];
 
-  const objectKeys = Object.keys;
-  /**
-   * A new namespace object (`tools.models`, the global `models`). Its members are own properties,
-   * found without a trap; only a member it lacks reaches the Proxy behind it, which throws a
-   * TypeError naming what was read and what the namespace has ("not a function" said neither).
-   */
-  function makeNamespace(where) {
-    const handler = create(null);
-    const node = create(new ProxyCtor(freeze(create(null)), handler));
-    handler.get = function (_target, key) {
-      // Probed by `await`, JSON.stringify and console formatting; absence is the right answer.
-      if (typeof key !== 'string' || key === 'then' || key === 'toJSON') return undefined;
-      const members = objectKeys(node);
-      let list = '';
-      for (let i = 0; i < members.length; i++) list += (i === 0 ? '' : '\n') + members[i];
-      const message = callBridge(B_UNKNOWN_TOOL, key, where, list);
-      throw new TypeErrorCtor(typeof message === 'string' ? message : where + '.' + key + ' is not a tool');
-    };
-    return node;
+  /** The message for a member a namespace lacks, from the sandbox process (closest.mjs). */
+  function missingMember(key, where, members) {
+    return callBridge(B_UNKNOWN_TOOL, key, where, members);
   }
 
   // Hangs `value` at `path` below `root`, making namespace objects on the way. `made` holds
@@ -411,7 +361,7 @@
       } else if (i === 0 && segment in root) {
         return 'global ' + key.slice(1) + ' would shadow a built-in';
       }
-      const child = last ? value : makeNamespace(onGlobal ? key.slice(1) : 'tools' + key);
+      const child = last ? value : makeNamespace(onGlobal ? key.slice(1) : 'tools' + key, missingMember);
       defineProperty(node, segment, { value: child, writable: false, enumerable: i > 0, configurable: i === 0 && onGlobal === true });
       if (i === 0 && onGlobal) boundGlobals.push(segment);
       made[key] = child;
@@ -490,16 +440,6 @@
     if (finished) return;
     finished = true;
     callBridge(B_FAIL, name, message, undefined);
-  }
-
-  function readString(object, key) {
-    try {
-      const value = object[key];
-      return typeof value === 'string' ? value : undefined;
-    } catch {
-      // A throwing getter only costs this field.
-      return undefined;
-    }
   }
 
   function fail(error) {
