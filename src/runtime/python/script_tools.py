@@ -55,10 +55,21 @@ def sanitize_path(name):
 
 
 def attach(node, key, value):
-    if isinstance(node, Namespace):
-        node._members[key] = value
-    else:
-        setattr(node, key, value)
+    node._members[key] = value
+
+
+# A namespace lists every member up to this many; past it, the nearest few and the count.
+LISTED_MEMBERS = 8
+
+
+def missing_member(path, key, members):
+    """The text for reading a member `path` lacks: the same words as unknownMemberMessage (closest.mjs)."""
+    wanted = "%s.%s" % (path, key) if key.isidentifier() else "%s[%r]" % (path, key)
+    if not members:
+        return "%s is not a tool; %s has no members" % (wanted, path)
+    if len(members) <= LISTED_MEMBERS:
+        return "%s is not a tool; %s has: %s" % (wanted, path, ", ".join(members))
+    return "%s is not a tool; %s has %d members, closest: %s" % (wanted, path, len(members), ", ".join(closest(key, members)))
 
 
 class Namespace:
@@ -71,10 +82,12 @@ class Namespace:
         object.__setattr__(self, "_members", members)
 
     def __getattr__(self, key):
+        if key.startswith("__"):
+            raise AttributeError(key)
         members = object.__getattribute__(self, "_members")
         if key in members:
             return members[key]
-        raise UnknownToolError("%s has no member %r; it has: %s" % (self._path, key, ", ".join(sorted(members))))
+        raise UnknownToolError(missing_member(self._path, key, list(members)))
 
     def __setattr__(self, key, value):
         raise AttributeError("%s is read-only" % self._path)
@@ -84,6 +97,24 @@ class Namespace:
 
     def __repr__(self):
         return "<namespace %s: %s>" % (self._path, ", ".join(sorted(self._members)))
+
+
+class CallableNamespace(Namespace):
+    """A name that is both a function and a namespace (`tools.ns()` and `tools.ns.top()`)."""
+
+    __slots__ = ("_fn", "__name__", "__qualname__")
+
+    def __init__(self, path, members, fn):
+        super().__init__(path, members)
+        object.__setattr__(self, "_fn", fn)
+        object.__setattr__(self, "__name__", fn.__name__)
+        object.__setattr__(self, "__qualname__", fn.__qualname__)
+
+    def __call__(self, *args, **kwargs):
+        return self._fn(*args, **kwargs)
+
+    def __repr__(self):
+        return "<function %s, namespace of: %s>" % (self._path, ", ".join(sorted(self._members)))
 
 
 def distance(a, b):
@@ -138,9 +169,12 @@ class ToolTable:
     def build_helpers(self, helpers):
         """Root name → function or namespace, for helper globals named by dotted paths."""
         nodes = {}
+        prefixes = {ident.rsplit(".", 1)[0] for ident in helpers if "." in ident}
         for ident, name in sorted(helpers.items(), key=lambda item: item[0].count(".")):
             parts = ident.split(".")
             fn = self.make_fn(name, ident)
+            if ident in prefixes:
+                fn = CallableNamespace(ident, {}, fn)
             for i in range(1, len(parts)):
                 prefix = ".".join(parts[:i])
                 if prefix not in nodes:
@@ -167,11 +201,18 @@ class ToolTable:
             raise UnknownToolError("tools.%s is ambiguous: it could mean %s; use tools[\"name\"]"
                                    % (key, ", ".join(repr(n) for n in self.collisions[key])))
         else:
-            near = ", ".join("%r (tools.%s)" % (n, sanitize(n)) for n in closest(str(key), self.names))
+            # A namespace a misspelt key may have meant (`tools.modls`) ranks with the tools.
+            roots = {k.split(".")[0] for k in self.children} - self.tool_set - set(self.aliases)
+            shown = lambda n: "tools.%s" % n if n in roots else "%r (tools.%s)" % (n, sanitize(n))
+            near = ", ".join(shown(n) for n in closest(str(key), self.names + sorted(roots)))
             raise UnknownToolError("No tool named %r. %s" % (key, "Closest: " + near if near else "No tools are available."))
-        fn = self.fns[key] = self.make_fn(name, sanitize_path(name))
-        for child in sorted(self.children.get(key, ())):
-            setattr(fn, child, self.tool(key + "." + child))
+        fn = self.make_fn(name, sanitize_path(name))
+        children = self.children.get(key)
+        if children:
+            fn = CallableNamespace("tools." + key, {}, fn)
+        self.fns[key] = fn
+        for child in sorted(children or ()):
+            attach(fn, child, self.tool(key + "." + child))
         return fn
 
     def make_fn(self, name, ident):

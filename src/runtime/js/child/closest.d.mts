@@ -8,5 +8,16 @@ export function closestTools(
 /** The message a script gets for reading a tool that does not exist. */
 export function unknownToolMessage(
   key: string,
-  config: { tools: Array<[string, string, string]>; collisions: Array<[string, string[]]> },
+  config: { tools: Array<[string, string, string]>; collisions: Array<[string, string[]]>; nested?: Array<[string, string]> },
 ): string;
+
+/** The message a script gets for reading a member its namespace does not have. */
+export function unknownMemberMessage(where: string, key: string, members: string[]): string;
+
+/** The runners' answer to the preludes' unknown-name question (`null` for malformed arguments). */
+export function unknownNameMessage(
+  config: { tools: Array<[string, string, string]>; collisions: Array<[string, string[]]>; nested?: Array<[string, string]> },
+  key: unknown,
+  where: unknown,
+  members: unknown,
+): string | null;

@@ -44,7 +44,7 @@ function access(key) {
 /**
  * The message of the TypeError a script gets for reading `tools[key]` when no such tool exists.
  * @param {string} key
- * @param {{ tools: Array<[string, string, string]>, collisions: Array<[string, string[]]> }} config
+ * @param {{ tools: Array<[string, string, string]>, collisions: Array<[string, string[]]>, nested?: Array<[string, string]> }} config
  */
 export function unknownToolMessage(key, config) {
   const collision = config.collisions.find(([id]) => id === key);
@@ -54,6 +54,51 @@ export function unknownToolMessage(key, config) {
       `call the one you mean by its name, e.g. ${labels[0]}`;
   }
   if (config.tools.length === 0) return `${access(key)} is not a tool: no tools are available`;
-  const near = closestTools(key, config.tools).map((t) => t.label);
+  // A namespace a misspelt key may have meant (`tools.modls` for `tools.models.list`) ranks
+  // with the tools themselves.
+  const candidates = [...config.tools];
+  const seen = new Set(config.tools.map((t) => t[2]));
+  for (const [id] of config.nested ?? []) {
+    const root = id.split('.')[0];
+    if (seen.has(root)) continue;
+    seen.add(root);
+    candidates.push([root, `tools.${root}`, root]);
+  }
+  const near = closestTools(key, candidates).map((t) => t.label);
   return `${access(key)} is not a tool. Closest: ${near.join(', ')}`;
+}
+
+/** A namespace lists every member up to this many; past it, the nearest few and the count. */
+const LISTED_MEMBERS = 8;
+
+/**
+ * The message of the TypeError a script gets for reading a member its namespace does not have
+ * (`tools.models.lst()` where the namespace holds `list` and `get`): what was read, and what is
+ * there instead.
+ * @param {string} where the namespace as the script reaches it: `tools.models`, `models`
+ * @param {string} key the member that is missing
+ * @param {string[]} members the namespace's members, in the order they were bound
+ */
+export function unknownMemberMessage(where, key, members) {
+  const wanted = IDENTIFIER.test(key) ? `${where}.${key}` : `${where}[${JSON.stringify(key)}]`;
+  if (members.length === 0) return `${wanted} is not a tool; ${where} has no members`;
+  if (members.length <= LISTED_MEMBERS) return `${wanted} is not a tool; ${where} has: ${members.join(', ')}`;
+  const near = closestTools(key, members.map((m) => [m, m, m])).map((t) => t.name);
+  return `${wanted} is not a tool; ${where} has ${members.length} members, closest: ${near.join(', ')}`;
+}
+
+/**
+ * The answer to the preludes' unknown-name question, for both engines' runners: `(key)` is a
+ * tool `tools` lacks, `(key, namespace, members)` a member a namespace lacks (members joined
+ * by newlines). Anything but strings gets null: the prelude then throws its own plain message.
+ * @param {{ tools: Array<[string, string, string]>, collisions: Array<[string, string[]]>, nested?: Array<[string, string]> }} config
+ * @param {unknown} key
+ * @param {unknown} where
+ * @param {unknown} members
+ */
+export function unknownNameMessage(config, key, where, members) {
+  if (typeof key !== 'string') return null;
+  if (where === undefined) return unknownToolMessage(key, config);
+  if (typeof where !== 'string' || typeof members !== 'string') return null;
+  return unknownMemberMessage(where, key, members.split('\n').filter((m) => m !== ''));
 }

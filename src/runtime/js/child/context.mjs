@@ -29,6 +29,10 @@ const prelude = new vm.Script(fs.readFileSync(new URL('./prelude.js', import.met
 const inspectorScript = new vm.Script(fs.readFileSync(new URL('./inspect.js', import.meta.url), 'utf8'), {
   filename: 'toolcell-inspect',
 });
+// Helpers both preludes share, evaluated in each context before the prelude too.
+const coreScript = new vm.Script(fs.readFileSync(new URL('./guest-core.js', import.meta.url), 'utf8'), {
+  filename: 'toolcell-guest-core',
+});
 // The same hardening source runs in this realm (once) and in every context (see harden.js).
 const harden = new vm.Script(fs.readFileSync(new URL('./harden.js', import.meta.url), 'utf8'), {
   filename: 'toolcell-harden',
@@ -64,7 +68,7 @@ export function createSandboxContext(forceContextify) {
     return handler === null ? null : handler(op, a, b, c);
   };
   const setup = prelude.runInContext(ctx);
-  const control = setup(bridge, SCRIPT_FILE, inspectorScript.runInContext(ctx)());
+  const control = setup(bridge, SCRIPT_FILE, inspectorScript.runInContext(ctx)(), coreScript.runInContext(ctx)());
   harden.runInContext(ctx)(false);
   return { ctx, control, slot };
 }

@@ -10,7 +10,7 @@
 //   captured `Reflect.apply`, so patched prototypes cannot redirect this code.
 // - `Error.prepareStackTrace` is locked to a formatter that never exposes call sites (their
 //   getFunction/getThis reach frames of the sandbox process's realm).
-(function toolcellPrelude(bridge, scriptFile, inspector) {
+(function toolcellPrelude(bridge, scriptFile, inspector, core) {
   'use strict';
 
   // Operations the sandbox process asks of this prelude (keep in sync with context.mjs).
@@ -47,8 +47,6 @@
   const jsonParse = JSON.parse;
   const jsonStringify = JSON.stringify;
   const SymbolCtor = Symbol;
-  const symbolToString = Symbol.prototype.toString;
-  const objectToString = Object.prototype.toString;
   const errorToString = Error.prototype.toString;
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
@@ -61,6 +59,9 @@
   errorCtors.ReferenceError = ReferenceError;
   errorCtors.EvalError = EvalError;
   errorCtors.URIError = URIError;
+  // Helpers shared with the other engine's prelude (child/guest-core.js, evaluated just before).
+  const { safeString, describe, readString, rejected, makeNamespace } = core;
+  const makeLogger = (level) => core.makeLogger(level, format, sendLog);
 
   // Capabilities a script must not have. Typed arrays and ArrayBuffer go too: their memory lives
   // outside the V8 heap, so the heap limit could not bound it. Intl.Segmenter and
@@ -170,44 +171,14 @@
     }
   }
 
-  function safeString(value) {
-    if (typeof value === 'symbol') return apply(symbolToString, value, []);
-    try {
-      return '' + value;
-    } catch {
-      return '[unprintable value]';
-    }
-  }
-
-  function describe(error) {
-    try {
-      const message = error !== null && typeof error === 'object' ? error.message : undefined;
-      return typeof message === 'string' ? message : safeString(error);
-    } catch {
-      return 'unknown error';
-    }
-  }
-
-  function isError(value) {
-    try {
-      return apply(objectToString, value, []) === '[object Error]';
-    } catch {
-      return false;
-    }
-  }
-
   /** A console argument or a thrown non-error as text: strings as they are, the rest through the inspector. */
   function format(value) {
     if (typeof value === 'string') return value;
     return formatLog(value);
   }
 
-  function makeLogger(level) {
-    return function log(...args) {
-      let text = '';
-      for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + format(args[i]);
-      callBridge(B_LOG, level, text);
-    };
+  function sendLog(level, text) {
+    callBridge(B_LOG, level, text);
   }
   const consoleObject = {
     log: makeLogger('log'),
@@ -231,12 +202,6 @@
 
   // Pending calls: id → [resolve, reject].
   const pending = create(null);
-
-  function rejected(error) {
-    return new PromiseCtor(function (_resolve, reject) {
-      reject(error);
-    });
-  }
 
   function makeError(name, message) {
     const Ctor = (typeof name === 'string' && errorCtors[name]) || ErrorCtor;
@@ -322,6 +287,11 @@
     return true;
   }
 
+  /** The message for a member a namespace lacks, from the sandbox process (closest.mjs). */
+  function missingMember(key, where, members) {
+    return callBridge(B_UNKNOWN_TOOL, key, where, members);
+  }
+
   // Hangs `value` at `path` below `root`, making namespace objects on the way. `made` holds
   // what this run put there (so a namespace may hang below a function of its own); anything
   // else already on `root` is a built-in the path may not replace.
@@ -339,7 +309,7 @@
         continue;
       }
       if (i === 0 && segment in root) return 'global ' + key.slice(1) + ' would shadow a built-in';
-      const child = last ? value : create(null);
+      const child = last ? value : makeNamespace(root === G ? key.slice(1) : 'tools' + key, missingMember);
       defineProperty(node, segment, { value: child, writable: false, enumerable: i > 0, configurable: false });
       made[key] = child;
       node = child;
@@ -499,16 +469,6 @@
     }
     if (message === undefined) message = format(error);
     report(B_FAIL, name, message, stack);
-  }
-
-  function readString(object, key) {
-    try {
-      const value = object[key];
-      return typeof value === 'string' ? value : undefined;
-    } catch {
-      // A throwing getter only costs this field.
-      return undefined;
-    }
   }
 
   function succeed(value) {

@@ -3,7 +3,7 @@
 // outbox's (outbox.mjs, shared with the QuickJS engine).
 import { send } from './io.mjs';
 import { B_CALL, B_DONE, B_FAIL, B_KEYS, B_LOG, B_RESOLVE, B_UNKNOWN_TOOL, C_DELIVER } from './context.mjs';
-import { unknownToolMessage } from './closest.mjs';
+import { unknownNameMessage } from './closest.mjs';
 import { Outbox } from './outbox.mjs';
 import { returnRefusal } from './run-bounds.mjs';
 
@@ -49,7 +49,7 @@ export class Run {
       case B_LOG: this.log(a, b); return null;
       case B_DONE: this.done(a); return null;
       case B_FAIL: this.scriptFailed(a, b, c); return null;
-      case B_UNKNOWN_TOOL: return typeof a === 'string' ? unknownToolMessage(a, this.config) : null;
+      case B_UNKNOWN_TOOL: return unknownNameMessage(this.config, a, b, c);
       case B_RESOLVE: return typeof a === 'string' ? this.catalog.resolve(a) : null;
       case B_KEYS: return this.catalog.keys();
       default: return null;

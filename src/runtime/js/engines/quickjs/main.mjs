@@ -30,6 +30,7 @@ const { QuickJS, MAX_STACK_SIZE, Intrinsics, JSException } = await import(pathTo
 const wasmModule = new WebAssembly.Module(fs.readFileSync(wasmPath));
 const preludeSource = fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8');
 const inspectorSource = fs.readFileSync(new URL('../../child/inspect.js', import.meta.url), 'utf8');
+const coreSource = fs.readFileSync(new URL('../../child/guest-core.js', import.meta.url), 'utf8');
 // The V8 engine's hardening, unchanged: plain ECMAScript that freezes the realm it runs in.
 const hardenSource = fs.readFileSync(new URL('../../child/harden.js', import.meta.url), 'utf8');
 /**
@@ -105,9 +106,13 @@ async function makeTemplate() {
   const bridgeFn = vm.newFunction('bridge', () => vm.null);
   const makeInspector = vm.evalCode(inspectorSource, 'toolcell-inspect');
   const inspector = vm.callFunction(makeInspector, vm.undefined);
+  const makeCore = vm.evalCode(coreSource, 'toolcell-guest-core');
+  const core = vm.callFunction(makeCore, vm.undefined);
   const setup = vm.evalCode(preludeSource, 'toolcell-prelude');
-  const control = vm.callFunction(setup, vm.undefined, bridgeFn, inspector);
+  const control = vm.callFunction(setup, vm.undefined, bridgeFn, inspector, core);
   setup.dispose();
+  core.dispose();
+  makeCore.dispose();
   inspector.dispose();
   makeInspector.dispose();
   bridgeFn.dispose();

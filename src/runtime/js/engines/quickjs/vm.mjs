@@ -6,7 +6,7 @@
 // as primitives and answers with a number, a string or null; answers go in as strings.
 import { randomBytes } from 'node:crypto';
 import { send } from '../../child/io.mjs';
-import { unknownToolMessage } from '../../child/closest.mjs';
+import { unknownNameMessage } from '../../child/closest.mjs';
 import { Outbox } from '../../child/outbox.mjs';
 import { returnRefusal } from '../../child/run-bounds.mjs';
 
@@ -157,8 +157,8 @@ export class GuestRun {
         this.scriptFailed(str(ex, a), str(ex, b), str(ex, c));
         return vm.null;
       case B_UNKNOWN_TOOL: {
-        const key = str(ex, a);
-        return this.answer(key === undefined ? null : vm.newString(unknownToolMessage(key, this.config)));
+        const text = unknownNameMessage(this.config, str(ex, a), str(ex, b), str(ex, c));
+        return this.answer(text === null ? null : vm.newString(text));
       }
       default:
         return vm.null;
