@@ -130,6 +130,7 @@ try {
         (off ? `  ratio ${ratio2(m, off).toFixed(2)} (CPU ${(off.cpuUsPerCall / m.cpuUsPerCall).toFixed(2)})` : ''),
     );
   line('no-op built-in, OpenTelemetry off:', otel.builtin.off);
+  line('no-op built-in, context manager only:', otel.builtin.context, otel.builtin.off);
   line('no-op built-in, SDK floor (bare span+record):', otel.builtin.floor, otel.builtin.off);
   line('no-op built-in, every call a span + OTLP:', otel.builtin.on, otel.builtin.off);
   line('no-op built-in, 10% of traces sampled:', otel.builtin.sampled, otel.builtin.off);
@@ -157,11 +158,16 @@ try {
       otelBuiltinOn: Math.round(otel.builtin.on.callsPerSec),
       otelBuiltinRatio: Number(ratio2(otel.builtin.on, otel.builtin.off).toFixed(3)),
       otelBuiltinFloorRatio: Number(ratio2(otel.builtin.floor, otel.builtin.off).toFixed(3)),
+      otelBuiltinContextOnlyRatio: Number(ratio2(otel.builtin.context, otel.builtin.off).toFixed(3)),
       otelBuiltinSampledRatio: Number(ratio2(otel.builtin.sampled, otel.builtin.off).toFixed(3)),
       otelServerOff: Math.round(otel.server.off.callsPerSec),
       otelServerOn: Math.round(otel.server.on.callsPerSec),
       otelServerRatio: Number(ratio2(otel.server.on, otel.server.off).toFixed(3)),
       otelServerFloorRatio: Number(ratio2(otel.server.floor, otel.server.off).toFixed(3)),
+      otelCpuUsBeyondFloor: {
+        builtin: Number((otel.builtin.on.cpuUsPerCall - otel.builtin.floor.cpuUsPerCall).toFixed(2)),
+        server: Number((otel.server.on.cpuUsPerCall - otel.server.floor.cpuUsPerCall).toFixed(2)),
+      },
       otelCpuUsPerCall: Object.fromEntries(
         (['builtin', 'server'] as const).flatMap((tool) => Object.entries(otel[tool]).map(([variant, m]) => [`${tool}.${variant}`, Number(m.cpuUsPerCall.toFixed(2))])),
       ),

@@ -9,6 +9,8 @@
  * - off: the host without instrumentation, and with the global context manager disabled, so
  *   the process pays nothing for OpenTelemetry (AsyncLocalStorage's promise hooks, once
  *   enabled, slow every promise in the process);
+ * - context (built-in only): the same, with the context manager enabled and nothing else —
+ *   the share of the floor that is AsyncLocalStorage's promise hooks;
  * - floor: the same uninstrumented host, with what the SDK itself costs per call around each
  *   dispatch — one span started with the attributes toolcell would give it and ended, one
  *   histogram record — through the same processor, exporter and reader. No instrumentation
@@ -26,7 +28,7 @@ import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { context, SpanKind, type Attributes, type Histogram, type Tracer } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, SpanKind, type Attributes, type Histogram, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import type { ToolHost } from '../src/host/tool-host.ts';
@@ -137,7 +139,7 @@ async function benchHost(dir: string, tag: string): Promise<ToolHost> {
 }
 
 export interface TelemetryFigures {
-  builtin: { off: Measure; floor: Measure; on: Measure; sampled: Measure };
+  builtin: { off: Measure; context: Measure; floor: Measure; on: Measure; sampled: Measure };
   server: { off: Measure; floor: Measure; on: Measure };
   spansReceived: number;
 }
@@ -155,7 +157,10 @@ export async function telemetryFigures(dir: string, ms: number, passes = 2): Pro
   context.disable();
   const otelContext = (on: boolean) => {
     context.disable();
-    if (on) context.setGlobalContextManager(manager.enable());
+    if (!on) return;
+    context.setGlobalContextManager(manager.enable());
+    // AsyncLocalStorage installs its hooks on first use; every variant with OpenTelemetry gets them from the start.
+    context.with(ROOT_CONTEXT, () => undefined);
   };
   const sampledOtlp = startOtlpExport({ url, sampleRatio: 0.1, register: false });
   const exports: OtlpExport[] = [otlp, sampledOtlp];
@@ -181,11 +186,12 @@ export async function telemetryFigures(dir: string, ms: number, passes = 2): Pro
     return measure(host, call, ms);
   };
   const runs = {
-    builtinOff: [] as Measure[], builtinFloor: [] as Measure[], builtinOn: [] as Measure[], sampled: [] as Measure[],
+    builtinOff: [] as Measure[], builtinContext: [] as Measure[], builtinFloor: [] as Measure[], builtinOn: [] as Measure[], sampled: [] as Measure[],
     serverOff: [] as Measure[], serverFloor: [] as Measure[], serverOn: [] as Measure[],
   };
   for (let pass = 0; pass < passes; pass++) {
     runs.builtinOff.push(await variant(false, off, dispatching(off, 'noop')));
+    runs.builtinContext.push(await variant(true, off, dispatching(off, 'noop')));
     runs.builtinFloor.push(await variant(true, off, sdkFloor(off, 'noop', tracer, floorHistogram, false)));
     runs.builtinOn.push(await variant(true, on, dispatching(on, 'noop')));
     runs.sampled.push(await variant(true, sampled, dispatching(sampled, 'noop')));
@@ -202,7 +208,7 @@ export async function telemetryFigures(dir: string, ms: number, passes = 2): Pro
   const { spans } = await ask<{ spans: number }>(sink, 'count');
   sink.send('exit');
   return {
-    builtin: { off: middle(runs.builtinOff), floor: middle(runs.builtinFloor), on: middle(runs.builtinOn), sampled: middle(runs.sampled) },
+    builtin: { off: middle(runs.builtinOff), context: middle(runs.builtinContext), floor: middle(runs.builtinFloor), on: middle(runs.builtinOn), sampled: middle(runs.sampled) },
     server: { off: middle(runs.serverOff), floor: middle(runs.serverFloor), on: middle(runs.serverOn) },
     spansReceived: spans,
   };
