@@ -105,7 +105,7 @@ try {
   const callsPerSecNoObservers = await throughput(bare);
   await bare.close();
 
-  const otel = await telemetryFigures(dir, 1000);
+  const otel = await telemetryFigures(dir);
 
   // The fixed-rate phase runs first, on fresh connections: it measures the steady state an
   // observer sees at 1,000 calls/s, not the recovery from the overload that follows.

@@ -20,8 +20,9 @@
  *   documented knob of `startOtlpExport`).
  *
  * Each variant is measured as wall-clock calls/s and as CPU time of this process per call
- * (less sensitive to other processes on a shared machine); variants alternate so that load
- * drifts hit all alike.
+ * (less sensitive to other processes on a shared machine), over 200 ms slices taken in
+ * rotation so that load drifts hit all variants alike; each slice ends with the export of the
+ * spans it made, so that export work is counted where it was caused.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -52,7 +53,7 @@ import {
   TOOL_CLASSES,
 } from '../src/telemetry/attributes.ts';
 import { startOtlpExport, type OtlpExport } from '../src/telemetry/otlp.ts';
-import { median, noopHost } from './rig.ts';
+import { noopHost } from './rig.ts';
 
 const PEER = join(resolve(fileURLToPath(new URL('..', import.meta.url))), 'fixtures', 'peer.mjs');
 
@@ -69,25 +70,44 @@ export interface Measure {
 
 type Call = (inferenceId: string, i: number) => Promise<unknown>;
 
-/** Runs `call` in batches of 100 for `ms`, three rounds: median rate and CPU per call. */
-async function measure(host: ToolHost, call: Call, ms: number): Promise<Measure> {
-  const inferenceId = host.beginInference({ conversationId: 'bench-otel' });
-  for (let i = 0; i < 1000; i++) await call(inferenceId, i);
-  const rates: number[] = [];
-  const cpu: number[] = [];
-  for (let round = 0; round < 3; round++) {
-    let calls = 0;
-    const start = performance.now();
-    const cpu0 = process.cpuUsage();
-    while (performance.now() - start < ms) {
-      for (let k = 0; k < 100; k++) await call(inferenceId, calls++);
-      await new Promise((r) => setImmediate(r));
-    }
-    const used = process.cpuUsage(cpu0);
-    rates.push(calls / ((performance.now() - start) / 1000));
-    cpu.push((used.user + used.system) / calls);
+/**
+ * One measured variant: its calls, whether OpenTelemetry is on for it, the instrumentation it
+ * installs for its slices (if any), and the export of what it made.
+ */
+interface Variant {
+  call: Call;
+  otel: boolean;
+  instrument?: () => OpenTelemetryInstrumentation;
+  export: OtlpExport | undefined;
+  calls: number;
+  wallMs: number;
+  cpuUs: number;
+}
+
+/**
+ * One slice of a variant: calls in batches of 100 for `ms`, then the export of the spans they
+ * left buffered — inside the slice, so that their export is counted to the variant that made
+ * them and to no other.
+ */
+async function slice(host: ToolHost, inferenceId: string, v: Variant, ms: number, setContext: (on: boolean) => void): Promise<void> {
+  setContext(v.otel);
+  const instrumentation = v.instrument?.();
+  const cpu0 = process.cpuUsage();
+  const start = performance.now();
+  let calls = 0;
+  while (performance.now() - start < ms) {
+    for (let k = 0; k < 100; k++) await v.call(inferenceId, v.calls + calls++);
+    await new Promise((r) => setImmediate(r));
   }
-  return { callsPerSec: median(rates), cpuUsPerCall: median(cpu) };
+  // The wait for the receiver's answer is not this process's work (a real export does not
+  // block anything); the CPU spent serializing and sending is.
+  v.wallMs += performance.now() - start;
+  instrumentation?.flush();
+  await v.export?.flush();
+  const used = process.cpuUsage(cpu0);
+  instrumentation?.uninstall();
+  v.cpuUs += used.user + used.system;
+  v.calls += calls;
 }
 
 const dispatching = (host: ToolHost, name: string): Call => (inferenceId, i) => host.dispatch({ inferenceId, name, input: { i } });
@@ -144,9 +164,11 @@ export interface TelemetryFigures {
   spansReceived: number;
 }
 
-const middle = (xs: Measure[]): Measure => ({ callsPerSec: median(xs.map((x) => x.callsPerSec)), cpuUsPerCall: median(xs.map((x) => x.cpuUsPerCall)) });
 
-export async function telemetryFigures(dir: string, ms: number, passes = 2): Promise<TelemetryFigures> {
+const SLICE_MS = 200;
+
+/** Measures every variant for about `msPerVariant` of wall-clock time, in rotating slices. */
+export async function telemetryFigures(dir: string, msPerVariant = 3000): Promise<TelemetryFigures> {
   const sink = fork(fileURLToPath(new URL('./otlp-sink.mjs', import.meta.url)), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const { port } = await ask<{ port: number }>(sink);
   const url = `http://127.0.0.1:${port}`;
@@ -169,47 +191,49 @@ export async function telemetryFigures(dir: string, ms: number, passes = 2): Pro
   });
   const tracer = otlp.tracerProvider.getTracer('toolcell');
   const meter = meterProvider.getMeter('toolcell');
-  const instrumentations: OpenTelemetryInstrumentation[] = [];
-  const traced = async (tag: string, otlpExport: OtlpExport) => {
-    const host = await benchHost(dir, tag);
-    instrumentations.push(instrumentOpenTelemetry(host, { tracer: otlpExport.tracerProvider.getTracer('toolcell'), meter }));
-    return host;
-  };
-  const on = await traced('on', otlp);
-  const sampled = await traced('sampled', sampledOtlp);
-  const off = await benchHost(dir, 'off');
+  // One host (one server process) for every variant: two processes of the same server can
+  // differ by ±10 µs of this process's CPU per call on a shared machine (where the scheduler
+  // puts them), more than what is measured here. The variants that trace install
+  // instrumentation for their slices only.
+  const host = await benchHost(dir, 'otel');
   const floorHistogram = meter.createHistogram(`${METRIC_DURATION}.floor`, { unit: 's' });
-  const variant = async (enabled: boolean, host: ToolHost, call: Call) => {
-    otelContext(enabled);
-    // What the previous variant left in the batch processor is exported before the next one starts.
-    await Promise.all(exports.map((e) => e.flush()));
-    return measure(host, call, ms);
+  const variant = (call: Call, otel: boolean, otlpExport?: OtlpExport, instrument?: boolean): Variant => ({
+    call,
+    otel,
+    export: otlpExport,
+    ...(instrument ? { instrument: () => instrumentOpenTelemetry(host, { tracer: otlpExport!.tracerProvider.getTracer('toolcell'), meter }) } : {}),
+    calls: 0,
+    wallMs: 0,
+    cpuUs: 0,
+  });
+  const variants = {
+    builtinOff: variant(dispatching(host, 'noop'), false),
+    builtinContext: variant(dispatching(host, 'noop'), true),
+    builtinFloor: variant(sdkFloor(host, 'noop', tracer, floorHistogram, false), true, otlp),
+    builtinOn: variant(dispatching(host, 'noop'), true, otlp, true),
+    sampled: variant(dispatching(host, 'noop'), true, sampledOtlp, true),
+    serverOff: variant(dispatching(host, 'srv--noop'), false),
+    serverFloor: variant(sdkFloor(host, 'srv--noop', tracer, floorHistogram, true), true, otlp),
+    serverOn: variant(dispatching(host, 'srv--noop'), true, otlp, true),
   };
-  const runs = {
-    builtinOff: [] as Measure[], builtinContext: [] as Measure[], builtinFloor: [] as Measure[], builtinOn: [] as Measure[], sampled: [] as Measure[],
-    serverOff: [] as Measure[], serverFloor: [] as Measure[], serverOn: [] as Measure[],
-  };
-  for (let pass = 0; pass < passes; pass++) {
-    runs.builtinOff.push(await variant(false, off, dispatching(off, 'noop')));
-    runs.builtinContext.push(await variant(true, off, dispatching(off, 'noop')));
-    runs.builtinFloor.push(await variant(true, off, sdkFloor(off, 'noop', tracer, floorHistogram, false)));
-    runs.builtinOn.push(await variant(true, on, dispatching(on, 'noop')));
-    runs.sampled.push(await variant(true, sampled, dispatching(sampled, 'noop')));
-    runs.serverOff.push(await variant(false, off, dispatching(off, 'srv--noop')));
-    runs.serverFloor.push(await variant(true, off, sdkFloor(off, 'srv--noop', tracer, floorHistogram, true)));
-    runs.serverOn.push(await variant(true, on, dispatching(on, 'srv--noop')));
-  }
+  const all = Object.values(variants);
+  const inferenceId = host.beginInference({ conversationId: 'bench-otel' });
+  // Warm-up (JIT, first exports), not counted.
+  for (const v of all) await slice(host, inferenceId, v, 150, otelContext);
+  for (const v of all) Object.assign(v, { calls: 0, wallMs: 0, cpuUs: 0 });
+  // Short slices in rotation: a load change on the shared machine hits every variant alike.
+  for (let round = 0; round < Math.ceil(msPerVariant / SLICE_MS); round++) for (const v of all) await slice(host, inferenceId, v, SLICE_MS, otelContext);
   otelContext(true);
-  for (const i of instrumentations) await i.close();
-  for (const host of [on, sampled, off]) await host.close();
+  await host.close();
   for (const e of exports) await e.shutdown();
   await meterProvider.shutdown();
   context.disable();
   const { spans } = await ask<{ spans: number }>(sink, 'count');
   sink.send('exit');
+  const m = (v: Variant): Measure => ({ callsPerSec: v.calls / (v.wallMs / 1000), cpuUsPerCall: v.cpuUs / v.calls });
   return {
-    builtin: { off: middle(runs.builtinOff), context: middle(runs.builtinContext), floor: middle(runs.builtinFloor), on: middle(runs.builtinOn), sampled: middle(runs.sampled) },
-    server: { off: middle(runs.serverOff), floor: middle(runs.serverFloor), on: middle(runs.serverOn) },
+    builtin: { off: m(variants.builtinOff), context: m(variants.builtinContext), floor: m(variants.builtinFloor), on: m(variants.builtinOn), sampled: m(variants.sampled) },
+    server: { off: m(variants.serverOff), floor: m(variants.serverFloor), on: m(variants.serverOn) },
     spansReceived: spans,
   };
 }
