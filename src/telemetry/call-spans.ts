@@ -14,12 +14,10 @@
  * wait is inside it, marked by the `requested` and `decided` events, while the duration metric
  * counts execution only, as the host's `durationMs` does.
  *
- * Spans are ended on a timer after their terminal, with the terminal's own instant: a
- * batching span processor serializes a whole batch inside the `end()` that fills it, and that
- * must never delay the call whose terminal it was (tool execution never waits on an observer,
- * and an exporter is one). A timer rather than `setImmediate`: a pending immediate makes the
- * event loop poll without waiting and take one more turn, once per call when calls end in
- * turns of their own (server tools); the timer ends everything of the next millisecond at once.
+ * Spans are ended after the current turn of the event loop, with the terminal's own instant:
+ * a batching span processor serializes a whole batch inside the `end()` that fills it, and
+ * that must never delay the call whose terminal it was (tool execution never waits on an
+ * observer, and an exporter is one).
  */
 import { context, diag, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { CallInstrumentation, DispatchOutcome, InstrumentedCall, ToolResult } from '../host/types.ts';
@@ -199,7 +197,7 @@ export class CallSpans implements CallInstrumentation {
       this.toEnd.push(span, at);
       if (!this.endScheduled) {
         this.endScheduled = true;
-        setTimeout(this.endQueued, 0);
+        setImmediate(this.endQueued);
       }
     }
     if (traced.started) this.metrics.recordDuration((at - call.startedAt) / 1000, this.shapes.of(call.tool).durationAttributes(phase, type));
@@ -255,7 +253,7 @@ export class CallSpans implements CallInstrumentation {
     for (const wake of waiters) wake();
   }
 
-  /** Ends the spans of calls that already ended (normally done by a timer right after). */
+  /** Ends the spans of calls that already ended (normally done after the current event-loop turn). */
   flush(): void {
     this.endScheduled = false;
     const queue = this.toEnd;

@@ -38,9 +38,9 @@ export interface OpenTelemetryInstrumentation {
   /** Calls whose span is open now. */
   readonly openSpans: number;
   /**
-   * Ends now the spans of calls that already ended. Spans end on their own on a timer right
-   * after their call's terminal (so that an exporter's batch work never delays a call), at
-   * most a few milliseconds later; tests and shutdown paths call this to see them at once.
+   * Ends now the spans of calls that already ended. Spans end on their own right after the
+   * event-loop turn of their call's terminal (so that an exporter's batch work never delays a
+   * call); tests and shutdown paths call this to see them at once.
    */
   flush(): void;
   /**
