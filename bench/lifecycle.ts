@@ -8,9 +8,11 @@
  *    (host emission → observer receipt, both on the machine's clock) and events lost.
  * 4. Dispatch with OpenTelemetry enabled (src/telemetry/): every call a span, exported by the
  *    SDK's batching OTLP/HTTP exporter to a receiver process started here, the metrics
- *    recorded by an SDK meter provider — next to the same host without it (target ≥ 0.7),
- *    for the no-op built-in (every call traced, and 10% of traces sampled) and for a server
- *    tool over stdio. See telemetry-rig.ts.
+ *    recorded by an SDK meter provider with a periodic reader — next to the same host without
+ *    it (target ≥ 0.7), for the no-op built-in (every call traced, and 10% of traces sampled)
+ *    and for a server tool over stdio; and the SDK floor (a bare span and histogram record
+ *    per call around the uninstrumented dispatch), so that what toolcell adds beyond the
+ *    SDK's own cost is visible. See telemetry-rig.ts.
  *
  * The last line is one JSON object with the figures.
  */
@@ -103,7 +105,7 @@ try {
   const callsPerSecNoObservers = await throughput(bare);
   await bare.close();
 
-  const otel = await telemetryFigures(dir, 1000);
+  const otel = await telemetryFigures(dir);
 
   // The fixed-rate phase runs first, on fresh connections: it measures the steady state an
   // observer sees at 1,000 calls/s, not the recovery from the overload that follows.
@@ -128,10 +130,18 @@ try {
         (off ? `  ratio ${ratio2(m, off).toFixed(2)} (CPU ${(off.cpuUsPerCall / m.cpuUsPerCall).toFixed(2)})` : ''),
     );
   line('no-op built-in, OpenTelemetry off:', otel.builtin.off);
+  line('no-op built-in, context manager only:', otel.builtin.context, otel.builtin.off);
+  line('no-op built-in, SDK floor (bare span+record):', otel.builtin.floor, otel.builtin.off);
   line('no-op built-in, every call a span + OTLP:', otel.builtin.on, otel.builtin.off);
   line('no-op built-in, 10% of traces sampled:', otel.builtin.sampled, otel.builtin.off);
   line('server tool (stdio), OpenTelemetry off:', otel.server.off);
+  line('server tool (stdio), SDK floor:', otel.server.floor, otel.server.off);
   line('server tool (stdio), every call a span + OTLP:', otel.server.on, otel.server.off);
+  const beyond = (v: { floor: { cpuUsPerCall: number }; on: { cpuUsPerCall: number } }) => (v.on.cpuUsPerCall - v.floor.cpuUsPerCall).toFixed(1);
+  console.log(
+    `  target ≥ 0.70 of the rate off. CPU per call that toolcell adds beyond the SDK floor: built-in ${beyond(otel.builtin)} µs, server tool ${beyond(otel.server)} µs` +
+      ` (the floor itself: ${(otel.builtin.floor.cpuUsPerCall - otel.builtin.off.cpuUsPerCall).toFixed(1)} µs, ${(otel.server.floor.cpuUsPerCall - otel.server.off.cpuUsPerCall).toFixed(1)} µs)`,
+  );
   console.log(`  spans received by the OTLP receiver process: ${otel.spansReceived.toLocaleString()} (under overload the batch processor drops what exceeds its queue, by design)`);
   console.log(`fixed rate ${RATE} calls/s for ${RATE_SECONDS} s: ${rate.received}/${rate.expected} events, lost ${rate.lost}, lag p50 ${rate.lagP50Ms.toFixed(2)} ms, p99 ${rate.lagP99Ms.toFixed(2)} ms`);
   console.log(
@@ -144,13 +154,23 @@ try {
       lagP99Ms: Number(rate.lagP99Ms.toFixed(3)),
       lost: rate.lost,
       otelBuiltinOff: Math.round(otel.builtin.off.callsPerSec),
+      otelBuiltinFloor: Math.round(otel.builtin.floor.callsPerSec),
       otelBuiltinOn: Math.round(otel.builtin.on.callsPerSec),
       otelBuiltinRatio: Number(ratio2(otel.builtin.on, otel.builtin.off).toFixed(3)),
+      otelBuiltinFloorRatio: Number(ratio2(otel.builtin.floor, otel.builtin.off).toFixed(3)),
+      otelBuiltinContextOnlyRatio: Number(ratio2(otel.builtin.context, otel.builtin.off).toFixed(3)),
       otelBuiltinSampledRatio: Number(ratio2(otel.builtin.sampled, otel.builtin.off).toFixed(3)),
       otelServerOff: Math.round(otel.server.off.callsPerSec),
       otelServerOn: Math.round(otel.server.on.callsPerSec),
       otelServerRatio: Number(ratio2(otel.server.on, otel.server.off).toFixed(3)),
-      otelCpuUsPerCall: { off: Number(otel.builtin.off.cpuUsPerCall.toFixed(2)), on: Number(otel.builtin.on.cpuUsPerCall.toFixed(2)) },
+      otelServerFloorRatio: Number(ratio2(otel.server.floor, otel.server.off).toFixed(3)),
+      otelCpuUsBeyondFloor: {
+        builtin: Number((otel.builtin.on.cpuUsPerCall - otel.builtin.floor.cpuUsPerCall).toFixed(2)),
+        server: Number((otel.server.on.cpuUsPerCall - otel.server.floor.cpuUsPerCall).toFixed(2)),
+      },
+      otelCpuUsPerCall: Object.fromEntries(
+        (['builtin', 'server'] as const).flatMap((tool) => Object.entries(otel[tool]).map(([variant, m]) => [`${tool}.${variant}`, Number(m.cpuUsPerCall.toFixed(2))])),
+      ),
       otelSpansReceived: otel.spansReceived,
     }),
   );

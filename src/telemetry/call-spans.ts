@@ -19,7 +19,7 @@
  * that must never delay the call whose terminal it was (tool execution never waits on an
  * observer, and an exporter is one).
  */
-import { context, diag, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { context, diag, ROOT_CONTEXT, SpanStatusCode, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import type { CallInstrumentation, DispatchOutcome, InstrumentedCall, ToolResult } from '../host/types.ts';
 import {
   APPROVED,
@@ -33,30 +33,23 @@ import {
   EVENT_APPROVAL_DECIDED,
   EVENT_APPROVAL_REQUESTED,
   EVENT_CALL_REFUSED,
-  EXECUTE_TOOL,
   GEN_AI_CONVERSATION_ID,
-  GEN_AI_OPERATION_NAME,
   GEN_AI_TOOL_CALL_ARGUMENTS,
   GEN_AI_TOOL_CALL_ID,
   GEN_AI_TOOL_CALL_RESULT,
   GEN_AI_TOOL_NAME,
   INFERENCE_ID,
-  MCP_METHOD_NAME,
   MCP_PROTOCOL_VERSION,
   MODEL_CALL_ID,
-  NETWORK_TRANSPORT,
   PARENT_CALL_ID,
   REFUSAL_CODE,
   REFUSAL_MESSAGE,
   RESULT_ALTERED,
   RESULT_WITHHELD,
-  SERVER_ID,
-  SERVER_TOOL,
-  spanName,
-  TOOL_CLASSES,
 } from './attributes.ts';
 import { captureBounded } from './content.ts';
 import type { ToolMetrics } from './metrics.ts';
+import { ToolShapes } from './tool-shapes.ts';
 import { traceMeta } from './trace-context.ts';
 
 /** A call's span between its opening and its terminal. */
@@ -74,6 +67,9 @@ interface TracedCall {
  * scripts cannot call are remembered: they are the ones that run scripts.
  */
 const RECENT_PARENTS = 256;
+
+const APPROVAL_GRANTED: Attributes = Object.freeze({ [APPROVED]: true });
+const APPROVAL_REFUSED: Attributes = Object.freeze({ [APPROVED]: false });
 
 export interface CallSpansOptions {
   captureContent: boolean;
@@ -93,6 +89,7 @@ export interface RefusedCall {
 
 export class CallSpans implements CallInstrumentation {
   private readonly open = new Map<string, TracedCall>();
+  private readonly shapes = new ToolShapes();
   private readonly recent = new Map<string, Context>();
   private idleWaiters: (() => void)[] = [];
   /** Spans to end, with their end instants, flat: [span, at, span, at, …]. */
@@ -142,33 +139,28 @@ export class CallSpans implements CallInstrumentation {
     // Unknown script parent (instrumented after it opened): a root, never whatever happens to be ambient.
     const parent = parentId === undefined ? context.active() : (this.open.get(parentId)?.context ?? this.recent.get(parentId) ?? ROOT_CONTEXT);
     const tool = call.tool;
-    const attributes: Attributes = {
-      [GEN_AI_OPERATION_NAME]: EXECUTE_TOOL,
-      [GEN_AI_TOOL_NAME]: tool.name,
-      [GEN_AI_TOOL_CALL_ID]: call.toolCallId,
-      [GEN_AI_CONVERSATION_ID]: call.inference.conversationId,
-      [CALL_ORIGIN]: call.origin,
-      [INFERENCE_ID]: call.inference.inferenceId,
-    };
-    if (tool.classes.length > 0) attributes[TOOL_CLASSES] = tool.classes as string[];
+    const shape = this.shapes.of(tool);
+    // All attributes known at the start go in one object, so that a sampler sees them and the
+    // SDK takes them in one pass.
+    const attributes: Attributes = { ...shape.attributes };
+    attributes[GEN_AI_TOOL_CALL_ID] = call.toolCallId;
+    attributes[GEN_AI_CONVERSATION_ID] = call.inference.conversationId;
+    attributes[CALL_ORIGIN] = call.origin;
+    attributes[INFERENCE_ID] = call.inference.inferenceId;
     if (tool.serverId !== undefined) {
-      attributes[SERVER_ID] = tool.serverId;
-      attributes[SERVER_TOOL] = tool.serverTool;
-      attributes[MCP_METHOD_NAME] = 'tools/call';
-      attributes[NETWORK_TRANSPORT] = 'pipe';
+      // Asked per call: a reconnect may agree on another version without re-registering the tool.
       const version = this.options.protocolVersion(tool.serverId);
       if (version !== undefined) attributes[MCP_PROTOCOL_VERSION] = version;
     }
     if (parentId !== undefined) attributes[PARENT_CALL_ID] = parentId;
     if (call.modelCallId !== undefined && call.modelCallId !== call.toolCallId) attributes[MODEL_CALL_ID] = call.modelCallId;
-    if (!pending && this.options.captureContent) this.captureArguments(attributes, call.args);
     // Host instants are performance.now() readings, which the API accepts as times.
-    const span = this.tracer.startSpan(
-      spanName(tool.name),
-      { kind: tool.serverId !== undefined ? SpanKind.CLIENT : SpanKind.INTERNAL, attributes, startTime: call.startedAt },
-      parent,
-    );
-    if (pending) span.addEvent(EVENT_APPROVAL_REQUESTED, call.startedAt);
+    const span = this.tracer.startSpan(shape.spanName, { kind: shape.kind, attributes, startTime: call.startedAt }, parent);
+    // Content is redacted and serialized only for a span that will be recorded (a sampler may drop it).
+    if (span.isRecording()) {
+      if (pending) span.addEvent(EVENT_APPROVAL_REQUESTED, call.startedAt);
+      else if (this.options.captureContent) span.setAttributes(this.capturedArguments(call.args));
+    }
     this.open.set(call.toolCallId, { span, context: trace.setSpan(parent, span), started: !pending });
   }
 
@@ -176,12 +168,9 @@ export class CallSpans implements CallInstrumentation {
     const traced = this.open.get(call.toolCallId);
     if (traced === undefined) return;
     traced.started = true;
-    traced.span.addEvent(EVENT_APPROVAL_DECIDED, { [APPROVED]: true }, call.startedAt);
-    if (this.options.captureContent) {
-      const attributes: Attributes = {};
-      this.captureArguments(attributes, call.args);
-      traced.span.setAttributes(attributes);
-    }
+    if (!traced.span.isRecording()) return;
+    traced.span.addEvent(EVENT_APPROVAL_DECIDED, APPROVAL_GRANTED, call.startedAt);
+    if (this.options.captureContent) traced.span.setAttributes(this.capturedArguments(call.args));
   }
 
   private endSpan(call: InstrumentedCall, phase: 'completed' | 'failed' | 'aborted', result: ToolResult, reason: string | undefined, refusal: DispatchOutcome['refusal']): void {
@@ -191,23 +180,27 @@ export class CallSpans implements CallInstrumentation {
     const at = call.endedAt;
     const type = errorType(phase, result.isError === true, reason, refusal?.code);
     const span = traced.span;
-    if (type === 'approval_refused') span.addEvent(EVENT_APPROVAL_DECIDED, { [APPROVED]: false }, at);
-    if (type === undefined && !this.options.captureContent) span.setAttribute(CALL_OUTCOME, phase);
+    // A span a sampler dropped records nothing, and its end exports nothing: it ends now.
+    if (!span.isRecording()) span.end(at);
     else {
-      const attributes: Attributes = { [CALL_OUTCOME]: phase };
-      if (type !== undefined) attributes[ERROR_TYPE] = type;
-      if (this.options.captureContent && phase === 'completed') {
-        captureBounded(attributes, result, this.options.maxContentBytes, { attribute: GEN_AI_TOOL_CALL_RESULT, altered: RESULT_ALTERED, withheld: RESULT_WITHHELD });
+      if (type === 'approval_refused') span.addEvent(EVENT_APPROVAL_DECIDED, APPROVAL_REFUSED, at);
+      if (type === undefined && !this.options.captureContent) span.setAttribute(CALL_OUTCOME, phase);
+      else {
+        const attributes: Attributes = { [CALL_OUTCOME]: phase };
+        if (type !== undefined) attributes[ERROR_TYPE] = type;
+        if (this.options.captureContent && phase === 'completed') {
+          captureBounded(attributes, result, this.options.maxContentBytes, { attribute: GEN_AI_TOOL_CALL_RESULT, altered: RESULT_ALTERED, withheld: RESULT_WITHHELD });
+        }
+        span.setAttributes(attributes);
+        if (type !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? (type === 'tool_error' ? 'the tool returned an error result' : type) });
       }
-      span.setAttributes(attributes);
-      if (type !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: reason ?? (type === 'tool_error' ? 'the tool returned an error result' : type) });
+      this.toEnd.push(span, at);
+      if (!this.endScheduled) {
+        this.endScheduled = true;
+        setImmediate(this.endQueued);
+      }
     }
-    this.toEnd.push(span, at);
-    if (!this.endScheduled) {
-      this.endScheduled = true;
-      setImmediate(this.endQueued);
-    }
-    if (traced.started) this.metrics.recordDuration(call.tool.name, phase, (at - call.startedAt) / 1000, type);
+    if (traced.started) this.metrics.recordDuration((at - call.startedAt) / 1000, this.shapes.of(call.tool).durationAttributes(phase, type));
     if (call.tool.scriptCallable === false) {
       this.recent.set(call.toolCallId, traced.context);
       if (this.recent.size > RECENT_PARENTS) this.recent.delete(this.recent.keys().next().value!);
@@ -245,11 +238,13 @@ export class CallSpans implements CallInstrumentation {
     this.metrics.recordRefusal(info.code, script ? 'script' : 'model');
     // `refused` is emitted synchronously inside dispatch, so for a model call the active span is the caller's.
     const span = script ? this.open.get(info.parentToolCallId!)?.span : trace.getSpan(context.active());
-    span?.addEvent(EVENT_CALL_REFUSED, { [GEN_AI_TOOL_NAME]: info.name, [REFUSAL_CODE]: info.code, [REFUSAL_MESSAGE]: info.message });
+    if (span?.isRecording()) span.addEvent(EVENT_CALL_REFUSED, { [GEN_AI_TOOL_NAME]: info.name, [REFUSAL_CODE]: info.code, [REFUSAL_MESSAGE]: info.message });
   }
 
-  private captureArguments(attributes: Attributes, input: unknown): void {
+  private capturedArguments(input: unknown): Attributes {
+    const attributes: Attributes = {};
     captureBounded(attributes, input, this.options.maxContentBytes, { attribute: GEN_AI_TOOL_CALL_ARGUMENTS, altered: ARGUMENTS_ALTERED, withheld: ARGUMENTS_WITHHELD });
+    return attributes;
   }
 
   private wakeIdle(): void {

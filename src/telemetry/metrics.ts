@@ -9,12 +9,7 @@ import type { ToolHost } from '../host/tool-host.ts';
 import type { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
 import {
   CALL_ORIGIN,
-  CALL_OUTCOME,
   DURATION_BUCKETS,
-  ERROR_TYPE,
-  EXECUTE_TOOL,
-  GEN_AI_OPERATION_NAME,
-  GEN_AI_TOOL_NAME,
   METRIC_DURATION,
   METRIC_OBSERVER_DROPS,
   METRIC_REFUSALS,
@@ -29,6 +24,7 @@ export class ToolMetrics {
   /** Per observer: drops counted so far, and the queue they were read from (a reconnect replaces it). */
   private readonly seen = new Map<string, { queue: DeliveryQueue; read: number; total: number }>();
   private readonly observeDrops = (result: ObservableResult) => this.collectDrops(result);
+  private readonly refusalAttributes = new Map<string, { model: Attributes; script: Attributes }>();
 
   constructor(meter: Meter, private readonly host: ToolHost) {
     this.duration = meter.createHistogram(METRIC_DURATION, {
@@ -47,15 +43,19 @@ export class ToolMetrics {
     this.drops.addCallback(this.observeDrops);
   }
 
-  /** One execution's duration in seconds; `errorType` when it did not succeed. */
-  recordDuration(tool: string, outcome: string, seconds: number, errorType: string | undefined): void {
-    const attributes: Attributes = { [GEN_AI_OPERATION_NAME]: EXECUTE_TOOL, [GEN_AI_TOOL_NAME]: tool, [CALL_OUTCOME]: outcome };
-    if (errorType !== undefined) attributes[ERROR_TYPE] = errorType;
+  /** One execution's duration in seconds, with its tool's attribute set for the outcome (see tool-shapes.ts). */
+  recordDuration(seconds: number, attributes: Attributes): void {
     this.duration.record(seconds, attributes);
   }
 
   recordRefusal(code: string, origin: 'model' | 'script'): void {
-    this.refusals.add(1, { [REFUSAL_CODE]: code, [CALL_ORIGIN]: origin });
+    // Refusal codes are a small fixed set: one attribute set per code and origin, kept.
+    let pair = this.refusalAttributes.get(code);
+    if (pair === undefined) {
+      pair = { model: Object.freeze({ [REFUSAL_CODE]: code, [CALL_ORIGIN]: 'model' }), script: Object.freeze({ [REFUSAL_CODE]: code, [CALL_ORIGIN]: 'script' }) };
+      this.refusalAttributes.set(code, pair);
+    }
+    this.refusals.add(1, pair[origin]);
   }
 
   private collectDrops(result: ObservableResult): void {
