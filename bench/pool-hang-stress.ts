@@ -7,8 +7,12 @@
  * calls answered at random moments — and counts runs that do not end within `hangMs`, dumping
  * the pool's state for each.
  *
- *   npx tsx bench/pool-hang-stress.ts [runs=20000] [workers=24] [maxProcesses=1] [seed=1]
+ *   npx tsx bench/pool-hang-stress.ts [runs=20000] [workers=24] [maxProcesses=1] [seed=1] [hangMs=5000]
+ *   env HANG_MODE=churn (a new conversation per run, ended after it, as the churn bench),
+ *       HANG_STALL_MS=350 (host event-loop stalls past the idle confirmation),
+ *       HANG_KILL_MS=1500 (a sandbox process SIGKILLed from outside this often)
  *
+ * Run two copies at once for CPU load. Not part of npm test (minutes long, timing-driven).
  * Ends with one JSON line: runs, failures by kind, hangs.
  */
 import { JsRuntime, type ExecuteResult } from '../src/runtime/js/index.ts';
