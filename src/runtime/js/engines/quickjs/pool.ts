@@ -34,6 +34,8 @@ interface Host {
   idleSince: number;
   /** Conversation slots the process said it held at its last idle (its own map, not ours). */
   slots: number;
+  /** How the process ended, once the pool has lost it. */
+  end?: ProcessEnd;
 }
 
 interface Conversation {
@@ -114,6 +116,10 @@ export class QuickjsPool {
     else this.bind(host, conversation);
     try {
       if (!host.ready) await host.process.ready;
+      // Lost after this run was placed but before it listens (in the turn it became ready, or
+      // when a release handed the run this process and a later frame of the same chunk broke
+      // it): the runs it hosted were told, this one would wait out its whole time limit.
+      if (host.end !== undefined) throw new Error(host.end.message);
     } catch (error) {
       this.unbind(host, conversation);
       throw error;
@@ -306,6 +312,7 @@ export class QuickjsPool {
   }
 
   private lost(host: Host, end: ProcessEnd): void {
+    host.end = end;
     this.hosts.delete(host);
     for (const timer of host.cancelling.values()) clearTimeout(timer);
     for (const name of host.conversations) {
