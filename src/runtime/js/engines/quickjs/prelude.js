@@ -84,7 +84,16 @@
   // Stacks show the script's frames only, as `at name (script.js:line:column)`. The script is
   // compiled on the wrapper's first line, so columns on line 1 are shifted back by its length.
   const WRAP_HEAD_LENGTH = 20;
-  /** Set while the prelude captures a call site (below): the formatter then returns a number. */
+  const SITE_LINE = 1048576;
+  /** A frame of the script as line * 2^20 + column (line 1 shifted back), or 0 for any other frame. */
+  function scriptSite(frame) {
+    if (frame.getFileName() !== 'script.js') return 0;
+    const line = frame.getLineNumber();
+    let column = frame.getColumnNumber();
+    if (line === 1 && column > WRAP_HEAD_LENGTH) column -= WRAP_HEAD_LENGTH;
+    return line > 0 ? line * SITE_LINE + (column > 0 && column < SITE_LINE ? column : 0) : 0;
+  }
+  /** Set while the prelude captures a call site (below): the formatter then returns the frames untouched. */
   let capturing = false;
   function prepareStackTrace(error, frames) {
     if (capturing) return frames;
@@ -97,12 +106,11 @@
     for (let i = 0; i < frames.length; i++) {
       try {
         const frame = frames[i];
-        if (frame.getFileName() !== 'script.js') continue;
-        const line = frame.getLineNumber();
-        let column = frame.getColumnNumber();
-        if (line === 1 && column > WRAP_HEAD_LENGTH) column -= WRAP_HEAD_LENGTH;
+        const site = scriptSite(frame);
+        if (site === 0) continue;
         const fn = frame.getFunctionName();
-        const where = 'script.js:' + line + ':' + column;
+        const column = site % SITE_LINE;
+        const where = 'script.js:' + (site - column) / SITE_LINE + ':' + column;
         out += '\n    at ' + (fn && fn[0] !== '<' ? fn + ' (' + where + ')' : where);
       } catch {
         // A frame that cannot be described is left out rather than failing the whole trace.
@@ -201,18 +209,13 @@
   // on). About 1 µs of the VM's time per call, where a `new Error()` formatted to text cost
   // 10-40% of a call and reading every call's frames at once almost 2 µs.
   let sites = false;
-  const SITE_LINE = 1048576;
   /** The first script frame as line * 2^20 + column, or 0: none within `Error.stackTraceLimit`. */
   function siteOf(frames) {
     if (frames === undefined) return 0;
     for (let i = 0; i < frames.length; i++) {
       try {
-        const frame = frames[i];
-        if (frame.getFileName() !== 'script.js') continue;
-        const line = frame.getLineNumber();
-        let column = frame.getColumnNumber();
-        if (line === 1 && column > WRAP_HEAD_LENGTH) column -= WRAP_HEAD_LENGTH;
-        return line > 0 ? line * SITE_LINE + (column > 0 && column < SITE_LINE ? column : 0) : 0;
+        const site = scriptSite(frames[i]);
+        if (site !== 0) return site;
       } catch {
         return 0;
       }
