@@ -155,7 +155,7 @@ export class JsRuntime {
     const engine = options.engine ?? 'quickjs';
     if (engine !== 'quickjs' && engine !== 'v8') throw new TypeError('engine must be "quickjs" or "v8"');
     this.engine = engine;
-    const pool = resolvePoolOptions(options.pool);
+    const pool = resolvePoolOptions(options.pool, engine);
     if (engine === 'quickjs') {
       this.quickjs = new QuickjsPool(pool, this.entry, options.isolation);
       this.quickjs.warm();

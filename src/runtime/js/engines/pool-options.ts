@@ -5,7 +5,13 @@
 import os from 'node:os';
 
 export interface JsPoolOptions {
-  /** Most sandbox processes at once (default: twice the number of cores, at least 2). */
+  /**
+   * Most sandbox processes at once. Default, QuickJS: the number of cores, at least 2 — one
+   * process hosts many conversations' VMs and overlaps their waits for the host, so more
+   * processes than cores buy no throughput (measured on 2 cores, bench:scale, 32 conversations:
+   * 4 processes 18.8k calls/s and 9.1 MB per added conversation, 2 processes 21.1k/s and 6.1 MB).
+   * V8: twice the number of cores, at least 2, since each conversation holds a process of its own.
+   */
   maxProcesses?: number;
   /** QuickJS: runs one process serves at once (default 16). */
   runsPerProcess?: number;
@@ -41,10 +47,10 @@ function bounded(value: number | undefined, fallback: number, name: string, min:
 }
 
 /** Fills in defaults; throws a TypeError naming a bad option. */
-export function resolvePoolOptions(options: JsPoolOptions = {}): ResolvedPoolOptions {
+export function resolvePoolOptions(options: JsPoolOptions = {}, engine: 'quickjs' | 'v8' = 'quickjs'): ResolvedPoolOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('pool must be an object');
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  const maxProcesses = Math.floor(bounded(options.maxProcesses, Math.max(2, 2 * cores), 'maxProcesses', 1));
+  const maxProcesses = Math.floor(bounded(options.maxProcesses, Math.max(2, engine === 'v8' ? 2 * cores : cores), 'maxProcesses', 1));
   return {
     maxProcesses,
     runsPerProcess: Math.floor(bounded(options.runsPerProcess, 16, 'runsPerProcess', 1)),
