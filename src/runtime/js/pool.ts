@@ -32,6 +32,8 @@ export class SandboxPool {
   constructor(
     private readonly spare: number,
     private readonly options: SandboxProcessOptions,
+    /** Told when a process becomes idle: a run waiting for room elsewhere may take it. */
+    private readonly onIdle?: () => void,
   ) {}
 
   /** Processes alive or starting, and those idle (ready for a run without starting one). */
@@ -145,6 +147,7 @@ export class SandboxPool {
     p.unref();
     p.listen({ message: () => this.discard(p), end: (end: ProcessEnd) => this.lost(p, end) });
     this.idle.push(p);
+    this.onIdle?.();
   }
 
   private lost(p: SandboxProcess, _end: ProcessEnd): void {

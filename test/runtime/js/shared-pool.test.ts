@@ -128,6 +128,22 @@ describe('capacity', () => {
 });
 
 describe('V8 engine processes', () => {
+  test('at the cap, runs without a conversation take the warm processes instead of waiting for room', async () => {
+    // The shared pool's warm processes fill the cap of 2; a run must take one of them. It used
+    // to wait for room for a new process, which none of those runs would ever free: the fourth
+    // run sat in the queue until queueTimeoutMs refused it.
+    const runtime = new JsRuntime({ engine: 'v8', pool: { maxProcesses: 2, queueTimeoutMs: 60_000 } });
+    try {
+      for (let i = 0; i < 12; i++) {
+        const result = await runtime.execute(`return ${i};`, { tools: [] });
+        assert.equal(valueOf(result), i, `run ${i}: ${JSON.stringify(result).slice(0, 200)}`);
+      }
+      assert.ok(runtime.stats().processesLive <= 2, `live ${runtime.stats().processesLive}`);
+    } finally {
+      await runtime.close();
+    }
+  });
+
   test('a process serves one conversation only, and all count against one cap', async () => {
     const runtime = new JsRuntime({ engine: 'v8', poolSize: 0, pool: { maxProcesses: 2, queueTimeoutMs: 60_000 } });
     try {

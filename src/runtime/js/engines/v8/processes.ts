@@ -35,6 +35,10 @@ interface Held {
 }
 
 interface Waiter {
+  /** The pool the run will take its process from: an idle process there needs no room. */
+  pool(): SandboxPool | undefined;
+  /** The run's conversation key, kept when making room for it. */
+  key: string | undefined;
   ready(): void;
   fail(error: Error): void;
 }
@@ -69,7 +73,7 @@ export class V8Processes {
     const key = conversation === undefined ? undefined : `${heapMb}\u0000${conversation}`;
     const existing = key === undefined ? this.sharedPool(heapMb) : this.conversations.get(key)?.pool;
     if (existing === undefined || existing.size.idle === 0) {
-      await this.room(key, signal);
+      await this.room(key, heapMb, signal);
       this.granted--; // counted from here on by the run itself (below)
     }
     if (key === undefined) {
@@ -84,7 +88,7 @@ export class V8Processes {
     }
     let held = this.conversations.get(key);
     if (held === undefined) {
-      const pool = new SandboxPool(0, { heapMb, entry: this.options.entry, contextify: this.options.contextify, ...(this.options.isolation ? { isolation: this.options.isolation } : {}) });
+      const pool = new SandboxPool(0, { heapMb, entry: this.options.entry, contextify: this.options.contextify, ...(this.options.isolation ? { isolation: this.options.isolation } : {}) }, () => this.serveQueue());
       held = { pool, active: 0, lastUsed: 0, ending: false };
       this.conversations.set(key, held);
     }
@@ -122,7 +126,7 @@ export class V8Processes {
   }
 
   /** Resolves once a new process fits under the cap, closing idle conversations' processes if needed. */
-  private room(key: string | undefined, signal?: AbortSignal): Promise<void> {
+  private room(key: string | undefined, heapMb: number, signal?: AbortSignal): Promise<void> {
     if (this.queue.length === 0 && this.fits(key)) {
       this.granted++;
       return Promise.resolve();
@@ -138,6 +142,8 @@ export class V8Processes {
         if (at >= 0) this.queue.splice(at, 1);
       };
       const waiter: Waiter = {
+        key,
+        pool: () => (key === undefined ? this.shared.get(heapMb) : this.conversations.get(key)?.pool),
         ready: () => {
           leave();
           this.granted++;
@@ -185,8 +191,21 @@ export class V8Processes {
     void held.pool.close();
   }
 
+  /**
+   * Lets waiting runs in, first come first served: one whose pool has an idle process takes it
+   * (no new process, so no room needed: at the cap, the shared pool's warm processes would
+   * otherwise hold every place while runs wait for one of them), any other once a process fits.
+   */
   private serveQueue(): void {
-    while (this.queue.length > 0 && this.fits()) this.queue[0]!.ready();
+    const promised = new Map<SandboxPool, number>();
+    while (this.queue.length > 0) {
+      const waiter = this.queue[0]!;
+      const pool = waiter.pool();
+      const idle = pool === undefined ? 0 : pool.size.idle - (promised.get(pool) ?? 0);
+      if (idle > 0) promised.set(pool!, (promised.get(pool!) ?? 0) + 1);
+      else if (!this.fits(waiter.key)) return;
+      waiter.ready();
+    }
   }
 
   private sharedPool(heapMb: number): SandboxPool {
@@ -194,7 +213,7 @@ export class V8Processes {
     if (pool === undefined) {
       // Only the runtime's own heap size keeps spares; other sizes keep one process for reuse.
       const spare = heapMb === this.options.heapMb ? this.options.spare : 0;
-      pool = new SandboxPool(spare, { heapMb, entry: this.options.entry, contextify: this.options.contextify, ...(this.options.isolation ? { isolation: this.options.isolation } : {}) });
+      pool = new SandboxPool(spare, { heapMb, entry: this.options.entry, contextify: this.options.contextify, ...(this.options.isolation ? { isolation: this.options.isolation } : {}) }, () => this.serveQueue());
       this.shared.set(heapMb, pool);
     }
     return pool;
