@@ -34,6 +34,8 @@ const HOT_MS = 0.2;
 const MAX_FRAME_BYTES = 1 << 30;
 const STDERR_KEEP = 8 * 1024;
 const READY_TIMEOUT_MS = 20_000;
+/** How long the output of an exited process may still drain before its streams are dropped. */
+const EXIT_DRAIN_MS = 250;
 const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
 
 /** How a sandbox process ended, from the host's point of view. */
@@ -195,6 +197,16 @@ export class SandboxProcess {
     });
     this.child.once('error', (error) => this.end(`the sandbox process could not start: ${error.message}`));
     this.child.once('close', (code, signal) => this.onClose(code, signal));
+    // Under bubblewrap the child is bwrap. A sandbox that outlived it (its parent-death signal
+    // missed, seen once under heavy load) holds these sockets open: 'close' would never come,
+    // runs would wait out their limits and the host could not exit. Once the child has exited
+    // and its last output had time to drain, the streams are dropped: 'close' follows, and the
+    // orphan reads the end of its input and exits.
+    this.child.once('exit', () => {
+      setTimeout(() => {
+        for (const stream of [this.fromChild, this.toChild, this.child.stderr]) stream?.destroy();
+      }, EXIT_DRAIN_MS).unref();
+    });
     this.readyTimer = setTimeout(() => {
       this.kill();
       this.end(`the sandbox process did not start within ${READY_TIMEOUT_MS} ms`);
