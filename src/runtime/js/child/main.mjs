@@ -5,7 +5,8 @@
 import { Worker } from 'node:worker_threads';
 import { send, receive, poll } from './io.mjs';
 import { C_BIND, C_RUN, C_THROWN, compileScript, createSandboxContext, describeSyntaxError } from './context.mjs';
-import { DEADLOCK_MESSAGE, Run } from './run.mjs';
+import { Run } from './run.mjs';
+import { DEADLOCK_MESSAGE } from './run-bounds.mjs';
 import { CatalogStore, MISSING_CATALOG } from './catalogs.mjs';
 
 // Rejections nobody handled belong to script promises; the run reports its own outcome.

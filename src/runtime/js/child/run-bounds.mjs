@@ -4,6 +4,24 @@
 // answers; the runner updates its own state. The host repeats these checks (session.ts).
 import { jsonDeeperThan } from './json-depth.mjs';
 
+/** Longest error message or stack sent back. */
+const MAX_TEXT = 64 * 1024;
+
+export const DEADLOCK_MESSAGE =
+  'the script is waiting for a promise that nothing can settle (no tool call is pending)';
+
+function cap(text) {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+}
+
+/** The error of a script that threw (or rejected), its texts bounded; non-strings are left out. */
+export function scriptError(name, message, stack) {
+  const error = { kind: 'script', message: cap(typeof message === 'string' ? message : 'unknown error') };
+  if (typeof name === 'string') error.name = cap(name);
+  if (typeof stack === 'string') error.stack = cap(stack);
+  return error;
+}
+
 /** UTF-8 size of `text`. */
 export function byteLength(text) {
   return Buffer.byteLength(text, 'utf8');

@@ -5,18 +5,7 @@ import { send } from './io.mjs';
 import { B_CALL, B_DONE, B_FAIL, B_KEYS, B_LOG, B_RESOLVE, B_UNKNOWN_TOOL, C_DELIVER } from './context.mjs';
 import { unknownNameMessage } from './closest.mjs';
 import { Outbox } from './outbox.mjs';
-import { returnRefusal } from './run-bounds.mjs';
-
-/** Longest error message or stack sent back. */
-const MAX_TEXT = 64 * 1024;
-
-export const DEADLOCK_MESSAGE =
-  'the script is waiting for a promise that nothing can settle (no tool call is pending)';
-
-
-function cap(text) {
-  return typeof text === 'string' && text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
-}
+import { returnRefusal, scriptError } from './run-bounds.mjs';
 
 export class Run {
   /**
@@ -76,10 +65,7 @@ export class Run {
   }
 
   scriptFailed(name, message, stack) {
-    const error = { kind: 'script', message: cap(typeof message === 'string' ? message : 'unknown error') };
-    if (typeof name === 'string') error.name = cap(name);
-    if (typeof stack === 'string') error.stack = cap(stack);
-    this.finish({ ok: false, error }, []);
+    this.finish({ ok: false, error: scriptError(name, message, stack) }, []);
   }
 
   /** Ends the run with an error; later bridge calls find it closed. */

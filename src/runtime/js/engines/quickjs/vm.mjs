@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { send } from '../../child/io.mjs';
 import { unknownNameMessage } from '../../child/closest.mjs';
 import { Outbox } from '../../child/outbox.mjs';
-import { returnRefusal } from '../../child/run-bounds.mjs';
+import { DEADLOCK_MESSAGE, returnRefusal, scriptError } from '../../child/run-bounds.mjs';
 
 // Keep in sync with prelude.js.
 const C_BIND = 1;
@@ -20,21 +20,11 @@ const B_DONE = 3;
 const B_FAIL = 4;
 const B_UNKNOWN_TOOL = 5;
 
-/** Longest error message or stack sent back. */
-const MAX_TEXT = 64 * 1024;
 /** Promise jobs between two deadline checks: `while (true) await null` runs few opcodes per job. */
 const JOBS_PER_CHECK = 64;
 /** The wrapper puts the script on its own first line, so line numbers need no offset. */
 const WRAP_HEAD = '(async function () {';
 export const SCRIPT_FILE = 'script.js';
-
-export const DEADLOCK_MESSAGE =
-  'the script is waiting for a promise that nothing can settle (no tool call is pending)';
-
-
-function cap(text) {
-  return typeof text === 'string' && text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
-}
 
 export class GuestRun {
   /**
@@ -193,10 +183,7 @@ export class GuestRun {
   scriptFailed(name, message, stack) {
     if (name === 'InternalError' && message === 'out of memory') return this.outOfMemory();
     this.keep = this.owned;
-    const error = { kind: 'script', message: cap(message ?? 'unknown error') };
-    if (name !== undefined) error.name = cap(name);
-    if (stack !== undefined) error.stack = cap(stack);
-    this.finish({ ok: false, error }, []);
+    this.finish({ ok: false, error: scriptError(name, message, stack) }, []);
   }
 
   outOfMemory() {
@@ -319,8 +306,7 @@ export class GuestRun {
       return this.fail('sandbox', undefined, `the QuickJS engine stopped: ${message}`);
     }
     // The prelude formats stacks (Error.prepareStackTrace): script frames only.
-    const stack = readString(error, 'stack');
-    return this.fail('script', name ?? 'Error', cap(message), stack === undefined ? undefined : cap(stack));
+    return this.finish({ ok: false, error: scriptError(name ?? 'Error', message, readString(error, 'stack')) }, []);
   }
 }
 
