@@ -18,6 +18,7 @@
   const TypeErrorCtor = TypeError;
   const symbolToString = Symbol.prototype.toString;
   const objectToString = Object.prototype.toString;
+  const jsonStringify = JSON.stringify;
 
   /** Any value as text, never throwing (a throwing `toString` costs only the text). */
   function safeString(value) {
@@ -37,6 +38,23 @@
     } catch {
       return 'unknown error';
     }
+  }
+
+  /**
+   * The script's return value as JSON text ('' for undefined), or why it cannot be: an object
+   * `{ refused }` whose text the run fails with as a TypeError.
+   */
+  function returnJson(value) {
+    const type = typeof value;
+    if (type === 'function' || type === 'symbol') return { refused: 'the script returned a ' + type + ', which cannot be serialized as JSON' };
+    if (value === undefined) return '';
+    let json;
+    try {
+      json = jsonStringify(value);
+    } catch (error) {
+      return { refused: 'the return value cannot be serialized as JSON: ' + describe(error) };
+    }
+    return typeof json === 'string' ? json : '';
   }
 
   function isError(value) {
@@ -97,5 +115,5 @@
     return node;
   }
 
-  return freeze({ safeString, describe, isError, readString, rejected, makeLogger, makeNamespace });
+  return freeze({ safeString, describe, isError, readString, rejected, returnJson, makeLogger, makeNamespace });
 })

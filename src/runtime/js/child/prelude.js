@@ -60,7 +60,7 @@
   errorCtors.EvalError = EvalError;
   errorCtors.URIError = URIError;
   // Helpers shared with the other engine's prelude (child/guest-core.js, evaluated just before).
-  const { safeString, describe, readString, rejected, makeNamespace } = core;
+  const { safeString, describe, readString, rejected, returnJson, makeNamespace } = core;
   const makeLogger = (level) => core.makeLogger(level, format, sendLog);
 
   // Capabilities a script must not have. Typed arrays and ArrayBuffer go too: their memory lives
@@ -473,20 +473,10 @@
 
   function succeed(value) {
     if (finished) return;
-    const type = typeof value;
-    if (type === 'function' || type === 'symbol') {
-      failWith('TypeError', 'the script returned a ' + type + ', which cannot be serialized as JSON');
+    const json = returnJson(value);
+    if (typeof json !== 'string') {
+      failWith('TypeError', json.refused);
       return;
-    }
-    let json = '';
-    if (value !== undefined) {
-      try {
-        json = jsonStringify(value);
-      } catch (error) {
-        failWith('TypeError', 'the return value cannot be serialized as JSON: ' + describe(error));
-        return;
-      }
-      if (typeof json !== 'string') json = '';
     }
     report(B_DONE, json);
   }
