@@ -16,6 +16,19 @@ after(() => runtime.close());
 const run = (code: string) => runtime.execute(code, { tools: [tool('echo')] });
 
 describe('values', () => {
+  test('a return value JSON cannot carry fails the script as a TypeError that says why', async () => {
+    for (const [code, message] of [
+      ['return () => 1', /^the script returned a function, which cannot be serialized as JSON$/],
+      ['return Symbol()', /^the script returned a symbol, which cannot be serialized as JSON$/],
+      ['return 1n', /^the return value cannot be serialized as JSON: .*BigInt/],
+    ] as const) {
+      const error = errorOf(await runtime.execute(code, { tools: [] }));
+      assert.equal(error.name, 'TypeError', code);
+      assert.match(error.message, message, code);
+    }
+    assert.equal(valueOf(await runtime.execute('return undefined', { tools: [] })), undefined);
+  });
+
   test('the script is an async function body: await and return work', async () => {
     assert.deepEqual(valueOf(await run('const a = await tools.echo({ n: 2 });\nreturn { sum: a.n + 1, list: [1, "two", null, true] };')), {
       sum: 3,
