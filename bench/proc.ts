@@ -7,7 +7,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 /** Descendant pids of this process. */
 export function descendants(): number[] {
   const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    // No /proc (not Linux): no descendants to see; callers' figures are then 0.
+    return [];
+  }
+  for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');

@@ -4,7 +4,8 @@
  * it waits for a core. Elsewhere (no /proc) every figure is 0 and callers say so.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { descendants } from './proc.ts';
 
 const TICK_MS = (() => {
   try {
@@ -26,31 +27,6 @@ function statFields(pid: string): string[] | undefined {
     // The process ended while we looked.
     return undefined;
   }
-}
-
-/** Pids of every process below this one now. */
-export function descendants(): Set<number> {
-  const children = new Map<number, number[]>();
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
-  } catch {
-    return new Set();
-  }
-  for (const entry of entries) {
-    const ppid = Number(statFields(entry)?.[1]);
-    if (!Number.isFinite(ppid)) continue;
-    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-  }
-  const out = new Set<number>();
-  const walk = (pid: number) => {
-    for (const child of children.get(pid) ?? []) {
-      out.add(child);
-      walk(child);
-    }
-  };
-  walk(process.pid);
-  return out;
 }
 
 /**
