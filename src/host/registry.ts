@@ -27,6 +27,8 @@ export interface ServerToolListing {
 export interface ClassDiagnostic {
   tool: string;
   message: string;
+  /** Set when the tool was skipped because another tool has its name (the owner's server id, if a server's). */
+  collidesWith?: { serverId: string | undefined };
 }
 
 export class ToolRegistry {
@@ -96,17 +98,20 @@ export class ToolRegistry {
 
   /**
    * Replaces every tool of `serverId` with a fresh listing (initial list and each re-list
-   * after `notifications/tools/list_changed`). Returns class diagnostics to log.
+   * after `notifications/tools/list_changed`). `prefixed` false: each tool keeps the server's
+   * own name (a name another tool already has is skipped, with a diagnostic). Returns class
+   * diagnostics to log.
    */
-  replaceServerTools(serverId: string, listing: readonly ServerToolListing[]): ClassDiagnostic[] {
+  replaceServerTools(serverId: string, listing: readonly ServerToolListing[], prefixed = true): ClassDiagnostic[] {
     this.removeServerTools(serverId);
     // A re-list always counts as a change: descriptions or schemas may differ under the same names.
     this.changes += 1;
     const diagnostics: ClassDiagnostic[] = [];
     for (const tool of listing) {
-      const name = `${serverId}${NAME_SEPARATOR}${tool.name}`;
-      if (this.tools.has(name)) {
-        diagnostics.push({ tool: name, message: `skipped: the name collides with an existing tool` });
+      const name = prefixed ? `${serverId}${NAME_SEPARATOR}${tool.name}` : tool.name;
+      const existing = this.tools.get(name);
+      if (existing) {
+        diagnostics.push({ tool: name, message: `skipped: the name collides with an existing tool`, collidesWith: { serverId: existing.serverId } });
         continue;
       }
       const parsed = parseDeclaredClass(tool._meta);

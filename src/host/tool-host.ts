@@ -32,6 +32,8 @@ import { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import type { HostLifecycleEvent } from '../lifecycle/events.ts';
 import { McplConnection } from '../mcpl/connection.ts';
 import { serverConfigErrors, type ServerConfig } from '../mcpl/config.ts';
+import type { ProviderNotification, ProviderRequestOptions } from '../mcpl/gateway-hooks.ts';
+import type { z } from 'zod';
 
 export interface ToolHostOptions {
   /** RFC-007 §5.2 input bound in bytes (default 16 KiB). */
@@ -69,6 +71,12 @@ export interface ToolHostEvents {
   diagnostic: (info: { serverId?: string; code: string; message: string }) => void;
   /** A connection's transport closed. */
   'server-closed': (info: { serverId: string; epoch: number; code: number | null; signal: string | null }) => void;
+  /** A provider's notification the host does not consume itself (logging, resource and prompt changes), as it came. */
+  'server-notification': (info: { serverId: string; notification: ProviderNotification }) => void;
+  /** A server's tool was skipped: `ownerServerId`'s tool (or a host tool, undefined) already has the name. */
+  'name-collision': (info: { serverId: string; tool: string; ownerServerId: string | undefined }) => void;
+  /** A server's tools were (re)listed: the listing may have changed (its initial listing, each `list_changed`). */
+  'server-tools': (info: { serverId: string }) => void;
   /** {@link ToolHost.endConversation} ended a conversation (after its hooks settled). */
   'conversation-ended': (info: { conversationId: string; reason: string; aborted: number }) => void;
 }
@@ -91,7 +99,7 @@ export interface Stream {
 
 const MAX_INFERENCES = 100_000;
 /** Diagnostics an operator should see at the default log level. */
-const WARN_CODES = new Set(['grants-nothing', 'reconnect-failed', 'delivery-failed', 'progress-listener-failed', 'plain-mcp', 'response-too-large', 'conversation-end-failed']);
+const WARN_CODES = new Set(['name-collision', 'grants-nothing', 'reconnect-failed', 'delivery-failed', 'progress-listener-failed', 'plain-mcp', 'response-too-large', 'conversation-end-failed']);
 
 export class ToolHost extends EventEmitter<ToolHostEvents> {
   readonly registry: ToolRegistry;
@@ -235,11 +243,16 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     if (this.connections.has(config.id)) throw new Error(`a server with id "${config.id}" is already connected`);
     const connection = new McplConnection(config);
     for (const [tool, classes] of Object.entries(config.classOverrides ?? {})) {
-      this.registry.setOverride(`${config.id}--${tool}`, classes);
+      this.registry.setOverride(config.prefixTools === false ? tool : `${config.id}--${tool}`, classes);
     }
     connection.on('tools', (tools) => {
-      for (const d of this.registry.replaceServerTools(config.id, tools)) this.diagnostic(config.id, 'class', `${d.tool}: ${d.message}`);
+      for (const d of this.registry.replaceServerTools(config.id, tools, config.prefixTools !== false)) {
+        if (d.collidesWith) this.emit('name-collision', { serverId: config.id, tool: d.tool, ownerServerId: d.collidesWith.serverId });
+        this.diagnostic(config.id, d.collidesWith ? 'name-collision' : 'class', `${d.tool}: ${d.message}${d.collidesWith ? ` (${d.collidesWith.serverId !== undefined ? `server ${d.collidesWith.serverId}` : 'a host tool'} has it)` : ''}`);
+      }
+      this.emit('server-tools', { serverId: config.id });
     });
+    connection.on('notification', (notification) => this.emit('server-notification', { serverId: config.id, notification }));
     connection.on('diagnostic', (d) => this.diagnostic(config.id, d.code, d.message));
     connection.on('closed', (info) => {
       if (info.expected) this.logger.debug({ serverId: config.id, ...info }, 'server transport closed');
@@ -299,6 +312,23 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** The connection with this id, if any. */
   server(id: string): McplConnection | undefined {
     return this.connections.get(id);
+  }
+
+  /**
+   * Sends an MCP request to the server `serverId` and parses its result with `schema` (a
+   * gateway passing `resources/read`, `prompts/get`... through). Rejects when no such server
+   * is connected, and with the server's own error (an `McpError` keeps its code).
+   */
+  requestServer<S extends z.ZodType<object>>(
+    serverId: string,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    schema: S,
+    options?: ProviderRequestOptions,
+  ): Promise<z.infer<S>> {
+    const connection = this.connections.get(serverId);
+    if (!connection) return Promise.reject(new Error(`no server with id "${serverId}"`));
+    return connection.sendRequest(method, params, schema, options);
   }
 
   /** Every connection now (for instrumentation reading delivery statistics). */

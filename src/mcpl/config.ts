@@ -10,8 +10,14 @@ import { unmatchedEntries } from './capabilities.ts';
 
 /** What every server configuration has, whatever its transport. */
 export interface ServerConfigBase {
-  /** Host identifier for the connection; its tools appear as `<id>--<tool>`. */
+  /** Host identifier for the connection; its tools appear as `<id>--<tool>` (unless {@link prefixTools} is false). */
   id: string;
+  /**
+   * `false`: the server's tools keep their own names (no `<id>--` prefix), and a gateway
+   * exposes its prompts under their own names too. A name another tool already has is
+   * skipped with a diagnostic. Default true.
+   */
+  prefixTools?: boolean;
   /**
    * The operator's policy for this connection (RFC-002 grants, RFC-007 narrowing). Omitted:
    * plain MCP tools only. `toolLifecycle` paths are denied unless named here.

@@ -12,7 +12,7 @@
  * its grant and its filter.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError, CallToolResultSchema, ListToolsResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, CallToolResultSchema, ListToolsResultSchema, type JSONRPCMessage, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { EventEmitter } from 'eventemitter3';
@@ -28,6 +28,7 @@ import { lifecycleKey } from '../lifecycle/state-key.ts';
 import type { ServerToolListing } from '../host/registry.ts';
 import type { ProgressUpdate, ToolResult } from '../host/types.ts';
 import { CallTracker } from './call-tracker.ts';
+import { sendProviderRequest, type ProviderNotification, type ProviderRequestOptions } from './gateway-hooks.ts';
 
 /** How a `tools/call` is run: its abort signal, progress relay, and where a late answer goes. */
 export interface CallToolOptions {
@@ -70,6 +71,8 @@ export interface ConnectionEvents {
   diagnostic: (d: { code: string; message: string }) => void;
   /** The filter in force changed (set, cleared or discarded). */
   filter: (filter: Filter | null) => void;
+  /** A notification no handler here consumes (logging, resource and prompt changes): see gateway-hooks.ts. */
+  notification: (notification: ProviderNotification) => void;
 }
 
 export type ConnectionState = 'idle' | 'connecting' | 'ready' | 'closed';
@@ -179,6 +182,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
         this.emit('diagnostic', { code: 'relist-failed', message: `re-list after list_changed failed: ${error.message}` }),
       );
     });
+    client.fallbackNotificationHandler = async (notification) => void this.emit('notification', notification);
     client.onerror = (error) => {
       // The SDK reports responses to requests it no longer tracks here (late answers after a timeout).
       this.emit('diagnostic', { code: 'protocol-error', message: error.message });
@@ -360,6 +364,18 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     });
     tracker.track(result, token, signal, onLate);
     return (await result) as ToolResult;
+  }
+
+  /** The capabilities the server declared in `initialize` (undefined before it answered). */
+  get serverCapabilities(): ServerCapabilities | undefined {
+    return this.client?.getServerCapabilities();
+  }
+
+  /** Sends an MCP request and checks its result against `schema` (see gateway-hooks.ts). */
+  sendRequest<S extends z.ZodType<object>>(method: string, params: Record<string, unknown> | undefined, schema: S, options: ProviderRequestOptions = {}): Promise<z.infer<S>> {
+    const client = this.client;
+    if (!client || !this.isConnected) return Promise.reject(new Error(`server ${this.id} is not connected`));
+    return sendProviderRequest(client, method, params, schema, { timeoutMs: this.config.requestTimeoutMs ?? 30_000, ...options });
   }
 
   /** Sends any request on this connection (custom MCPL methods, test barriers). */

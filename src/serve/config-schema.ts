@@ -23,6 +23,10 @@ const common = {
   maxQueuedNotifications: z.number().positive().optional(),
   maxObservedCallsPerSecond: z.number().positive().optional(),
   reconnect: z.object({ maxAttempts: z.number().int().min(1).optional(), delayMs: z.number().min(0).optional() }).strict().optional(),
+  /** `false`: tools and prompts keep the server's own names (no `<id>--` prefix). */
+  prefixTools: z.boolean().optional(),
+  /** `true`: serve does not start without this server (otherwise it serves the rest and retries). */
+  required: z.boolean().optional(),
 };
 
 /** Keys only a spawned server takes. */

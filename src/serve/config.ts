@@ -5,13 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { HttpServerConfig, ServerConfig, StdioServerConfig } from '../mcpl/config.ts';
+import type { HttpServerConfig, StdioServerConfig } from '../mcpl/config.ts';
+import type { GatewayServerConfig } from './gateway/connect-servers.ts';
 import type { CodeExecutionOptions } from '../code-execution/index.ts';
 import { ServeConfigSchema, serverIdProblems, type ParsedServer } from './config-schema.ts';
 import { boundsHint, formatIssues, formatPath } from './config-issues.ts';
 
-/** A server in the file: spawned over stdio (`command`) or reached over Streamable HTTP (`url`). */
-export type ServeServerConfig = ServerConfig;
+/** A server in the file: spawned over stdio (`command`) or reached over Streamable HTTP (`url`), and whether serve needs it. */
+export type ServeServerConfig = GatewayServerConfig;
 
 export interface ServeConfig {
   conversationId: string;

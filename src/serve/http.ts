@@ -24,6 +24,7 @@ import { bearerChecker, isLoopbackHost } from './auth.ts';
 import { ServeSession } from './session.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
+import type { GatewayHub } from './gateway/hub.ts';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -47,6 +48,8 @@ export interface HttpServeOptions {
   aroundDispatch?: AroundDispatch;
   /** Set when approvals are configured: each session's client is asked for its own calls. */
   clients?: ServeClients;
+  /** Passes the providers' resources, prompts, completion and logging through (gateway/). */
+  gateway?: GatewayHub;
 }
 
 export interface HttpServing {
@@ -150,7 +153,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const openSession = (): SessionEntry => {
     const id = randomUUID();
     const session = new ServeSession(`${options.conversationPrefix}-${id}`);
-    const server = createToolServer(host, session, logger, options.aroundDispatch, options.clients);
+    const server = createToolServer(host, session, logger, options.aroundDispatch, options.clients, options.gateway);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {

@@ -14,6 +14,8 @@ import { isLoopbackHost, readTokenFile } from './auth.ts';
 import { loadServeConfig } from './config.ts';
 import { serveHttp } from './http.ts';
 import { serveStdio } from './stdio.ts';
+import { GatewayHub } from './gateway/hub.ts';
+import { connectServers, type ConnectedServers } from './gateway/connect-servers.ts';
 
 export interface ServeOptions {
   configPath?: string;
@@ -51,14 +53,17 @@ export async function runServe(options: ServeOptions): Promise<number> {
     : undefined;
   const around = telemetry ? telemetry.withRequestContext.bind(telemetry) : undefined;
   const shutdown = async () => {
+    servers?.stop();
+    gateway.close();
     await codeExecution?.close();
     await host.close();
     await telemetry?.shutdown();
   };
+  const prefixed = new Map(config.servers.map((s) => [s.id, s.prefixTools !== false]));
+  const gateway = new GatewayHub(host, logger, (id) => prefixed.get(id) ?? true);
+  let servers: ConnectedServers | undefined;
   try {
-    for (const server of config.servers) {
-      await host.connectServer(server);
-    }
+    servers = await connectServers(host, config.servers, logger);
     if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, { whenBusy: 'wait', ...config.runtime, ...config.codeExecution });
   } catch (error) {
     await shutdown();
@@ -79,6 +84,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
         onSessionEnd: async (session) => void (await host.endConversation(session.conversationId, 'the MCP session ended')),
         ...(around ? { aroundDispatch: around } : {}),
         ...(clients ? { clients } : {}),
+        gateway,
       });
     } catch (error) {
       await shutdown();
@@ -88,7 +94,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     await stop;
     await serving.close();
   } else {
-    await serveStdio(host, config.conversationId, logger, stop, around, clients);
+    await serveStdio(host, config.conversationId, logger, stop, around, clients, gateway);
   }
   await shutdown();
   return 0;

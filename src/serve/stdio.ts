@@ -8,6 +8,7 @@ import type { ToolHost } from '../host/tool-host.ts';
 import { ServeSession } from './session.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
+import type { GatewayHub } from './gateway/hub.ts';
 
 /** Serves `host` on this process's stdin/stdout until stdin ends, the transport closes or `stop` resolves. */
 export async function serveStdio(
@@ -17,9 +18,10 @@ export async function serveStdio(
   stop: Promise<unknown>,
   around?: AroundDispatch,
   clients?: ServeClients,
+  gateway?: GatewayHub,
 ): Promise<void> {
   const session = new ServeSession(conversationId);
-  const server = createToolServer(host, session, logger, around, clients);
+  const server = createToolServer(host, session, logger, around, clients, gateway);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();

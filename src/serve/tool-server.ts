@@ -10,6 +10,9 @@ import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { progressForwarder } from './progress.ts';
+import { gatewayCapabilities } from './gateway/capabilities.ts';
+import { registerGateway } from './gateway/handlers.ts';
+import type { GatewayHub } from './gateway/hub.ts';
 import type { ServeSession } from './session.ts';
 
 /** `_meta` key a client may set on `tools/call` to name the conversation the call belongs to. */
@@ -24,9 +27,15 @@ export const SERVER_INFO = { name: 'toolcell', version: '0.1.0' } as const;
  */
 export type AroundDispatch = <T>(meta: Record<string, unknown> | undefined, dispatch: () => T) => T;
 
-/** `clients`: set when approvals are configured, so that the gate can ask this session's client. */
-export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger, around?: AroundDispatch, clients?: ServeClients): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
+/**
+ * `clients`: set when approvals are configured, so that the gate can ask this session's client.
+ * `gateway`: passes the providers' resources, prompts, completion and logging through, and
+ * declares what they offer (see gateway/).
+ */
+export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger, around?: AroundDispatch, clients?: ServeClients, gateway?: GatewayHub): Server {
+  const capabilities = gateway ? gatewayCapabilities(host) : { tools: {} };
+  const server = new Server(SERVER_INFO, { capabilities });
+  if (gateway) registerGateway(server, gateway, capabilities);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: host.listTools().map((t) => ({
       name: t.name,
@@ -46,6 +55,9 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
     const unregister = clients?.register(inferenceId, server, extra.requestId);
     const cancel = () => stream.end('the client cancelled the request');
     extra.signal.addEventListener('abort', cancel, { once: true });
+    const serverId = gateway ? host.registry.get(request.params.name)?.serverId : undefined;
+    // The provider's log messages during this call go to this client, related to this request.
+    const unroute = gateway && serverId !== undefined ? gateway.callStarted(serverId, (n) => extra.sendNotification(n)) : undefined;
     const token = meta?.progressToken;
     const onProgress = token !== undefined ? progressForwarder(token, (n) => extra.sendNotification(n), logger) : undefined;
     try {
@@ -66,6 +78,7 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
       extra.signal.removeEventListener('abort', cancel);
       untrack();
       unregister?.();
+      unroute?.();
       stream.end('request answered');
     }
   });

@@ -1,0 +1,109 @@
+/**
+ * Which provider answers for a resource, a resource template or a prompt. serve lists every
+ * provider's resources and prompts as one list; a later `resources/read`, `prompts/get`,
+ * `resources/subscribe` or `completion/complete` must reach the provider that listed it. The
+ * catalog remembers the owners from the last listing and, for a URI no listing named (a
+ * template's instance), matches the providers' templates. Prompt names carry the `<id>--`
+ * prefix unless the server is configured `prefixTools: false`; resource URIs are never
+ * rewritten (they are the provider's identifiers, and clients may know them already).
+ */
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import { z } from 'zod';
+import type { ToolHost } from '../../host/tool-host.ts';
+import { providersOf } from './capabilities.ts';
+
+/** A result passed through as the provider sent it: nothing parsed away. */
+export const PassThrough = z.object({}).passthrough();
+const Listing = (key: string) => z.object({ [key]: z.array(z.object({}).passthrough()), nextCursor: z.string().optional() }).passthrough();
+
+type Entry = Record<string, unknown>;
+
+/** Pages of one provider's `method` listing, all of them (serve answers with one page). */
+async function listAll(host: ToolHost, serverId: string, method: string, key: string, signal?: AbortSignal): Promise<Entry[]> {
+  const entries: Entry[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await host.requestServer(serverId, method, cursor ? { cursor } : {}, Listing(key), signal ? { signal } : {});
+    entries.push(...((page[key] as Entry[] | undefined) ?? []));
+    cursor = page.nextCursor as string | undefined;
+  } while (cursor);
+  return entries;
+}
+
+export class GatewayCatalog {
+  private readonly resourceOwner = new Map<string, string>();
+  private readonly templates: { serverId: string; uriTemplate: string; matcher: UriTemplate | undefined }[] = [];
+  private readonly promptOwner = new Map<string, { serverId: string; name: string }>();
+
+  constructor(
+    private readonly host: ToolHost,
+    /** Whether a server's names carry its `<id>--` prefix (false for `prefixTools: false`). */
+    private readonly prefixed: (serverId: string) => boolean,
+  ) {}
+
+  async listResources(signal?: AbortSignal): Promise<Entry[]> {
+    const all: Entry[] = [];
+    this.resourceOwner.clear();
+    for (const serverId of providersOf(this.host, 'resources')) {
+      for (const resource of await listAll(this.host, serverId, 'resources/list', 'resources', signal)) {
+        const uri = String(resource.uri);
+        if (!this.resourceOwner.has(uri)) this.resourceOwner.set(uri, serverId);
+        all.push(resource);
+      }
+    }
+    return all;
+  }
+
+  async listTemplates(signal?: AbortSignal): Promise<Entry[]> {
+    const all: Entry[] = [];
+    this.templates.length = 0;
+    for (const serverId of providersOf(this.host, 'resources')) {
+      for (const template of await listAll(this.host, serverId, 'resources/templates/list', 'resourceTemplates', signal)) {
+        const uriTemplate = String(template.uriTemplate);
+        let matcher: UriTemplate | undefined;
+        try {
+          matcher = new UriTemplate(uriTemplate);
+        } catch {
+          // A template the SDK cannot parse still routes by its literal text (completion refs).
+          matcher = undefined;
+        }
+        this.templates.push({ serverId, uriTemplate, matcher });
+        all.push(template);
+      }
+    }
+    return all;
+  }
+
+  async listPrompts(signal?: AbortSignal): Promise<Entry[]> {
+    const all: Entry[] = [];
+    this.promptOwner.clear();
+    for (const serverId of providersOf(this.host, 'prompts')) {
+      for (const prompt of await listAll(this.host, serverId, 'prompts/list', 'prompts', signal)) {
+        const name = String(prompt.name);
+        const exposed = this.prefixed(serverId) ? `${serverId}--${name}` : name;
+        if (this.promptOwner.has(exposed)) continue;
+        this.promptOwner.set(exposed, { serverId, name });
+        all.push({ ...prompt, name: exposed });
+      }
+    }
+    return all;
+  }
+
+  /** The provider of a resource URI (listed, or matching a listed template); undefined when none claims it. */
+  async resourceServer(uri: string): Promise<string | undefined> {
+    const providers = providersOf(this.host, 'resources');
+    if (providers.length === 1) return providers[0];
+    if (!this.resourceOwner.has(uri)) await this.listResources();
+    const listed = this.resourceOwner.get(uri);
+    if (listed !== undefined && providers.includes(listed)) return listed;
+    if (this.templates.length === 0) await this.listTemplates();
+    const template = this.templates.find((t) => t.uriTemplate === uri || t.matcher?.match(uri) != null);
+    return template?.serverId;
+  }
+
+  /** The provider and its own name of an exposed prompt name; undefined when none has it. */
+  async prompt(exposed: string): Promise<{ serverId: string; name: string } | undefined> {
+    if (!this.promptOwner.has(exposed)) await this.listPrompts();
+    return this.promptOwner.get(exposed);
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The gateway's notifications, both ways. Every MCP session of serve joins the hub; what a
+ * provider announces reaches the sessions it concerns:
+ * - `notifications/message` during a call to that provider goes to the client whose call it is,
+ *   related to its `tools/call` (over HTTP it rides that request's stream); outside any call
+ *   it goes to every session;
+ * - `notifications/resources/updated` goes to the sessions subscribed to that URI;
+ * - resource, prompt and tool `list_changed` go to every session (a provider's tool change
+ *   arrives as the host's re-list, so the listing a client then fetches is already new).
+ * A session's own `logging/setLevel` and subscriptions are forwarded by handlers.ts.
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { ToolHost } from '../../host/tool-host.ts';
+import type { ProviderNotification } from '../../mcpl/gateway-hooks.ts';
+import { GatewayCatalog } from './catalog.ts';
+
+/** A call in flight to a provider: where its provider's log messages go. */
+type CallSink = (notification: ServerNotification) => Promise<void>;
+
+interface Member {
+  server: Server;
+  subscriptions: Set<string>;
+  /** Set once its transport was seen connected: a member without one since has closed. */
+  wasConnected: boolean;
+}
+
+export class GatewayHub {
+  readonly catalog: GatewayCatalog;
+  private readonly members = new Set<Member>();
+  private readonly callsTo = new Map<string, Set<CallSink>>();
+  private readonly detach: () => void;
+
+  constructor(
+    readonly host: ToolHost,
+    private readonly logger: Logger,
+    prefixed: (serverId: string) => boolean,
+  ) {
+    this.catalog = new GatewayCatalog(host, prefixed);
+    const onNotification = (info: { serverId: string; notification: ProviderNotification }) => this.fromProvider(info.serverId, info.notification);
+    const onTools = () => this.broadcast((server) => server.sendToolListChanged());
+    host.on('server-notification', onNotification);
+    host.on('server-tools', onTools);
+    this.detach = () => {
+      host.off('server-notification', onNotification);
+      host.off('server-tools', onTools);
+    };
+  }
+
+  /** Adds a session's server; the returned function removes it (the session ended). */
+  join(server: Server): { subscriptions: Set<string>; leave: () => void } {
+    const member: Member = { server, subscriptions: new Set(), wasConnected: false };
+    this.members.add(member);
+    return { subscriptions: member.subscriptions, leave: () => void this.members.delete(member) };
+  }
+
+  /** Whether another session still subscribes to `uri` (the provider's subscription is shared). */
+  subscribed(uri: string): boolean {
+    for (const m of this.members) if (m.subscriptions.has(uri)) return true;
+    return false;
+  }
+
+  /** A call to `serverId` is running; its provider's log messages go to `sink` until the returned function is called. */
+  callStarted(serverId: string, sink: CallSink): () => void {
+    let sinks = this.callsTo.get(serverId);
+    if (!sinks) this.callsTo.set(serverId, (sinks = new Set()));
+    sinks.add(sink);
+    return () => {
+      sinks.delete(sink);
+      if (sinks.size === 0 && this.callsTo.get(serverId) === sinks) this.callsTo.delete(serverId);
+    };
+  }
+
+  close(): void {
+    this.detach();
+    this.members.clear();
+  }
+
+  private fromProvider(serverId: string, notification: ProviderNotification): void {
+    const params = notification.params ?? {};
+    switch (notification.method) {
+      case 'notifications/message': {
+        const calls = this.callsTo.get(serverId);
+        const message = { method: 'notifications/message', params } as ServerNotification;
+        if (calls && calls.size > 0) for (const sink of calls) this.deliver(sink(message));
+        else this.broadcast((server) => server.notification(message));
+        return;
+      }
+      case 'notifications/resources/updated': {
+        const uri = String(params.uri);
+        for (const m of this.members) if (m.subscriptions.has(uri)) this.deliver(m.server.sendResourceUpdated({ ...params, uri }));
+        return;
+      }
+      case 'notifications/resources/list_changed':
+        this.broadcast((server) => server.sendResourceListChanged());
+        return;
+      case 'notifications/prompts/list_changed':
+        this.broadcast((server) => server.sendPromptListChanged());
+        return;
+      default:
+        this.logger.debug({ serverId, method: notification.method }, 'provider notification not passed through');
+    }
+  }
+
+  private broadcast(send: (server: Server) => Promise<void>): void {
+    for (const m of this.members) {
+      // A session whose transport is not connected yet cannot be told; one that closed has left.
+      if (!m.server.transport) {
+        if (m.wasConnected) this.members.delete(m);
+        continue;
+      }
+      m.wasConnected = true;
+      this.deliver(send(m.server));
+    }
+  }
+
+  private deliver(sent: Promise<void>): void {
+    sent.catch((error: Error) => this.logger.debug({ err: error }, 'a notification could not be delivered to a client'));
+  }
+}
