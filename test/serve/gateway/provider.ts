@@ -1,0 +1,74 @@
+/**
+ * A provider for the gateway tests, on the official SDK's McpServer over stdio: resources
+ * (static, a template with completion, one to subscribe to), a prompt with an argument to
+ * complete, logging, and tools whose results carry every content type, that log during the
+ * call, that touch the watched resource and that change the tool list. `GATEWAY_PROVIDER_NAME`
+ * gives its names a suffix, so two of them can run side by side.
+ */
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+
+const suffix = process.env.GATEWAY_PROVIDER_NAME ?? '';
+const server = new McpServer(
+  { name: `gateway-provider${suffix}`, version: '1.0.0' },
+  { capabilities: { logging: {}, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {}, tools: { listChanged: true } } },
+);
+
+/** Every content type MCP has, and structured content, and `_meta`: the gateway must change none of it. */
+export const RICH_RESULT = {
+  content: [
+    { type: 'text', text: 'hello', annotations: { audience: ['user'], priority: 0.5 } },
+    { type: 'image', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', mimeType: 'image/png' },
+    { type: 'audio', data: 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=', mimeType: 'audio/wav' },
+    { type: 'resource_link', uri: 'test://static', name: 'static', mimeType: 'text/plain', description: 'a link' },
+    { type: 'resource', resource: { uri: 'test://embedded', mimeType: 'text/plain', text: 'embedded text' } },
+    { type: 'resource', resource: { uri: 'test://blob', mimeType: 'application/octet-stream', blob: 'AAEC' } },
+  ],
+  structuredContent: { answer: 42, nested: { list: [1, 'two', null] } },
+  _meta: { 'example.com/trace': 'abc' },
+};
+
+server.registerResource('static', 'test://static', { mimeType: 'text/plain', description: 'static text' }, async (uri) => ({
+  contents: [{ uri: uri.href, mimeType: 'text/plain', text: `static${suffix}` }],
+}));
+server.registerResource('watched', 'test://watched', { mimeType: 'text/plain' }, async (uri) => ({ contents: [{ uri: uri.href, text: 'watched' }] }));
+server.registerResource(
+  'item',
+  new ResourceTemplate('test://item/{id}', { list: undefined, complete: { id: (value) => ['alpha', 'beta', 'gamma'].filter((v) => v.startsWith(value)) } }),
+  { mimeType: 'application/json' },
+  async (uri, variables) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ id: variables.id }) }] }),
+);
+server.registerPrompt(
+  `greet${suffix}`,
+  { description: 'Greets someone', argsSchema: { name: z.string() } },
+  ({ name }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Hello ${name}${suffix}` } }] }),
+);
+
+const subscribed = new Set<string>();
+server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  subscribed.add(request.params.uri);
+  return {};
+});
+server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+  subscribed.delete(request.params.uri);
+  return {};
+});
+
+server.registerTool(`rich${suffix}`, { description: 'Returns every content type' }, async () => RICH_RESULT as never);
+server.registerTool(`log${suffix}`, { description: 'Logs twice during the call' }, async () => {
+  await server.server.sendLoggingMessage({ level: 'info', logger: 'provider', data: 'first' });
+  await server.server.sendLoggingMessage({ level: 'debug', logger: 'provider', data: { second: true } });
+  return { content: [{ type: 'text', text: 'logged' }] };
+});
+server.registerTool(`touch${suffix}`, { description: 'Updates the watched resource' }, async () => {
+  if (subscribed.has('test://watched')) await server.server.sendResourceUpdated({ uri: 'test://watched' });
+  return { content: [{ type: 'text', text: `subscribed: ${[...subscribed].join(',')}` }] };
+});
+server.registerTool(`grow${suffix}`, { description: 'Adds a tool (tools/list_changed)' }, async () => {
+  server.registerTool(`grown${suffix}`, { description: 'Added at run time' }, async () => ({ content: [{ type: 'text', text: 'grown' }] }));
+  return { content: [{ type: 'text', text: 'grew' }] };
+});
+
+await server.connect(new StdioServerTransport());
