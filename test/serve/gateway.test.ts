@@ -63,7 +63,7 @@ test('resources, templates, prompts, completion, logging and subscriptions pass 
     assert.deepEqual((await client.readResource({ uri: 'test://static' })).contents, [{ uri: 'test://static', mimeType: 'text/plain', text: 'static' }]);
     const { resourceTemplates } = await client.listResourceTemplates();
     assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate), ['test://item/{id}']);
-    assert.equal((await client.readResource({ uri: 'test://item/7' })).contents[0]?.text, '{"id":"7"}');
+    assert.deepEqual((await client.readResource({ uri: 'test://item/7' })).contents, [{ uri: 'test://item/7', mimeType: 'application/json', text: '{"id":"7"}' }]);
     await assert.rejects(client.readResource({ uri: 'nowhere://x' }), /not found/i);
 
     const { prompts } = await client.listPrompts();
