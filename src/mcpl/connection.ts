@@ -28,6 +28,8 @@ import { lifecycleKey } from '../lifecycle/state-key.ts';
 import type { ServerToolListing } from '../host/registry.ts';
 import type { ProgressUpdate, ToolResult } from '../host/types.ts';
 import { CallTracker } from './call-tracker.ts';
+import { clientCapabilitiesFor, installServerRequestHandlers, type CallOf } from './client-features/install.ts';
+import type { ServerRequestHandlers } from './client-features/types.ts';
 import { sendProviderRequest, type ProviderNotification, type ProviderRequestOptions } from './gateway-hooks.ts';
 
 /** How a `tools/call` is run: its abort signal, progress relay, and where a late answer goes. */
@@ -103,7 +105,11 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   /** Progress and cancelled requests of the current transport's calls. */
   private tracker = new CallTracker();
 
-  constructor(private readonly config: ServerConfig) {
+  constructor(
+    private readonly config: ServerConfig,
+    /** Answers the server's own requests (elicitation, sampling, roots): see client-features/. */
+    private readonly serverRequests?: { handlers: ServerRequestHandlers; callOf: CallOf },
+  ) {
     super();
     this.id = config.id;
     this.policy = config.policy ?? { enabledCapabilities: ['tools'] };
@@ -171,6 +177,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       { name: 'toolcell', version: '0.1.0' },
       {
         capabilities: {
+          ...clientCapabilitiesFor(this.serverRequests?.handlers),
           experimental: { mcpl: { version: MCPL_VERSION, toolLifecycle: { observe: true, inputs: true }, featureSets: true } },
         },
       },
@@ -182,6 +189,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
         this.emit('diagnostic', { code: 'relist-failed', message: `re-list after list_changed failed: ${error.message}` }),
       );
     });
+    if (this.serverRequests) installServerRequestHandlers(client, this.id, this.serverRequests.handlers, this.serverRequests.callOf);
     client.fallbackNotificationHandler = async (notification) => void this.emit('notification', notification);
     client.onerror = (error) => {
       // The SDK reports responses to requests it no longer tracks here (late answers after a timeout).

@@ -15,6 +15,7 @@ import { loadServeConfig } from './config.ts';
 import { serveHttp } from './http.ts';
 import { serveStdio } from './stdio.ts';
 import { GatewayHub } from './gateway/hub.ts';
+import { CallOwners, forwardServerRequests } from './gateway/server-requests.ts';
 import { connectServers, type ConnectedServers } from './gateway/connect-servers.ts';
 
 export interface ServeOptions {
@@ -45,7 +46,9 @@ export async function runServe(options: ServeOptions): Promise<number> {
   // With `approvals`, the gate is the MCP client: the calls it names ask the client's user.
   const clients = config.approvals ? new ServeClients(config.approvals.answerTimeoutMs ?? 600_000) : undefined;
   const approvalGate = config.approvals && clients ? new ElicitationGate(config.approvals, (id) => clients.clientFor(id)) : undefined;
-  const host = new ToolHost({ logger, ...(approvalGate ? { approvalGate } : {}) });
+  // A provider's elicitation, sampling and roots requests go to the client whose call it is.
+  const owners = new CallOwners();
+  const host = new ToolHost({ logger, serverRequests: forwardServerRequests(owners), ...(approvalGate ? { approvalGate } : {}) });
   let codeExecution: CodeExecution | undefined;
   // Loaded only when configured: without telemetry, serve never loads the OpenTelemetry SDK.
   const telemetry = config.telemetry
@@ -60,7 +63,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     await telemetry?.shutdown();
   };
   const prefixed = new Map(config.servers.map((s) => [s.id, s.prefixTools !== false]));
-  const gateway = new GatewayHub(host, logger, (id) => prefixed.get(id) ?? true);
+  const gateway = new GatewayHub(host, logger, (id) => prefixed.get(id) ?? true, owners);
   let servers: ConnectedServers | undefined;
   try {
     servers = await connectServers(host, config.servers, logger);

@@ -58,6 +58,7 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
     const serverId = gateway ? host.registry.get(request.params.name)?.serverId : undefined;
     // The provider's log messages during this call go to this client, related to this request.
     const unroute = gateway && serverId !== undefined ? gateway.callStarted(serverId, (n) => extra.sendNotification(n)) : undefined;
+    const unown = gateway?.owners.running(conversationId, server, extra.requestId);
     const token = meta?.progressToken;
     const onProgress = token !== undefined ? progressForwarder(token, (n) => extra.sendNotification(n), logger) : undefined;
     try {
@@ -79,6 +80,7 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
       untrack();
       unregister?.();
       unroute?.();
+      unown?.();
       stream.end('request answered');
     }
   });

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import type { ToolHost } from '../../host/tool-host.ts';
 import type { ProviderNotification } from '../../mcpl/gateway-hooks.ts';
 import { GatewayCatalog } from './catalog.ts';
+import { CallOwners } from './server-requests.ts';
 
 /** A call in flight to a provider: where its provider's log messages go. */
 type CallSink = (notification: ServerNotification) => Promise<void>;
@@ -28,6 +29,7 @@ interface Member {
 
 export class GatewayHub {
   readonly catalog: GatewayCatalog;
+
   private readonly members = new Set<Member>();
   private readonly callsTo = new Map<string, Set<CallSink>>();
   private readonly detach: () => void;
@@ -36,6 +38,8 @@ export class GatewayHub {
     readonly host: ToolHost,
     private readonly logger: Logger,
     prefixed: (serverId: string) => boolean,
+    /** Which client runs which conversation's call: where a provider's requests are forwarded. */
+    readonly owners: CallOwners = new CallOwners(),
   ) {
     this.catalog = new GatewayCatalog(host, prefixed);
     const onNotification = (info: { serverId: string; notification: ProviderNotification }) => this.fromProvider(info.serverId, info.notification);
