@@ -104,3 +104,13 @@ test('session, interpreter and sandbox-pool bounds are accepted, checked and pas
     'codeExecution.jsPool.spare: unknown key',
   ]);
 });
+
+test('prefixTools and required are booleans, kept on the server they name', () => {
+  assert.deepEqual(problems({ servers: [{ id: 'a', command: 'x', prefixTools: 'no', required: 1 }] }), [
+    'servers[0].prefixTools: expected true or false, got "no"',
+    'servers[0].required: expected true or false, got 1',
+  ]);
+  const config = parseServeConfig({ servers: [{ id: 'a', url: 'http://127.0.0.1:1/mcp', prefixTools: false, required: true }] }, 'f', '/');
+  assert.equal(config.servers[0]?.prefixTools, false);
+  assert.equal(config.servers[0]?.required, true);
+});
