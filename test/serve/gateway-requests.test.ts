@@ -3,7 +3,8 @@
  * elicitation and sampling during a call; serve (over Streamable HTTP) forwards each to the
  * SDK client whose call it is, and declines it, saying why, for a client without the
  * capability. server-everything, behind serve with the handlers configured, lists the tools it
- * offers only to clients that can answer its requests.
+ * offers only to clients that can answer its requests. A server down at startup is retried
+ * while serve serves, and its tools are announced when it comes up.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { REPO_ROOT, scratchDir } from '../helpers/peers.ts';
 import { binPath } from '../real-servers/servers.ts';
 
@@ -87,5 +88,40 @@ test('server-everything behind serve lists the tools that need client capabiliti
     assert.ok(names.length >= 16, `${names.length} tools: ${names.join(', ')}`);
   } finally {
     await client.close();
+  }
+});
+
+test('a server down at startup is retried per its reconnect policy while serve serves; its tools appear with tools/list_changed', async () => {
+  // A port that is free now: the server behind it starts only after serve is up.
+  const { createServer } = await import('node:net');
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+  const config = join(scratchDir(), 'toolcell.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      servers: [{ id: 'late', url: `http://127.0.0.1:${port}/mcp`, prefixTools: false, reconnect: { maxAttempts: 50, delayMs: 200 } }],
+      codeExecution: { languages: ['javascript'] },
+    }),
+  );
+  const client = new Client({ name: 'waiter', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CLI, 'serve', '--config', config], cwd: REPO_ROOT, stderr: 'ignore' }));
+  let reference: { child: ChildProcess } | undefined;
+  try {
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['code_execution'], 'serving without the server that is down');
+    const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    reference = await start(['--import', 'tsx', REFERENCE, String(port)], /listening/);
+    await changed;
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes('test_simple_text'), names.join(', '));
+    const result = await client.callTool({ name: 'test_simple_text', arguments: {} });
+    assert.deepEqual(result.content, [{ type: 'text', text: 'This is a simple text response for testing.' }]);
+  } finally {
+    await client.close();
+    reference?.child.kill('SIGTERM');
   }
 });
