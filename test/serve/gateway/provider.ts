@@ -9,6 +9,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { RICH_RESULT } from './rich-result.ts';
 
 const suffix = process.env.GATEWAY_PROVIDER_NAME ?? '';
 const server = new McpServer(
@@ -16,19 +17,6 @@ const server = new McpServer(
   { capabilities: { logging: {}, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {}, tools: { listChanged: true } } },
 );
 
-/** Every content type MCP has, and structured content, and `_meta`: the gateway must change none of it. */
-export const RICH_RESULT = {
-  content: [
-    { type: 'text', text: 'hello', annotations: { audience: ['user'], priority: 0.5 } },
-    { type: 'image', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', mimeType: 'image/png' },
-    { type: 'audio', data: 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=', mimeType: 'audio/wav' },
-    { type: 'resource_link', uri: 'test://static', name: 'static', mimeType: 'text/plain', description: 'a link' },
-    { type: 'resource', resource: { uri: 'test://embedded', mimeType: 'text/plain', text: 'embedded text' } },
-    { type: 'resource', resource: { uri: 'test://blob', mimeType: 'application/octet-stream', blob: 'AAEC' } },
-  ],
-  structuredContent: { answer: 42, nested: { list: [1, 'two', null] } },
-  _meta: { 'example.com/trace': 'abc' },
-};
 
 server.registerResource('static', 'test://static', { mimeType: 'text/plain', description: 'static text' }, async (uri) => ({
   contents: [{ uri: uri.href, mimeType: 'text/plain', text: `static${suffix}` }],
