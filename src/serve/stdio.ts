@@ -18,7 +18,7 @@ export async function serveStdio(
   around?: AroundDispatch,
   clients?: ServeClients,
 ): Promise<void> {
-  const session = new ServeSession(conversationId);
+  const session = new ServeSession(conversationId, false);
   const server = createToolServer(host, session, logger, around, clients);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
