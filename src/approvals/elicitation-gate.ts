@@ -6,6 +6,7 @@
  * elicitation capability, an error or a cancel — each is a decline with its reason.
  */
 import { compilePattern, type CompiledPattern } from '../vocabulary/patterns.ts';
+import { boundInput } from '../lifecycle/input-bound.ts';
 import type {
   ApprovalDecision,
   ApprovalGate,
@@ -47,6 +48,19 @@ export interface ElicitingClient {
 /** `_meta` key of the structured approval request, for clients that render their own prompt. */
 export const APPROVAL_META_KEY = 'toolcell/approval';
 
+/**
+ * Most bytes of a call's arguments the form shows. They are bounded and redacted exactly as an
+ * observer's inputs are (boundInput), so the person sees what will run and no secret in it.
+ */
+export const MAX_SHOWN_ARGUMENT_BYTES = 2048;
+
+/** The arguments as the form shows them: bounded, redacted JSON, or why they are withheld. */
+function shownArguments(input: unknown): { text: string; arguments?: Record<string, unknown> } {
+  const bounded = boundInput(input, { maxBytes: MAX_SHOWN_ARGUMENT_BYTES });
+  if (!bounded.ok) return { text: `Arguments not shown: ${bounded.reason}.` };
+  return { text: `Arguments${bounded.altered ? ' (shortened or redacted)' : ''}: ${bounded.json}`, arguments: bounded.input };
+}
+
 /** The form's one field besides accept/decline. */
 export const FOR_CONVERSATION_FIELD = 'forConversation';
 
@@ -69,9 +83,11 @@ export class ElicitationGate implements ApprovalGate {
     const owner = call.origin === 'script'
       ? `a script of model call ${call.parentModelCallId ?? call.parentToolCallId}`
       : `model call ${call.modelCallId ?? call.toolCallId}`;
-    const message = `Allow ${call.tool}${where}, called by ${owner}?`;
+    const shown = shownArguments(call.input);
+    const message = `Allow ${call.tool}${where}, called by ${owner}?\n${shown.text}`;
     const meta = {
       kind: 'call',
+      ...(shown.arguments !== undefined ? { arguments: shown.arguments } : {}),
       tools: [{ tool: call.tool, classes: call.classes, ...(call.callSite ? { lines: [call.callSite.line] } : {}) }],
       ...(call.callSite ? { callSite: call.callSite } : {}),
       toolCallId: call.toolCallId,

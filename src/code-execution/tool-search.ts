@@ -8,8 +8,7 @@
  * caller may cache what it renders.
  */
 import { renderDeclarations, renderPythonStubs, type ToolDescriptor } from '../runtime/declarations/index.ts';
-import { closestNames } from '../runtime/names.ts';
-import { sanitizeToolName } from '../runtime/names.ts';
+import { closestNames, echoName, sanitizeToolName } from '../runtime/names.ts';
 import type { ToolBinding } from '../runtime/types.ts';
 import type { ScriptLanguage } from './options.ts';
 
@@ -62,6 +61,14 @@ export function summaryOf(description: string | undefined, max = MAX_SUMMARY_CHA
   return clipSummary(firstSentence(description), max);
 }
 
+/**
+ * Longest query `searchTools` reads, in characters, and most distinct words it ranks by; the
+ * rest of a longer query is ignored, so a script's megabyte query costs the host no more
+ * than a long sentence does.
+ */
+export const MAX_QUERY_CHARS = 1024;
+export const MAX_QUERY_WORDS = 32;
+
 /** Lower-case words of a name or a text: `x--read_file` → x, read, file. */
 function words(text: string): string[] {
   return text
@@ -76,7 +83,7 @@ function words(text: string): string[] {
  * inside the name next, one in the description least. Ties go by name (code-unit order).
  */
 export function searchTools(tools: readonly ToolDescriptor[], query: string, limit = SEARCH_LIMIT): { name: string; summary: string }[] {
-  const wanted = words(query);
+  const wanted = [...new Set(words(query.slice(0, MAX_QUERY_CHARS)))].slice(0, MAX_QUERY_WORDS);
   if (wanted.length === 0) return [];
   const scored = tools.map((tool) => {
     const nameWords = new Set(words(tool.name));
@@ -110,7 +117,7 @@ export function describeTool(tools: readonly ToolDescriptor[], name: unknown, la
   const tool = findTool(tools, name);
   if (!tool) {
     const near = closestNames(name, tools.map((t) => t.name));
-    throw new Error(`No tool named "${name}".${near.length ? ` Closest: ${near.join(', ')}.` : ''} searchTools('words') finds tools.`);
+    throw new Error(`No tool named "${echoName(name)}".${near.length ? ` Closest: ${near.join(', ')}.` : ''} searchTools('words') finds tools.`);
   }
   return language === 'javascript' ? renderDeclarations([tool]) : renderPythonStubs([tool]);
 }

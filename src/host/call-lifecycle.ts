@@ -29,6 +29,8 @@ export interface CallLifecycleOptions {
   approvalGate?: ApprovalGate;
   /** Standing approvals: a call they cover runs without asking the gate. */
   grants: ApprovalGrants;
+  /** Longest wait for the gate's answer; past it the call is declined. */
+  approvalTimeoutMs?: number;
 }
 
 const noProgress = (): void => undefined;
@@ -37,6 +39,11 @@ export class CallLifecycle {
   private readonly ids = new CallIdMinter();
   /** Calls between opening and terminal, by toolCallId. */
   readonly open = new Map<string, OpenCall>();
+  /**
+   * Script calls waiting for approval, by their parent's toolCallId: the parent's terminal
+   * aborts them, so an answer that comes after their script's end runs nothing.
+   */
+  private readonly pendingByParent = new Map<string, Set<OpenCall>>();
   /** Installed by `ToolHost.instrument`; undefined (the common case) costs one check per call. */
   instrumentation: CallInstrumentation | undefined;
 
@@ -55,7 +62,14 @@ export class CallLifecycle {
       && !this.options.grants.covers(inference.conversationId, request.parentToolCallId, tool.name)
       && gate.required(this.approvalFacts(request, tool, inference, args, origin));
     const call = this.openCall(request, tool, inference, args, gated);
-    if (gated) void this.awaitApproval(call, request, gate);
+    if (gated) {
+      if (call.parentToolCallId !== undefined) {
+        const siblings = this.pendingByParent.get(call.parentToolCallId) ?? new Set<OpenCall>();
+        siblings.add(call);
+        this.pendingByParent.set(call.parentToolCallId, siblings);
+      }
+      void this.awaitApproval(call, request, gate);
+    }
     else this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs, request.onProgress);
     return call.outcome;
   }
@@ -113,19 +127,34 @@ export class CallLifecycle {
     const resume = request.onPending?.();
     let approved = false;
     let reason = 'refused';
+    const limit = this.options.approvalTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
     try {
-      const decision = await gate.decide(
+      const asked = gate.decide(
         { toolCallId: call.toolCallId, ...this.approvalFacts(request, call.tool, call.inference, call.args, call.origin), ...this.ownerFacts(request) },
         call.signal,
       );
+      const decision = limit === undefined ? await asked : await Promise.race([
+        asked,
+        new Promise<{ approved: false; reason: string }>((resolve) => {
+          timer = setTimeout(() => {
+            const why = `no answer within ${limit} ms`;
+            // The gate stops asking (its signal aborts); the call is declined.
+            call.abort(new Error(`the approval was not answered within ${limit} ms`));
+            resolve({ approved: false, reason: why });
+          }, limit);
+        }),
+      ]);
       approved = typeof decision === 'boolean' ? decision : decision.approved === true;
       if (typeof decision === 'object' && decision.reason) reason = decision.reason;
     } catch (error) {
       reason = `the approval gate failed: ${(error as Error)?.message ?? String(error)}`;
     } finally {
+      if (timer !== undefined) clearTimeout(timer);
       resume?.();
     }
-    if (!call.isOpen) return; // aborted while pending (stream end, interrupt, shutdown)
+    if (!call.isOpen) return; // aborted while pending (stream end, interrupt, its parent's end, shutdown)
+    this.unpend(call);
     if (!approved) {
       const message = `Tool call to ${call.tool.name} was not approved: ${reason}`;
       this.finish(call, 'aborted', errorResult(message), 'not approved', { code: 'approval_refused', message });
@@ -270,6 +299,24 @@ export class CallLifecycle {
     );
   }
 
+  private unpend(call: OpenCall): void {
+    if (call.parentToolCallId === undefined) return;
+    const siblings = this.pendingByParent.get(call.parentToolCallId);
+    if (siblings?.delete(call) && siblings.size === 0) this.pendingByParent.delete(call.parentToolCallId);
+  }
+
+  /** A call's terminal ends the approval waits of its script's calls: aborted, never run. */
+  private endPendingChildren(parent: OpenCall): void {
+    const children = this.pendingByParent.get(parent.toolCallId);
+    if (children === undefined) return;
+    this.pendingByParent.delete(parent.toolCallId);
+    for (const child of children) {
+      const message = `Tool call to ${child.tool.name} was not run: its parent call ${parent.toolCallId} ended while it waited for approval.`;
+      child.abort(new Error(message));
+      this.finish(child, 'aborted', errorResult(message), 'parent ended');
+    }
+  }
+
   private late(call: OpenCall, kind: 'result' | 'error'): void {
     this.sink.late({ toolCallId: call.toolCallId, tool: call.tool.name, kind });
   }
@@ -280,6 +327,7 @@ export class CallLifecycle {
     const durationMs = call.end(phase, result, refusal);
     if (durationMs === undefined) return false;
     this.open.delete(call.toolCallId);
+    if (wasPending) this.unpend(call);
     const isError = phase === 'completed' ? result.isError === true : undefined;
     // A call that never started has no execution to time: its terminal carries no duration.
     const timed = wasPending ? undefined : durationMs;
@@ -295,6 +343,7 @@ export class CallLifecycle {
         at: call.endedAt,
       });
     }
+    this.endPendingChildren(call);
     return true;
   }
 

@@ -3,7 +3,7 @@
  * refused call sends no lifecycle event at all (RFC-007 §3): the framework, or the script,
  * gets a clear error result instead.
  */
-import { closestNames } from '../runtime/names.ts';
+import { closestNames, echoName } from '../runtime/names.ts';
 import { compileValidator } from '../runtime/declarations/validate.ts';
 import type { InferenceRecord } from './open-call.ts';
 import type { DispatchRequest, RefusalCode, RegisteredTool } from './types.ts';
@@ -64,7 +64,7 @@ export function checkRefusal(request: DispatchRequest, ctx: RefusalContext): Ref
     const near = closestNames(request.name, ctx.toolNames());
     return {
       code: 'unknown_tool',
-      message: `Unknown tool "${request.name}".${near.length ? ` Closest tools: ${near.join(', ')}.` : ''}`,
+      message: `Unknown tool "${echoName(request.name)}".${near.length ? ` Closest tools: ${near.join(', ')}.` : ''}`,
     };
   }
   if (tool.kind === 'server' && !ctx.connection(tool.serverId!)?.isConnected) {

@@ -48,6 +48,11 @@ export interface ToolHostOptions {
   /** Approvals: calls the gate requires are reported `pending` until it decides. */
   approvalGate?: ApprovalGate;
   /**
+   * Longest wait for the approval gate's answer on a call, in milliseconds (default: no limit).
+   * Past it the call is declined (`aborted`, never run) and the gate's signal aborts.
+   */
+  approvalTimeoutMs?: number;
+  /**
    * Call budget: the most calls one inference may open, the model's and its scripts' together;
    * the rest are refused (`budget_exceeded`) before they open. Default: no budget.
    */
@@ -154,7 +159,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
         progressFailed: (info) =>
           this.diagnostic(undefined, 'progress-listener-failed', `the onProgress listener of ${info.tool} (${info.toolCallId}) threw: ${(info.error as Error)?.message ?? String(info.error)}`),
       },
-      { callTimeoutMs: options.callTimeoutMs ?? 300_000, grants: this.approvals, ...(options.approvalGate ? { approvalGate: options.approvalGate } : {}) },
+      { callTimeoutMs: options.callTimeoutMs ?? 300_000, grants: this.approvals, ...(options.approvalGate ? { approvalGate: options.approvalGate } : {}), ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}) },
     );
     this.logger = options.logger ?? pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'warn' }, pino.destination(2));
   }

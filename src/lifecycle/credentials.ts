@@ -1,10 +1,12 @@
 /**
  * Credential redaction for `input` (RFC-007 §5.2, §10): values of members whose names look
- * like secrets are replaced with a placeholder before arguments leave the host. The walk has a
+ * like secrets are replaced with a placeholder before arguments leave the host, and secrets
+ * written inside strings are cut out of them (secret-values.ts). The walk has a
  * fixed depth; it reports when structure lay beyond it, so callers can withhold the input
  * rather than send what was never checked (fail closed).
  */
 import { setMember } from './field-select.ts';
+import { mayHoldSecretValue, redactSecretsInText } from './secret-values.ts';
 
 /** What replaces a credential's value. */
 export const REDACTED = '[redacted]';
@@ -14,7 +16,8 @@ export const MAX_REDACTION_DEPTH = 64;
 
 // A superset pre-check over serialized text: every name isCredentialKey accepts contains one
 // of these. It also hits values ("author"), which only costs a walk that finds nothing.
-const MAY_HOLD_CREDENTIAL = /pass(?:word|wd|phrase)|secret|token|api[-_\s]?key|private[-_\s]?key|access[-_\s]?key|credential|auth|cookie/i;
+// Any non-ASCII character also qualifies: a key may spell `pаssword` with a Cyrillic а.
+const MAY_HOLD_CREDENTIAL = /pass|pwd|secret|token|api[-_\s]?key|private[-_\s]?key|access[-_\s]?key|credential|auth|cookie|jwt|session|ssh|bearer|[^\x00-\x7f]/i;
 const CREDENTIAL_SUFFIXES = [
   'password',
   'passwd',
@@ -28,17 +31,39 @@ const CREDENTIAL_SUFFIXES = [
   'credentials',
   'authorization',
   'cookie',
+  'pwd',
+  'jwt',
+  'sessionid',
+  'sshkey',
+  'bearer',
+  'signingkey',
+  'clientsecret',
 ];
-const CREDENTIAL_EXACT: ReadonlySet<string> = new Set(['auth', 'setcookie']);
+const CREDENTIAL_EXACT: ReadonlySet<string> = new Set(['auth', 'setcookie', 'pass']);
+
+// Letters of other scripts that look like Latin ones (Unicode confusables for the letters
+// credential names use): a key spelled with them is read as its Latin look-alike.
+const CONFUSABLES: Readonly<Record<string, string>> = {
+  а: 'a', е: 'e', о: 'o', р: 'p', с: 'c', у: 'y', х: 'x', і: 'i', ј: 'j', ѕ: 's', һ: 'h', к: 'k', м: 'm', т: 't', в: 'b', н: 'h', ԁ: 'd', ԛ: 'q', ԝ: 'w',
+  α: 'a', ε: 'e', ο: 'o', ρ: 'p', τ: 't', υ: 'u', ι: 'i', κ: 'k', ν: 'v', χ: 'x',
+};
+
+/** A member name as the credential rules compare it: NFKC, Latin look-alikes, lower case, letters and digits only. */
+export function normalizeKey(key: string): string {
+  let name = key.normalize('NFKC').toLowerCase();
+  if (/[^\x00-\x7f]/.test(name)) name = Array.from(name, (c) => CONFUSABLES[c] ?? c).join('');
+  return name.replace(/[^a-z0-9]/g, '');
+}
 
 /**
  * Whether a member name looks like it holds a secret: case, `-`, `_` and spaces ignored, the
  * name is `auth`, or ends in password, passwd, passphrase, secret, token, api key, private
- * key, access key, credential(s), authorization or cookie. `max_tokens` and `author` do not
+ * key, access key, credential(s), authorization, cookie, pwd, jwt, session id, ssh key, bearer,
+ * signing key or client secret (or is `pass`), after {@link normalizeKey}. `max_tokens`, `author` and `bypass` do not
  * qualify.
  */
 export function isCredentialKey(key: string): boolean {
-  const name = key.toLowerCase().replace(/[-_\s]/g, '');
+  const name = normalizeKey(key);
   if (CREDENTIAL_EXACT.has(name)) return true;
   for (const suffix of CREDENTIAL_SUFFIXES) if (name.endsWith(suffix)) return true;
   return false;
@@ -46,7 +71,7 @@ export function isCredentialKey(key: string): boolean {
 
 /** Cheap test on a serialized value: false means it certainly holds no credential-named member. */
 export function mayHoldCredential(json: string): boolean {
-  return MAY_HOLD_CREDENTIAL.test(json);
+  return MAY_HOLD_CREDENTIAL.test(json) || mayHoldSecretValue(json);
 }
 
 /** What {@link redactCredentials} made of a value. */
@@ -67,6 +92,10 @@ export interface Redaction {
  * input is never modified, and unchanged subtrees are shared with it.
  */
 export function redactCredentials(value: unknown, depth = 0): Redaction {
+  if (typeof value === 'string') {
+    const text = redactSecretsInText(value);
+    return { value: text, changed: text !== value, exhausted: false };
+  }
   if (value === null || typeof value !== 'object') return { value, changed: false, exhausted: false };
   if (depth > MAX_REDACTION_DEPTH) return { value, changed: false, exhausted: true };
   let changed = false;

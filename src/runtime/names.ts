@@ -76,6 +76,29 @@ export function buildAliasTable(names: readonly string[]): { aliases: Map<string
   return { aliases, collisions };
 }
 
+/**
+ * Longest name or query, in characters, that closest-name ranking and tool search look at; a
+ * longer one is cut to this length first. Real tool names are far shorter, and the cut bounds
+ * the work a script can make the host do with a megabyte name (Levenshtein is quadratic).
+ * closest.mjs (the JavaScript sandbox) and script_tools.py (Python) use the same number.
+ */
+export const MAX_RANKED_NAME_CHARS = 256;
+
+/**
+ * Most Levenshtein cells one ranking computes. Past it the remaining candidates are ranked
+ * by their length difference alone (a lower bound on their distance), so a host with many
+ * long-named tools still answers in bounded time; the suggestion is then only approximate.
+ */
+export const RANKING_BUDGET_CELLS = 2_000_000;
+
+/** Longest excerpt of a name an error message echoes back. */
+export const MAX_ECHOED_NAME_CHARS = 120;
+
+/** `name` as an error message may quote it: whole when short, else an excerpt and its length. */
+export function echoName(name: string): string {
+  return name.length <= MAX_ECHOED_NAME_CHARS ? name : `${name.slice(0, MAX_ECHOED_NAME_CHARS)}… (${name.length} characters)`;
+}
+
 /** Levenshtein distance, for suggesting the tool a script probably meant. */
 function distance(a: string, b: string): number {
   const prev = new Array<number>(b.length + 1);
@@ -92,14 +115,23 @@ function distance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-/** Up to `limit` names closest to `wanted`, nearest first (compared on sanitized forms too). */
+/**
+ * Up to `limit` names closest to `wanted`, nearest first (compared on sanitized forms too).
+ * Both sides are cut to {@link MAX_RANKED_NAME_CHARS} and the whole ranking to
+ * {@link RANKING_BUDGET_CELLS}.
+ */
 export function closestNames(wanted: string, names: readonly string[], limit = 3): string[] {
-  const w = wanted.toLowerCase();
+  const w = wanted.slice(0, MAX_RANKED_NAME_CHARS).toLowerCase();
+  let budget = RANKING_BUDGET_CELLS;
+  const measure = (other: string): number => {
+    const o = other.slice(0, MAX_RANKED_NAME_CHARS).toLowerCase();
+    const cells = w.length * o.length;
+    if (cells > budget) return Math.abs(w.length - o.length);
+    budget -= cells;
+    return distance(w, o);
+  };
   return names
-    .map((name) => ({
-      name,
-      d: Math.min(distance(w, name.toLowerCase()), distance(w, sanitizeToolName(name).toLowerCase())),
-    }))
+    .map((name) => ({ name, d: Math.min(measure(name), measure(sanitizeToolName(name.slice(0, MAX_RANKED_NAME_CHARS)))) }))
     .sort((a, b) => a.d - b.d || a.name.localeCompare(b.name))
     .slice(0, limit)
     .map((x) => x.name);

@@ -1,6 +1,7 @@
 /**
  * Serve mode over Streamable HTTP (the SDK's server transport on a plain node:http server, at
- * `/mcp`). Each MCP session is its own conversation (`<conversationId>-<sessionId>`) with its
+ * `/mcp`). Each MCP session is its own conversation (`<conversationPrefix>-<random id>`, never the
+ * session id, which is the session's credential; a named conversation lives inside it) with its
  * own SDK server and transport, so sessions run `code_execution` side by side.
  *
  * Who may connect: a bind off loopback needs a bearer token (refused at start otherwise); a
@@ -35,7 +36,7 @@ export interface HttpServeOptions {
   port: number;
   /** Bearer token every request must carry. Required when `host` is not loopback. */
   token?: string;
-  /** Each session's conversation id is `<conversationPrefix>-<sessionId>`. */
+  /** Each session's conversation id is `<conversationPrefix>-<random id>` (not its session id). */
   conversationPrefix: string;
   logger: Logger;
   /** Told once per session that ended, after its calls were aborted. */
@@ -141,24 +142,26 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     if (!entry) return;
     sessions.delete(id);
     entry.session.end(reason);
-    logger.info({ sessionId: id, conversationId: entry.session.conversationId, reason }, 'MCP session ended');
+    logger.info({ conversationId: entry.session.conversationId, reason }, 'MCP session ended');
     try {
       await options.onSessionEnd?.(entry.session);
     } catch (error) {
-      logger.warn({ err: error, sessionId: id }, 'cleanup after a session failed');
+      logger.warn({ err: error, conversationId: entry.session.conversationId }, 'cleanup after a session failed');
     }
   };
 
   /** A new session: its own conversation, SDK server and transport; registered once `initialize` succeeds. */
   const openSession = (): SessionEntry => {
     const id = randomUUID();
-    const session = new ServeSession(`${options.conversationPrefix}-${id}`);
+    // The conversation id observers and logs see is its own random value, not the session id:
+    // the `Mcp-Session-Id` is what a client presents to act as the session, so it is never shown.
+    const session = new ServeSession(`${options.conversationPrefix}-${randomUUID()}`);
     const server = createToolServer(host, session, logger, options.aroundDispatch, options.clients, options.gateway);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       onsessioninitialized: () => {
         sessions.set(id, entry);
-        logger.info({ sessionId: id, conversationId: session.conversationId }, 'MCP session started');
+        logger.info({ conversationId: session.conversationId }, 'MCP session started');
       },
     });
     const entry: SessionEntry = { session, server, transport, openRequests: 0, lastSeen: Date.now() };

@@ -3,6 +3,12 @@
  * it has in flight. Each request runs in its own host stream (so cancelling one request aborts
  * that call only); the session ending — stdio closing, an HTTP DELETE, the transport closing —
  * ends every one of them, so the session's model calls abort.
+ *
+ * A session owns its conversations: the one a request names in
+ * `_meta["agent-framework/conversationId"]` is looked up *inside* this session
+ * ({@link conversationFor}), so no client can reach another session's script state, approval
+ * grants, busy lock or cancellations by naming its conversation. The ids are opaque (see
+ * http.ts): nothing in them is a credential such as the `Mcp-Session-Id`.
  */
 import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 
@@ -13,7 +19,23 @@ export class ServeSession {
   constructor(
     /** Conversation of requests that name none (`_meta["agent-framework/conversationId"]`). */
     readonly conversationId: string,
+    /**
+     * Whether named conversations live inside this session (HTTP: many clients share one
+     * host). stdio has one client owning every conversation of the process, so there a
+     * named conversation is taken as named.
+     */
+    private readonly namespaced = true,
   ) {}
+
+  /**
+   * The conversation a request belongs to: the session's own when it names none, else the
+   * named one within this session (`<own>/<name>`), so the same name in two sessions is two
+   * conversations.
+   */
+  conversationFor(named: unknown): string {
+    if (typeof named !== 'string' || named === '') return this.conversationId;
+    return this.namespaced ? `${this.conversationId}/${named}` : named;
+  }
 
   /** Why the session ended, once it has. */
   get ended(): string | undefined {

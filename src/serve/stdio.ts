@@ -20,7 +20,7 @@ export async function serveStdio(
   clients?: ServeClients,
   gateway?: GatewayHub,
 ): Promise<void> {
-  const session = new ServeSession(conversationId);
+  const session = new ServeSession(conversationId, false);
   const server = createToolServer(host, session, logger, around, clients, gateway);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

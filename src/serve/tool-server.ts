@@ -48,7 +48,7 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const meta = request.params._meta;
     const named = meta?.[CONVERSATION_META_KEY];
-    const conversationId = typeof named === 'string' && named !== '' ? named : session.conversationId;
+    const conversationId = session.conversationFor(named);
     const stream = host.openStream(conversationId);
     const inferenceId = stream.beginInference();
     const untrack = session.track(extra.requestId, (reason) => stream.end(reason));

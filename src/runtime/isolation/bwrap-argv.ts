@@ -30,6 +30,11 @@ export interface BwrapSpec {
   env: Readonly<Record<string, string>>;
   /** Descriptor (in the child's table) on which bwrap reports the command's host pid. */
   infoFd?: number;
+  /**
+   * Size of the private `/tmp` tmpfs in bytes (default {@link DEFAULT_TMP_BYTES}). It is RAM:
+   * without a size a script could fill the host's memory by writing files.
+   */
+  tmpBytes?: number;
   /** Working directory inside the sandbox (default `/tmp`). */
   cwd?: string;
 }
@@ -48,6 +53,9 @@ export interface BwrapCommand {
   /** bwrap passes its environment on unchanged; nothing of the host's is added. */
   env: Record<string, string>;
 }
+
+/** Default size of a sandbox's private `/tmp`: 64 MiB. */
+export const DEFAULT_TMP_BYTES = 64 * 1024 * 1024;
 
 /** The bwrap invocation that runs `spec.command` sandboxed. */
 export function bwrapCommand(spec: BwrapSpec): BwrapCommand {
@@ -76,7 +84,9 @@ export function bwrapArgv(spec: BwrapSpec): string[] {
     else argv.push('--ro-bind', p, p);
   }
   for (const [link, target] of spec.system.symlinks) argv.push('--symlink', target, link);
-  argv.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+  const tmpBytes = spec.tmpBytes ?? DEFAULT_TMP_BYTES;
+  if (!Number.isSafeInteger(tmpBytes) || tmpBytes <= 0) throw new TypeError(`tmpBytes must be a whole number of bytes > 0, got ${tmpBytes}`);
+  argv.push('--proc', '/proc', '--dev', '/dev', '--size', String(tmpBytes), '--tmpfs', '/tmp');
   for (const p of underTmp) argv.push('--ro-bind', p, p);
   // Grants last, so a grant under /tmp is not hidden by the tmpfs.
   for (const m of spec.mounts) argv.push(m.mode === 'rw' ? '--bind' : '--ro-bind', m.path, m.target);

@@ -95,6 +95,17 @@ export class SandboxPool {
     this.topUp();
   }
 
+  /**
+   * Ends one idle spare process, if there is one, without starting a replacement: a run that
+   * needs a place under a process cap takes it. True when one was ended.
+   */
+  dropIdle(): boolean {
+    const p = this.idle.pop();
+    if (p === undefined) return false;
+    this.discard(p);
+    return true;
+  }
+
   /** Rejects waiters and kills every process; resolves once they are gone. */
   async close(): Promise<void> {
     this.closed = true;

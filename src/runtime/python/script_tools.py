@@ -64,7 +64,7 @@ LISTED_MEMBERS = 8
 
 def missing_member(path, key, members):
     """The text for reading a member `path` lacks: the same words as unknownMemberMessage (closest.mjs)."""
-    wanted = "%s.%s" % (path, key) if key.isidentifier() else "%s[%r]" % (path, key)
+    wanted = "%s.%s" % (path, echo(key)) if key.isidentifier() else "%s[%r]" % (path, echo(key))
     if not members:
         return "%s is not a tool; %s has no members" % (wanted, path)
     if len(members) <= LISTED_MEMBERS:
@@ -117,6 +117,18 @@ class CallableNamespace(Namespace):
         return "<function %s, namespace of: %s>" % (self._path, ", ".join(sorted(self._members)))
 
 
+# MAX_RANKED_NAME_CHARS, RANKING_BUDGET_CELLS and MAX_ECHOED_NAME_CHARS of names.ts: a huge
+# name costs no more than a long one, and a message quotes only an excerpt of it.
+MAX_RANKED = 256
+BUDGET_CELLS = 2000000
+MAX_ECHOED = 120
+
+
+def echo(name):
+    """`name` as a message may quote it (echoName in names.ts)."""
+    return name if len(name) <= MAX_ECHOED else "%s… (%d characters)" % (name[:MAX_ECHOED], len(name))
+
+
 def distance(a, b):
     prev = list(range(len(b) + 1))
     for i in range(1, len(a) + 1):
@@ -130,8 +142,18 @@ def distance(a, b):
 
 def closest(wanted, names, limit=3):
     """The distance closestNames in names.ts uses; ties go by code point rather than locale order."""
-    w = wanted.lower()
-    ranked = sorted(names, key=lambda n: (min(distance(w, n.lower()), distance(w, sanitize(n).lower())), n))
+    w = wanted[:MAX_RANKED].lower()
+    budget = [BUDGET_CELLS]
+
+    def measure(other):
+        o = other[:MAX_RANKED].lower()
+        cells = len(w) * len(o)
+        if cells > budget[0]:
+            return abs(len(w) - len(o))
+        budget[0] -= cells
+        return distance(w, o)
+
+    ranked = sorted(names, key=lambda n: (min(measure(n), measure(sanitize(n[:MAX_RANKED]))), n))
     return ranked[:limit]
 
 
@@ -205,7 +227,7 @@ class ToolTable:
             roots = {k.split(".")[0] for k in self.children} - self.tool_set - set(self.aliases)
             shown = lambda n: "tools.%s" % n if n in roots else "%r (tools.%s)" % (n, sanitize(n))
             near = ", ".join(shown(n) for n in closest(str(key), self.names + sorted(roots)))
-            raise UnknownToolError("No tool named %r. %s" % (key, "Closest: " + near if near else "No tools are available."))
+            raise UnknownToolError("No tool named %r. %s" % (echo(str(key)), "Closest: " + near if near else "No tools are available."))
         fn = self.make_fn(name, sanitize_path(name))
         children = self.children.get(key)
         if children:

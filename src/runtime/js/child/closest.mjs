@@ -2,6 +2,16 @@
 // script code cannot patch. The ranking mirrors closestNames() in src/runtime/names.ts (a test
 // checks they agree); it is repeated here because this process runs plain JavaScript.
 
+/** MAX_RANKED_NAME_CHARS, RANKING_BUDGET_CELLS and MAX_ECHOED_NAME_CHARS of names.ts: a megabyte name costs no more than a long one. */
+const MAX_RANKED = 256;
+const BUDGET_CELLS = 2_000_000;
+const MAX_ECHOED = 120;
+
+/** `name` as a message may quote it (echoName in names.ts). */
+function echo(name) {
+  return name.length <= MAX_ECHOED ? name : `${name.slice(0, MAX_ECHOED)}… (${name.length} characters)`;
+}
+
 /** Levenshtein distance. */
 function distance(a, b) {
   const prev = new Array(b.length + 1);
@@ -24,13 +34,17 @@ function distance(a, b) {
  * @param {ReadonlyArray<readonly [name: string, label: string, id: string]>} tools
  */
 export function closestTools(wanted, tools, limit = 3) {
-  const w = wanted.toLowerCase();
+  const w = wanted.slice(0, MAX_RANKED).toLowerCase();
+  let budget = BUDGET_CELLS;
+  const measure = (other) => {
+    const o = other.slice(0, MAX_RANKED).toLowerCase();
+    const cells = w.length * o.length;
+    if (cells > budget) return Math.abs(w.length - o.length);
+    budget -= cells;
+    return distance(w, o);
+  };
   return tools
-    .map(([name, label, id]) => ({
-      name,
-      label,
-      d: Math.min(distance(w, name.toLowerCase()), distance(w, id.toLowerCase())),
-    }))
+    .map(([name, label, id]) => ({ name, label, d: Math.min(measure(name), measure(id)) }))
     .sort((a, b) => a.d - b.d || a.name.localeCompare(b.name))
     .slice(0, limit);
 }
@@ -38,7 +52,7 @@ export function closestTools(wanted, tools, limit = 3) {
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 function access(key) {
-  return IDENTIFIER.test(key) ? `tools.${key}` : `tools[${JSON.stringify(key)}]`;
+  return IDENTIFIER.test(key) ? `tools.${echo(key)}` : `tools[${JSON.stringify(echo(key))}]`;
 }
 
 /**
@@ -80,7 +94,7 @@ const LISTED_MEMBERS = 8;
  * @param {string[]} members the namespace's members, in the order they were bound
  */
 export function unknownMemberMessage(where, key, members) {
-  const wanted = IDENTIFIER.test(key) ? `${where}.${key}` : `${where}[${JSON.stringify(key)}]`;
+  const wanted = IDENTIFIER.test(key) ? `${where}.${echo(key)}` : `${where}[${JSON.stringify(echo(key))}]`;
   if (members.length === 0) return `${wanted} is not a tool; ${where} has no members`;
   if (members.length <= LISTED_MEMBERS) return `${wanted} is not a tool; ${where} has: ${members.join(', ')}`;
   const near = closestTools(key, members.map((m) => [m, m, m])).map((t) => t.name);

@@ -164,12 +164,21 @@ export class V8Processes {
     });
   }
 
-  /** Whether one more process fits, after closing idle conversations' processes (never `keep`'s). */
+  /**
+   * Whether one more process fits, after closing idle conversations' processes (never `keep`'s)
+   * and then idle warm spares: a spare must never hold the place a run needs (with
+   * `maxProcesses: 1` it used to hold the only one).
+   */
   private fits(keep?: string): boolean {
     while (this.live() >= this.options.maxProcesses) {
-      if (!this.evictOne(keep)) return false;
+      if (!this.evictOne(keep) && !this.dropSpare()) return false;
     }
     return true;
+  }
+
+  private dropSpare(): boolean {
+    for (const pool of this.shared.values()) if (pool.dropIdle()) return true;
+    return false;
   }
 
   /** Closes the least recently used idle conversation's process. */

@@ -1,0 +1,143 @@
+/**
+ * Host-side work a script can trigger is bounded: a megabyte tool name or query used to run
+ * closest-name ranking (Levenshtein, quadratic) on the host's event loop — `describe(<1M chars>)`
+ * stalled the host 53 s under QuickJS, 143 s under V8, 35 s from Python; `searchTools(<1 MB>)`
+ * took ~1.1 s a call. Names and queries are now cut to a documented length before any ranking
+ * and ranking has a budget, so the host's event loop never waits on it. Each entry point is
+ * driven with megabyte inputs while `monitorEventLoopDelay` watches the host.
+ */
+import assert from 'node:assert/strict';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { after, test } from 'node:test';
+import pino from 'pino';
+import { registerCodeExecution, type CodeExecution } from '../../src/code-execution/index.ts';
+import { ToolHost } from '../../src/host/tool-host.ts';
+import { textResult } from '../../src/host/results.ts';
+
+const HUGE = 1_000_000;
+/** The host's event loop may not wait longer than this on any one piece of work. */
+const MAX_DELAY_MS = 50;
+
+const hosts: ToolHost[] = [];
+const executions: CodeExecution[] = [];
+
+function makeHost(): ToolHost {
+  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
+  hosts.push(host);
+  // Enough tools with long names that an unbounded ranking is clearly visible.
+  for (let i = 0; i < 40; i++) {
+    host.registerTool({
+      name: `tool_number_${i}_${'abcdefghij'.repeat(6)}`,
+      description: `Does thing ${i} with words like read file write network.`,
+      inputSchema: { type: 'object' },
+      handler: async () => textResult('ok'),
+    });
+  }
+  return host;
+}
+after(async () => {
+  for (const ce of executions) await ce.close();
+  for (const host of hosts) await host.close();
+});
+
+/** The longest the host's event loop waited while `work` ran, in milliseconds. */
+async function maxLoopDelay(work: () => Promise<unknown>): Promise<number> {
+  const h = monitorEventLoopDelay({ resolution: 10 });
+  h.enable();
+  try {
+    await work();
+  } finally {
+    h.disable();
+  }
+  return h.max / 1e6;
+}
+
+async function runScript(host: ToolHost, name: string, code: string, language?: 'python') {
+  const stream = host.openStream(name);
+  try {
+    const outcome = await host.dispatch({
+      inferenceId: stream.beginInference(),
+      name: 'code_execution',
+      input: { code, time_limit_ms: 60_000, ...(language ? { language } : {}) },
+    });
+    assert.equal(outcome.status, 'completed', JSON.stringify(outcome).slice(0, 500));
+    return (outcome as { result: { structuredContent: any } }).result.structuredContent;
+  } finally {
+    stream.end();
+  }
+}
+
+// The script builds the huge inputs itself, so the host receives them only through the helpers.
+const JS_ATTACK = `
+  const big = 'q'.repeat(${HUGE});
+  const errors = [];
+  for (let i = 0; i < 2; i++) { try { await describe(big + i); } catch (e) { errors.push(String(e.message).length); } }
+  try { tools[big]; } catch (e) { errors.push(String(e.message).length); }
+  const found = await searchTools(('read file ' + big + ' ').repeat(1));
+  const words = await searchTools(Array.from({ length: 100000 }, (_, i) => 'w' + i).join(' '));
+  return { errors, found: found.length, words: words.length };
+`;
+
+for (const engine of ['quickjs', 'v8'] as const) {
+  test(`${engine}: describe, tools[name] and searchTools with megabyte inputs never stall the host`, async () => {
+    const host = makeHost();
+    executions.push(registerCodeExecution(host, { languages: ['javascript'], engine }));
+    // Started and warmed outside the measurement: starting an engine is not what is measured.
+    assert.equal((await runScript(host, `s-${engine}`, 'return 1')).value, 1);
+    let value: any;
+    const delay = await maxLoopDelay(async () => {
+      value = (await runScript(host, `s-${engine}`, JS_ATTACK)).value;
+    });
+    assert.equal(value.errors.length, 3, JSON.stringify(value));
+    // The messages echo a bounded excerpt of the name, not a megabyte.
+    for (const length of value.errors) assert.ok(length < 2_000, `error message of ${length} chars`);
+    assert.ok(value.found >= 1);
+    assert.ok(delay < MAX_DELAY_MS, `the host's event loop waited ${delay.toFixed(1)} ms`);
+  });
+}
+
+test('python: describe, tools[name] and searchTools with megabyte inputs never stall the host', async () => {
+  const host = makeHost();
+  executions.push(registerCodeExecution(host, { languages: ['python'] }));
+  const code = `
+big = "q" * ${HUGE}
+errors = []
+for i in range(2):
+    try:
+        await describe(big + str(i))
+    except Exception as e:
+        errors.append(len(str(e)))
+try:
+    tools[big]
+except Exception as e:
+    errors.append(len(str(e)))
+found = await searchTools("read file " + big)
+words = await searchTools(" ".join("w%d" % i for i in range(100000)))
+{"errors": errors, "found": len(found), "words": len(words)}
+`;
+  assert.equal((await runScript(host, 's-python', '1', 'python')).value, 1);
+  let value: any;
+  const delay = await maxLoopDelay(async () => {
+    value = (await runScript(host, 's-python', code, 'python')).value;
+  });
+  assert.equal(value.errors.length, 3, JSON.stringify(value));
+  for (const length of value.errors) assert.ok(length < 2_000, `error message of ${length} chars`);
+  assert.ok(value.found >= 1);
+  assert.ok(delay < MAX_DELAY_MS, `the host's event loop waited ${delay.toFixed(1)} ms`);
+});
+
+test('a model call with a megabyte unknown tool name is refused quickly, with a bounded message', async () => {
+  const host = makeHost();
+  const stream = host.openStream('model');
+  let outcome: any;
+  const delay = await maxLoopDelay(async () => {
+    for (let i = 0; i < 4; i++) {
+      outcome = await host.dispatch({ inferenceId: stream.beginInference(), name: 'z'.repeat(HUGE) + i, input: {} });
+    }
+  });
+  stream.end();
+  assert.equal(outcome.status, 'refused');
+  assert.equal(outcome.refusal.code, 'unknown_tool');
+  assert.ok(outcome.refusal.message.length < 2_000, `message of ${outcome.refusal.message.length} chars`);
+  assert.ok(delay < MAX_DELAY_MS, `the host's event loop waited ${delay.toFixed(1)} ms`);
+});
