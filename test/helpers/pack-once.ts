@@ -14,7 +14,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -163,7 +163,10 @@ async function once(dir: string, name: string, make: (scratch: string) => Promis
   }
 }
 
-/** Removes results for sources that are no longer current (older than an hour, not in use). */
+/**
+ * Removes results of other source states (other checkouts share $TMPDIR) that nobody has used
+ * for an hour: every use touches its directory, so one in use by a running test is kept.
+ */
 function pruneStale(current: string): void {
   if (!existsSync(BASE)) return;
   for (const entry of readdirSync(BASE)) {
@@ -197,6 +200,8 @@ export async function packedTarball(options: { signal?: AbortSignal } = {}): Pro
     },
     options.signal,
   );
+  const now = new Date();
+  utimesSync(dir, now, now);
   return join(packed, 'toolcell.tgz');
 }
 
