@@ -2,7 +2,9 @@
  * The process tree of a benchmark (Linux /proc): its descendants, their RSS, and which of them
  * are sandbox processes — what the scale figures count as memory and processes.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /** Descendant pids of this process. */
 export function descendants(): number[] {
@@ -60,4 +62,53 @@ export function sandboxPids(): number[] {
       return false;
     }
   });
+}
+
+/** A sampler in its own process (rss-sampler.mjs) watching this process's tree. */
+export interface TreeSampler {
+  /** Starts a new peak from the tree's RSS now. */
+  reset(): Promise<void>;
+  /** The peak tree RSS since the last reset (bytes), and the latest sample. */
+  peak(): Promise<{ peak: number; last: number }>;
+  close(): void;
+}
+
+/**
+ * Starts the out-of-process sampler (every `intervalMs`, default 25). The sampler leaves
+ * itself out of the tree it measures; the measured process pays only two IPC messages per figure.
+ */
+export async function startTreeSampler(intervalMs = 25): Promise<TreeSampler> {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./rss-sampler.mjs', import.meta.url)), [String(intervalMs)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: [],
+  });
+  const next = <T>(type: string): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const onMessage = (message: { type: string }) => {
+        if (message.type !== type) return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(message as T);
+      };
+      const onExit = (code: number | null) => reject(new Error(`rss-sampler exited (${code}) before answering ${type}`));
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  await next('ready');
+  return {
+    async reset() {
+      const answered = next('reset');
+      child.send('reset');
+      await answered;
+    },
+    async peak() {
+      const answered = next<{ peak: number; last: number }>('peak');
+      child.send('peak');
+      const { peak, last } = await answered;
+      return { peak, last };
+    },
+    close() {
+      if (child.connected) child.send('stop');
+    },
+  };
 }

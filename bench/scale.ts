@@ -18,7 +18,7 @@
 import { registerCodeExecution } from '../src/code-execution/index.ts';
 import type { JsEngine } from '../src/runtime/js/index.ts';
 import { churn, type ChurnFigures } from './conversation-churn.ts';
-import { sandboxPids, treeRss } from './proc.ts';
+import { sandboxPids, startTreeSampler } from './proc.ts';
 import { noopHost } from './rig.ts';
 
 const CALLS = 200;
@@ -39,6 +39,7 @@ async function measure(engine: JsEngine): Promise<Figure[]> {
   const host = noopHost();
   const codeExecution = registerCodeExecution(host, { engine, maxTimeLimitMs: 120_000, languages: ['javascript'] });
   const figures: Figure[] = [];
+  const sampler = await startTreeSampler();
   try {
     const burst = async (n: number, tag: string) => {
       const streams = Array.from({ length: n }, (_, i) => host.openStream(`${engine}-${tag}-${i}`));
@@ -60,15 +61,12 @@ async function measure(engine: JsEngine): Promise<Figure[]> {
     };
     await burst(2, 'warm');
     for (const n of SIZES) {
-      let peak = 0;
-      const sampler = setInterval(() => {
-        peak = Math.max(peak, treeRss());
-      }, 25);
+      // Sampled from its own process: a /proc walk in this one would slow the bursts it measures.
+      await sampler.reset();
       const first = await burst(n, `${n}a`);
       const before = new Set(sandboxPids());
       const second = await burst(n, `${n}b`);
-      clearInterval(sampler);
-      peak = Math.max(peak, treeRss());
+      const { peak } = await sampler.peak();
       const after = sandboxPids();
       figures.push({
         engine,
@@ -80,6 +78,7 @@ async function measure(engine: JsEngine): Promise<Figure[]> {
       });
     }
   } finally {
+    sampler.close();
     await codeExecution.close();
     await host.close();
   }

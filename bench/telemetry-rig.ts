@@ -174,7 +174,7 @@ export async function telemetryFigures(dir: string, msPerVariant = 3000): Promis
   const url = `http://127.0.0.1:${port}`;
   // startOtlpExport registers the SDK's context manager; it is replaced by one this rig can
   // switch off for the `off` variants (the same class, so `on` measures the same thing).
-  const otlp = startOtlpExport({ url });
+  const otlp = await startOtlpExport({ url, metrics: false });
   const manager = new AsyncLocalStorageContextManager();
   context.disable();
   const otelContext = (on: boolean) => {
@@ -184,7 +184,7 @@ export async function telemetryFigures(dir: string, msPerVariant = 3000): Promis
     // AsyncLocalStorage installs its hooks on first use; every variant with OpenTelemetry gets them from the start.
     context.with(ROOT_CONTEXT, () => undefined);
   };
-  const sampledOtlp = startOtlpExport({ url, sampleRatio: 0.1, register: false });
+  const sampledOtlp = await startOtlpExport({ url, sampleRatio: 0.1, register: false, metrics: false });
   const exports: OtlpExport[] = [otlp, sampledOtlp];
   const meterProvider = new MeterProvider({
     readers: [new PeriodicExportingMetricReader({ exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE), exportIntervalMillis: 1000 })],

@@ -111,11 +111,13 @@ export const ServeConfigSchema = z.object({
   codeExecution: z.union([z.literal(false), CodeExecution]).default({}),
   /** Calls that need the client's user's approval; absent, nothing waits. */
   approvals: Approvals.optional(),
-  /** OpenTelemetry: every call as a span, exported over OTLP/HTTP (src/telemetry/). */
+  /** OpenTelemetry: every call as a span, and the metrics, exported over OTLP/HTTP (src/telemetry/). */
   telemetry: z.object({
     otlp: z.object({
       url: z.string().url().refine((u) => /^https?:/.test(u), 'must be an http or https URL'),
       headers: z.record(z.string(), z.string()).optional(),
+      /** How often metrics are pushed, in ms (default 60 000). */
+      metricsIntervalMs: z.number().int().min(100).optional(),
     }).strict(),
   }).strict().optional(),
 }).strict();

@@ -26,8 +26,8 @@ export interface ServeConfig {
   runtime: { engine?: 'quickjs' | 'v8'; isolation?: 'auto' | 'bwrap' | 'none' };
   /** Which calls wait for the client's user (tools by `*` pattern, classes); absent, none do. */
   approvals?: { tools?: string[]; classes?: string[]; answerTimeoutMs?: number };
-  /** OTLP/HTTP export of every call as a span; absent, serve never loads OpenTelemetry. */
-  telemetry?: { otlp: { url: string; headers?: Record<string, string> } };
+  /** OTLP/HTTP export of every call as a span, and of the metrics; absent, serve never loads OpenTelemetry. */
+  telemetry?: { otlp: { url: string; headers?: Record<string, string>; metricsIntervalMs?: number } };
 }
 
 /** A config file that cannot be used; `problems` has one `path: what` line per mistake. */
@@ -66,7 +66,7 @@ export function parseServeConfig(raw: unknown, source: string, base: string): Se
     codeExecution,
     runtime,
     ...(data.approvals ? { approvals: data.approvals } : {}),
-    ...(data.telemetry ? { telemetry: { otlp: { url: data.telemetry.otlp.url, ...(data.telemetry.otlp.headers ? { headers: data.telemetry.otlp.headers } : {}) } } } : {}),
+    ...(data.telemetry ? { telemetry: { otlp: telemetryOtlp(data.telemetry.otlp) } } : {}),
   };
 }
 
@@ -92,4 +92,13 @@ export function loadServeConfig(path: string | undefined): ServeConfig {
     throw new ServeConfigError(path, [`not JSON: ${(error as Error).message}`]);
   }
   return parseServeConfig(raw, path, dirname(resolve(path)));
+}
+
+/** The `telemetry.otlp` block without the keys the file left out (the config types are exact). */
+function telemetryOtlp(otlp: { url: string; headers?: Record<string, string> | undefined; metricsIntervalMs?: number | undefined }): NonNullable<ServeConfig['telemetry']>['otlp'] {
+  return {
+    url: otlp.url,
+    ...(otlp.headers ? { headers: otlp.headers } : {}),
+    ...(otlp.metricsIntervalMs !== undefined ? { metricsIntervalMs: otlp.metricsIntervalMs } : {}),
+  };
 }

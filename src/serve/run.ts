@@ -50,10 +50,13 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const owners = new CallOwners();
   const host = new ToolHost({ logger, serverRequests: forwardServerRequests(owners), ...(approvalGate ? { approvalGate } : {}) });
   let codeExecution: CodeExecution | undefined;
-  // Loaded only when configured: without telemetry, serve never loads the OpenTelemetry SDK.
-  const telemetry = config.telemetry
-    ? (await import('../telemetry/serve-telemetry.ts')).startServeTelemetry(host, config.telemetry)
-    : undefined;
+  // Loaded only when configured: without telemetry, serve never loads OpenTelemetry (its
+  // packages are optional peers; a missing one is refused here, naming what to install).
+  let telemetry: import('../telemetry/serve-telemetry.ts').ServeTelemetry | undefined;
+  if (config.telemetry) {
+    (await import('../telemetry/peers.ts')).requirePeers('serve: telemetry.otlp');
+    telemetry = await (await import('../telemetry/serve-telemetry.ts')).startServeTelemetry(host, config.telemetry);
+  }
   const around = telemetry ? telemetry.withRequestContext.bind(telemetry) : undefined;
   const shutdown = async () => {
     servers?.stop();

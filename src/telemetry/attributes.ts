@@ -9,6 +9,13 @@
 export const GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
 export const GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
 export const GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id';
+/**
+ * `function` for a tool the host runs itself (built-ins, `code_execution`), `extension` for a
+ * server tool (the host calls out to an MCP server, which reaches the outside world).
+ */
+export const GEN_AI_TOOL_TYPE = 'gen_ai.tool.type';
+/** Opt-in (`toolDescriptions`): the tool's description as registered (not per-call content). */
+export const GEN_AI_TOOL_DESCRIPTION = 'gen_ai.tool.description';
 export const GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
 /** Opt-in (`captureContent`): redacted, bounded JSON of the arguments. */
 export const GEN_AI_TOOL_CALL_ARGUMENTS = 'gen_ai.tool.call.arguments';

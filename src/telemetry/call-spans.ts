@@ -73,6 +73,8 @@ const APPROVAL_REFUSED: Attributes = Object.freeze({ [APPROVED]: false });
 
 export interface CallSpansOptions {
   captureContent: boolean;
+  /** Each tool's description on its spans (`gen_ai.tool.description`). */
+  toolDescriptions?: boolean;
   /** The bound for captured arguments and results: the host's observer input bound. */
   maxContentBytes: number;
   /** The MCP protocol version agreed with a server, for its tools' spans. */
@@ -89,7 +91,7 @@ export interface RefusedCall {
 
 export class CallSpans implements CallInstrumentation {
   private readonly open = new Map<string, TracedCall>();
-  private readonly shapes = new ToolShapes();
+  private readonly shapes: ToolShapes;
   private readonly recent = new Map<string, Context>();
   private idleWaiters: (() => void)[] = [];
   /** Spans to end, with their end instants, flat: [span, at, span, at, …]. */
@@ -101,7 +103,9 @@ export class CallSpans implements CallInstrumentation {
     private readonly tracer: Tracer,
     private readonly metrics: ToolMetrics,
     private readonly options: CallSpansOptions,
-  ) {}
+  ) {
+    this.shapes = new ToolShapes(options.toolDescriptions === true);
+  }
 
   /** Calls whose span is open now. */
   get openCount(): number {

@@ -32,6 +32,11 @@ export interface OpenTelemetryOptions {
    * same size bound (`inputBoundBytes`) observers get. Default false: no content on spans.
    */
   captureContent?: boolean;
+  /**
+   * Put each tool's registered description on its spans (`gen_ai.tool.description`). Default
+   * false: descriptions can be long, and they are the same on every call of a tool.
+   */
+  toolDescriptions?: boolean;
 }
 
 export interface OpenTelemetryInstrumentation {
@@ -63,6 +68,7 @@ export function instrumentOpenTelemetry(host: ToolHost, options: OpenTelemetryOp
   const toolMetrics = new ToolMetrics(meter, host);
   const spans = new CallSpans(tracer, toolMetrics, {
     captureContent: options.captureContent === true,
+    toolDescriptions: options.toolDescriptions === true,
     maxContentBytes: host.inputBoundBytes,
     protocolVersion: (serverId) => host.server(serverId)?.protocolVersion,
   });

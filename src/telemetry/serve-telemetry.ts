@@ -2,7 +2,8 @@
  * What `toolcell serve` needs for `telemetry: { otlp: { url, headers? } }`: OTLP export, the
  * host instrumented with it, and the client's trace context (`params._meta.traceparent` of
  * its `tools/call`, as the MCP conventions describe) as the parent of the call it asks for.
- * Loaded by serve with a dynamic import, only when the config asks for telemetry.
+ * Loaded by serve with a dynamic import, only when the config asks for telemetry; it exports
+ * spans and the metrics (duration, refusals, observer drops) to the same collector.
  */
 import { context, propagation, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { ToolHost } from '../host/tool-host.ts';
@@ -10,7 +11,7 @@ import { INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION, instrumentOpenTelemetry 
 import { startOtlpExport } from './otlp.ts';
 
 export interface ServeTelemetryConfig {
-  otlp: { url: string; headers?: Record<string, string> };
+  otlp: { url: string; headers?: Record<string, string>; metricsIntervalMs?: number };
 }
 
 export interface ServeTelemetry {
@@ -20,9 +21,16 @@ export interface ServeTelemetry {
   shutdown(): Promise<void>;
 }
 
-export function startServeTelemetry(host: ToolHost, config: ServeTelemetryConfig): ServeTelemetry {
-  const otlp = startOtlpExport({ url: config.otlp.url, ...(config.otlp.headers ? { headers: config.otlp.headers } : {}) });
-  const instrumentation = instrumentOpenTelemetry(host, { tracer: otlp.tracerProvider.getTracer(INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION) });
+export async function startServeTelemetry(host: ToolHost, config: ServeTelemetryConfig): Promise<ServeTelemetry> {
+  const otlp = await startOtlpExport({
+    url: config.otlp.url,
+    ...(config.otlp.headers ? { headers: config.otlp.headers } : {}),
+    ...(config.otlp.metricsIntervalMs !== undefined ? { metricsIntervalMs: config.otlp.metricsIntervalMs } : {}),
+  });
+  const instrumentation = instrumentOpenTelemetry(host, {
+    tracer: otlp.tracerProvider.getTracer(INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION),
+    ...(otlp.meterProvider ? { meter: otlp.meterProvider.getMeter(INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION) } : {}),
+  });
   return {
     withRequestContext(meta, dispatch) {
       if (meta === undefined) return dispatch();

@@ -13,7 +13,9 @@ import {
   ERROR_TYPE,
   EXECUTE_TOOL,
   GEN_AI_OPERATION_NAME,
+  GEN_AI_TOOL_DESCRIPTION,
   GEN_AI_TOOL_NAME,
+  GEN_AI_TOOL_TYPE,
   MCP_METHOD_NAME,
   NETWORK_TRANSPORT,
   SERVER_ID,
@@ -39,10 +41,15 @@ class Shape implements ToolShape {
   // One per outcome; an error type determines its outcome, so it is the key when present.
   private readonly durations = new Map<ToolErrorType | 'completed', Attributes>();
 
-  constructor(private readonly tool: RegisteredTool) {
+  constructor(private readonly tool: RegisteredTool, withDescription: boolean) {
     this.spanName = spanName(tool.name);
     this.kind = tool.serverId !== undefined ? SpanKind.CLIENT : SpanKind.INTERNAL;
-    const attributes: Attributes = { [GEN_AI_OPERATION_NAME]: EXECUTE_TOOL, [GEN_AI_TOOL_NAME]: tool.name };
+    const attributes: Attributes = {
+      [GEN_AI_OPERATION_NAME]: EXECUTE_TOOL,
+      [GEN_AI_TOOL_NAME]: tool.name,
+      [GEN_AI_TOOL_TYPE]: tool.serverId !== undefined ? 'extension' : 'function',
+    };
+    if (withDescription && tool.description !== '') attributes[GEN_AI_TOOL_DESCRIPTION] = tool.description;
     if (tool.classes.length > 0) attributes[TOOL_CLASSES] = [...tool.classes];
     if (tool.serverId !== undefined) {
       attributes[SERVER_ID] = tool.serverId;
@@ -70,9 +77,12 @@ class Shape implements ToolShape {
 export class ToolShapes {
   private readonly shapes = new WeakMap<RegisteredTool, Shape>();
 
+  /** `withDescriptions`: put each tool's description on its spans (`gen_ai.tool.description`). */
+  constructor(private readonly withDescriptions = false) {}
+
   of(tool: RegisteredTool): ToolShape {
     let shape = this.shapes.get(tool);
-    if (shape === undefined) this.shapes.set(tool, (shape = new Shape(tool)));
+    if (shape === undefined) this.shapes.set(tool, (shape = new Shape(tool, this.withDescriptions)));
     return shape;
   }
 }

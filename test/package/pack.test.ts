@@ -6,35 +6,13 @@
  * the .ts sources.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { installedApp, ROOT, sh } from '../helpers/pack-once.ts';
 
-const run = promisify(execFile);
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-
-/** The environment of a user's shell: nothing inherited that would load tsx into plain node. */
-function plainEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  for (const key of Object.keys(env)) if (key.startsWith('npm_')) delete env[key];
-  return env;
-}
-
-async function sh(command: string, args: string[], cwd: string, timeout = 120_000): Promise<{ stdout: string; stderr: string }> {
-  try {
-    return await run(command, args, { cwd, env: plainEnv(), timeout, maxBuffer: 16 * 1024 * 1024 });
-  } catch (error) {
-    const e = error as { code?: unknown; stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(' ')} failed (${String(e.code)}): ${e.message}\n--- stdout\n${e.stdout ?? ''}\n--- stderr\n${e.stderr ?? ''}`);
-  }
-}
 
 /**
  * Run by plain node in the installed project: every main export is there, and one turn works
@@ -108,30 +86,17 @@ void wrong;
 `;
 
 // The checks only read the installed project (each writes its own files), so they run at once.
-describe('the packed package under plain node', { timeout: 240_000, concurrency: true }, () => {
-  let tmp = '';
+// No fixed time limit: the tarball is built once per run by the shared helper, and each step
+// stops with the test (its signal) rather than after a guess of how long a loaded machine needs.
+describe('the packed package under plain node', { concurrency: true }, () => {
   let app = '';
 
-  before(async () => {
-    tmp = mkdtempSync(join(tmpdir(), 'toolcell-pack-'));
-    // prepack builds dist/ in the checkout; the tarball lands in the temp folder.
-    await sh('npm', ['pack', '--pack-destination', tmp, '--silent'], ROOT);
-    const tarballs = readdirSync(tmp).filter((f) => f.endsWith('.tgz'));
-    assert.equal(tarballs.length, 1, `npm pack wrote ${tarballs.join(', ') || 'nothing'}`);
-    app = join(tmp, 'app');
-    mkdirSync(app);
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module' }));
-    // Dependencies come from the local npm cache when it has them (it does after the
-    // checkout's own install); the registry is asked only for what is missing.
-    await sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', join(tmp, tarballs[0]!)], app);
+  before(async (t) => {
+    app = await installedApp('plain', { signal: (t as { signal?: AbortSignal }).signal });
   });
 
-  after(() => {
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
-
-  it('imports under plain node and runs a turn: a built-in, a schema refusal, a JavaScript and a Python script', async () => {
-    const { stdout } = await sh(process.execPath, ['-e', SMOKE], app);
+  it('imports under plain node and runs a turn: a built-in, a schema refusal, a JavaScript and a Python script', async (t) => {
+    const { stdout } = await sh(process.execPath, ['-e', SMOKE], app, { signal: t.signal });
     const report = JSON.parse(stdout.trim().split('\n').at(-1)!);
     assert.deepEqual(report.missing, []);
     assert.deepEqual(report.direct, ['completed', '3']);
@@ -142,21 +107,21 @@ describe('the packed package under plain node', { timeout: 240_000, concurrency:
     assert.deepEqual(report.py, ['completed', 5]);
   });
 
-  it('ships a CLI: npx toolcell --help prints the usage and exits 0', async () => {
+  it('ships a CLI: npx toolcell --help prints the usage and exits 0', async (t) => {
     // `--no`: use the installed bin, never fetch one; `--` keeps --help away from npx itself.
-    const { stdout } = await sh('npx', ['--no', '--', 'toolcell', '--help'], app);
+    const { stdout } = await sh('npx', ['--no', '--', 'toolcell', '--help'], app, { signal: t.signal });
     assert.match(stdout, /^Usage: toolcell/m);
   });
 
-  it('serves over MCP: npx toolcell serve answers an SDK client, and its code_execution runs', async () => {
+  it('serves over MCP: npx toolcell serve answers an SDK client, and its code_execution runs', async (t) => {
     writeFileSync(join(app, 'serve-client.mjs'), SERVE_CLIENT);
-    const { stdout } = await sh(process.execPath, ['serve-client.mjs'], app);
+    const { stdout } = await sh(process.execPath, ['serve-client.mjs'], app, { signal: t.signal });
     const report = JSON.parse(stdout.trim().split('\n').at(-1)!);
     assert.ok(report.tools.includes('code_execution'), `tools: ${report.tools.join(', ')}`);
     assert.deepEqual([report.value, report.isError], [42, false]);
   });
 
-  it('ships types: a TypeScript file importing toolcell type-checks with plain tsc', async () => {
+  it('ships types: a TypeScript file importing toolcell type-checks with plain tsc', async (t) => {
     writeFileSync(join(app, 'check.ts'), TYPES_CHECK);
     writeFileSync(
       join(app, 'tsconfig.json'),
@@ -177,6 +142,6 @@ describe('the packed package under plain node', { timeout: 240_000, concurrency:
         files: ['check.ts'],
       }),
     );
-    await sh(process.execPath, [TSC, '-p', 'tsconfig.json'], app);
+    await sh(process.execPath, [TSC, '-p', 'tsconfig.json'], app, { signal: t.signal });
   });
 });

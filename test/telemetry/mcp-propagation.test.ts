@@ -70,6 +70,7 @@ test('a server tool call carries traceparent and tracestate in _meta, and the se
     assert.equal(tool.attributes['toolcell.server.id'], 'tr');
     assert.equal(tool.attributes['toolcell.server.tool'], 'lookup');
     assert.deepEqual(tool.attributes['toolcell.tool.classes'], ['web']);
+    assert.equal(tool.attributes['gen_ai.tool.type'], 'extension', 'a server tool calls out of the host');
     assert.equal(broken!.result.isError, true);
     const [brokenSpan] = spans.filter((s) => s.name === 'execute_tool tr--broken');
     assert.equal(brokenSpan!.attributes['error.type'], 'tool_error');

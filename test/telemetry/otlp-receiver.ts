@@ -1,7 +1,8 @@
 /**
  * A loopback OTLP/HTTP receiver for tests: accepts JSON trace exports on `/v1/traces` and
- * keeps every span, flattened (hex ids, plain attribute values, service name). Tests wait on
- * it for the spans they assert.
+ * keeps every span, flattened (hex ids, plain attribute values, service name), and JSON metric
+ * exports on `/v1/metrics`, keeping each metric's name and service. Tests wait on it for the
+ * spans and metrics they assert.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,15 +20,22 @@ export interface ReceivedSpan {
   events: { name: string; attributes: Record<string, unknown> }[];
 }
 
+export interface ReceivedMetric {
+  service: string;
+  name: string;
+}
+
 export interface Receiver {
   /** Base URL (`http://127.0.0.1:port`); exporters add `/v1/traces`. */
   readonly url: string;
   readonly spans: ReceivedSpan[];
+  readonly metrics: ReceivedMetric[];
   /** Headers of each accepted export request. */
   readonly headers: Record<string, string | string[] | undefined>[];
   /** Requests that were not OTLP JSON trace exports (should stay empty). */
   readonly rejected: string[];
   waitFor(predicate: (spans: ReceivedSpan[]) => boolean, label: string, timeoutMs?: number): Promise<ReceivedSpan[]>;
+  waitForMetrics(predicate: (metrics: ReceivedMetric[]) => boolean, label: string, timeoutMs?: number): Promise<ReceivedMetric[]>;
   close(): Promise<void>;
 }
 
@@ -50,6 +58,7 @@ function attributes(list: { key: string; value: AnyValue }[] | undefined): Recor
 
 export async function startReceiver(): Promise<Receiver> {
   const spans: ReceivedSpan[] = [];
+  const metrics: ReceivedMetric[] = [];
   const rejected: string[] = [];
   const headers: Record<string, string | string[] | undefined>[] = [];
   const server: Server = createServer((req, res) => {
@@ -57,6 +66,16 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
+      if (req.method === 'POST' && req.url === '/v1/metrics' && String(req.headers['content-type']).includes('application/json')) {
+        headers.push(req.headers);
+        const payload = JSON.parse(body) as { resourceMetrics?: any[] };
+        for (const rm of payload.resourceMetrics ?? []) {
+          const service = String(attributes(rm.resource?.attributes)['service.name']);
+          for (const sm of rm.scopeMetrics ?? []) for (const m of sm.metrics ?? []) metrics.push({ service, name: m.name });
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        return;
+      }
       if (req.method !== 'POST' || req.url !== '/v1/traces' || !String(req.headers['content-type']).includes('application/json')) {
         rejected.push(`${req.method} ${req.url} ${req.headers['content-type']}`);
         res.writeHead(404).end();
@@ -90,9 +109,11 @@ export async function startReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     spans,
+    metrics,
     headers,
     rejected,
     waitFor: (predicate, label, timeoutMs = 15_000) => waitUntil(() => (predicate(spans) ? spans : undefined), label, timeoutMs),
+    waitForMetrics: (predicate, label, timeoutMs = 15_000) => waitUntil(() => (predicate(metrics) ? metrics : undefined), label, timeoutMs),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }

@@ -19,7 +19,7 @@ const TRACED_SERVER = join(REPO_ROOT, 'fixtures', 'telemetry', 'traced-server.mj
 const CLIENT_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CLIENT_SPAN = 'b7ad6b7169203331';
 
-test('serve exports every call as a span to the configured OTLP/HTTP endpoint, under the client span', async () => {
+test('serve exports every call as a span, and the metrics, to the configured OTLP/HTTP endpoint, under the client span', async () => {
   const receiver = await startReceiver();
   const dir = scratchDir();
   const configPath = join(dir, 'toolcell.json');
@@ -28,7 +28,8 @@ test('serve exports every call as a span to the configured OTLP/HTTP endpoint, u
     JSON.stringify({
       servers: [{ id: 'tr', command: process.execPath, args: [TRACED_SERVER], env: { TRACED_SERVER_OTLP_URL: `${receiver.url}/v1/traces` } }],
       codeExecution: { languages: ['javascript'] },
-      telemetry: { otlp: { url: receiver.url, headers: { 'x-tenant': 'test' } } },
+      // Metrics pushed every 200 ms, so the test sees them without waiting for serve to stop.
+      telemetry: { otlp: { url: receiver.url, headers: { 'x-tenant': 'test' }, metricsIntervalMs: 200 } },
     }),
   );
   const client = new Client({ name: 'test-client', version: '1.0.0' });
@@ -63,6 +64,9 @@ test('serve exports every call as a span to the configured OTLP/HTTP endpoint, u
     assert.deepEqual(new Set([ce.traceId, inner.traceId, server.traceId]), new Set([CLIENT_TRACE]));
     assert.deepEqual(receiver.rejected, []);
     assert.ok(receiver.headers.some((h) => h['x-tenant'] === 'test'), 'the configured headers are sent');
+    // The documented metrics leave over OTLP too, from the same service.
+    const metrics = await receiver.waitForMetrics((m) => m.some((x) => x.name === 'gen_ai.execute_tool.duration'), 'the duration metric from serve');
+    assert.equal(metrics.find((m) => m.name === 'gen_ai.execute_tool.duration')!.service, 'toolcell');
   } finally {
     await client.close();
     await receiver.close();

@@ -103,6 +103,7 @@ test('a script with parallel inner calls gives the exact span tree under the age
   assert.deepEqual(ce.attributes, {
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': 'code_execution',
+    'gen_ai.tool.type': 'function',
     'gen_ai.tool.call.id': ceId,
     'gen_ai.conversation.id': 'conv-1',
     'toolcell.call.origin': 'model',
@@ -119,6 +120,7 @@ test('a script with parallel inner calls gives the exact span tree under the age
   const inner = (n: number, outcomeName: string, extra: Attributes = {}): Attributes => ({
     'gen_ai.operation.name': 'execute_tool',
     'gen_ai.tool.name': 'work',
+    'gen_ai.tool.type': 'function',
     'gen_ai.tool.call.id': span(n).attributes['gen_ai.tool.call.id'],
     'gen_ai.conversation.id': 'conv-1',
     'toolcell.call.origin': 'script',
@@ -327,6 +329,24 @@ test('content stays off spans by default; opted in, it is redacted and bounded l
   assert.deepEqual(JSON.parse(small!.attributes['gen_ai.tool.call.arguments'] as string), { n: 2 });
   assert.equal(small!.attributes['toolcell.tool.call.arguments_altered'], undefined);
   assert.deepEqual(JSON.parse(small!.attributes['gen_ai.tool.call.result'] as string), { content: [{ type: 'text', text: 'done 2' }] });
+  await telemetry.close();
+  await host.close();
+});
+
+test("a tool's description is on its spans only when asked (toolDescriptions)", async () => {
+  const t = tracing();
+  const { host } = makeHost();
+  const inferenceId = host.beginInference({ conversationId: 'c' });
+  let telemetry = instrumentOpenTelemetry(host, { tracer: t.tracer, meter: t.meter });
+  await host.dispatch({ inferenceId, name: 'work', input: { n: 1 } });
+  telemetry.uninstall();
+  telemetry = instrumentOpenTelemetry(host, { tracer: t.tracer, meter: t.meter, toolDescriptions: true });
+  await host.dispatch({ inferenceId, name: 'work', input: { n: 2 } });
+  telemetry.flush();
+  const [plain, described] = byName(t.spans(), 'execute_tool work');
+  assert.equal(plain!.attributes['gen_ai.tool.description'], undefined);
+  assert.equal(described!.attributes['gen_ai.tool.description'], 'Works');
+  assert.equal(described!.attributes['gen_ai.tool.type'], 'function');
   await telemetry.close();
   await host.close();
 });
