@@ -26,7 +26,7 @@ import { checkLimits, resolveLimits, type JsLimits } from './limits.ts';
 import { CapacityError, resolvePoolOptions, type JsPoolOptions } from './engines/pool-options.ts';
 import { QuickjsPool } from './engines/quickjs/pool.ts';
 import { V8Processes } from './engines/v8/processes.ts';
-import { PoolClosedError } from './pool.ts';
+import { PoolClosedError } from './engines/v8/warm-pool.ts';
 import type { IsolationMode } from '../isolation/index.ts';
 import type { SandboxProcess } from './sandbox-process.ts';
 import { abortMessage, RunSession, type ExecuteResult, type RunProcess, type SessionRelease } from './session.ts';
@@ -54,7 +54,7 @@ export interface JsRuntimeOptions {
   limits?: Partial<JsLimits>;
   /**
    * Entry file of the sandbox process. Only for tests and bundlers that relocate
-   * `child/main.mjs`; the process protocol is internal.
+   * `engines/v8/main.mjs`; the process protocol is internal.
    */
   sandboxEntry?: string;
   /**

@@ -19,9 +19,9 @@
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { cancelPosted, framesWaiting, poll, receive, send } from '../../child/io.mjs';
+import { cancelPosted, framesWaiting, poll, receive, send } from '../../sandbox/io.mjs';
 import { GuestRun } from './vm.mjs';
-import { CatalogStore, MISSING_CATALOG } from '../../child/catalogs.mjs';
+import { CatalogStore, MISSING_CATALOG } from '../../sandbox/catalogs.mjs';
 
 process.on('unhandledRejection', () => {});
 
@@ -29,10 +29,10 @@ const [libPath, wasmPath] = process.argv.slice(2);
 const { QuickJS, MAX_STACK_SIZE, Intrinsics, JSException } = await import(pathToFileURL(libPath).href);
 const wasmModule = new WebAssembly.Module(fs.readFileSync(wasmPath));
 const preludeSource = fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8');
-const inspectorSource = fs.readFileSync(new URL('../../child/inspect.js', import.meta.url), 'utf8');
-const coreSource = fs.readFileSync(new URL('../../child/guest-core.js', import.meta.url), 'utf8');
+const inspectorSource = fs.readFileSync(new URL('../../guest/inspect.js', import.meta.url), 'utf8');
+const coreSource = fs.readFileSync(new URL('../../guest/guest-core.js', import.meta.url), 'utf8');
 // The V8 engine's hardening, unchanged: plain ECMAScript that freezes the realm it runs in.
-const hardenSource = fs.readFileSync(new URL('../../child/harden.js', import.meta.url), 'utf8');
+const hardenSource = fs.readFileSync(new URL('../../guest/harden.js', import.meta.url), 'utf8');
 /**
  * No weak references (their timing reveals the collector). The eval intrinsic stays: the host
  * compiles scripts through it; the prelude takes `eval` and the Function constructors away.
