@@ -18,16 +18,19 @@
 // announced a frame that cancels it, without ending the process or the other runs in it.
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { isMainThread, Worker, workerData } from 'node:worker_threads';
 import { cancelPosted, framesWaiting, poll, receive, send } from '../../sandbox/io.mjs';
 import { GuestRun } from './vm.mjs';
 import { CatalogStore, MISSING_CATALOG } from '../../sandbox/catalogs.mjs';
 
 process.on('unhandledRejection', () => {});
 
-const [libPath, wasmPath] = process.argv.slice(2);
+// On a worker thread of the host (engines/quickjs/thread.ts) the host hands over the package's
+// path and its compiled module; as a process, the paths come as arguments.
+const onThread = !isMainThread;
+const [libPath, wasmPath] = onThread ? [workerData.lib, null] : process.argv.slice(2);
 const { QuickJS, MAX_STACK_SIZE, Intrinsics, JSException } = await import(pathToFileURL(libPath).href);
-const wasmModule = new WebAssembly.Module(fs.readFileSync(wasmPath));
+const wasmModule = onThread ? workerData.wasmModule : new WebAssembly.Module(fs.readFileSync(wasmPath));
 const preludeSource = fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8');
 const inspectorSource = fs.readFileSync(new URL('../../guest/inspect.js', import.meta.url), 'utf8');
 const coreSource = fs.readFileSync(new URL('../../guest/guest-core.js', import.meta.url), 'utf8');
@@ -318,12 +321,15 @@ async function loop() {
 
 // A script spinning when the host dies would spin until its deadline; a watchdog thread ends
 // the process once it has been orphaned.
-const watchdog = new Worker(
-  `const { workerData } = require('node:worker_threads');
-   setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 500);`,
-  { eval: true, workerData: process.ppid, env: {}, stdout: true, stderr: true },
-);
-watchdog.unref();
+// (A thread dies with its host.)
+if (!onThread) {
+  const watchdog = new Worker(
+    `const { workerData } = require('node:worker_threads');
+     setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 500);`,
+    { eval: true, workerData: process.ppid, env: {}, stdout: true, stderr: true },
+  );
+  watchdog.unref();
+}
 
 spares.push(await createGuest());
 send({ t: 'ready' });
