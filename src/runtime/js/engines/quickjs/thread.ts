@@ -109,10 +109,19 @@ export class SandboxThread {
     void this.worker.terminate();
   }
 
+  /**
+   * Ends the thread and resolves once it is gone. A timer keeps the host alive meanwhile: a
+   * terminate() awaited with nothing else referenced was seen to let the event loop run dry.
+   */
   async stop(): Promise<void> {
     this.killedByHost = true;
-    await this.worker.terminate();
-    await this.closed;
+    const beat = setInterval(() => {}, 100);
+    try {
+      await this.worker.terminate();
+      await this.closed;
+    } finally {
+      clearInterval(beat);
+    }
   }
 
   ref(): void {
