@@ -3,8 +3,9 @@
  * threads of their own (`quickjsThreads`), B's `return x` while A spins, allocates to its heap
  * limit or makes the sandbox rank a megabyte tool name takes about B's usual time, and B's
  * kept global survives; a run waiting for capacity does not spend its time limit waiting.
- * (Against the shared-process pool, `quickjsThreads: false`, the spin case fails: B waits for
- * A's spin to be interrupted.)
+ * Checked against the shared-process pool (TOOLCELL_NEIGHBOUR_PROCESSES=1): all three fail there
+ * (B took 2,006 ms beside the spin and 193 ms beside the allocation; the megabyte name kept the
+ * process from confirming a cancel and its SIGKILL ended B's run).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
