@@ -65,6 +65,8 @@ export class SandboxThread {
     this.worker = new Worker(entry ?? ENTRY, {
       workerData: { lib, wasmModule, toolcellBoard: this.board.buffer },
       env: {},
+      // The loop is plain JavaScript: the host's loaders (tsx under tests) need not start again.
+      execArgv: [],
       stdout: true,
       stderr: true,
       resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
