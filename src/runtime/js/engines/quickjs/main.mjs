@@ -41,8 +41,8 @@ const hardenSource = fs.readFileSync(new URL('../../guest/harden.js', import.met
  * compiles scripts through it; the prelude takes `eval` and the Function constructors away.
  */
 const INTRINSICS = Intrinsics.ALL & ~Intrinsics.WEAK_REF;
-/** Fresh VMs kept ready for runs of conversations that have none prepared. */
-const SPARE_VMS = 2;
+/** Fresh VMs kept ready for runs of conversations that have none prepared (a thread runs one at a time: one). */
+const SPARE_VMS = onThread ? 1 : 2;
 /** How often (ms) a busy script checks whether the host has sent a frame (a cancel). */
 const CANCEL_CHECK_MS = 2;
 
