@@ -16,7 +16,7 @@ import { JsRuntime, type JsEngine } from '../src/runtime/js/index.ts';
 import type { ToolBinding } from '../src/runtime/types.ts';
 
 const CALLS = 10_000;
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const LATENCY_RUNS = 40;
 const PI_LATENCY_RUNS = 7;
 
@@ -53,9 +53,16 @@ const bindings: ToolBinding[] = [
   { name: 'noop', invoke: async () => ({ ok: true }) },
   { name: 'big', invoke: async () => big },
 ];
-const ENGINES: JsEngine[] = ['quickjs', 'v8'];
+/** `quickjs-threads`: the QuickJS engine with its VMs on worker threads of the host (quickjsThreads). */
+type Variant = JsEngine | 'quickjs-threads';
+const ENGINES: Variant[] = ['quickjs', 'quickjs-threads', 'v8'];
 const limits = { maxCalls: CALLS * 2, maxInFlight: CALLS, timeoutMs: 120_000 };
-const runtimes = new Map(ENGINES.map((engine) => [engine, new JsRuntime({ engine, poolSize: 1, limits })]));
+const runtimes = new Map(ENGINES.map((variant) => [variant, new JsRuntime({
+  engine: variant === 'v8' ? 'v8' : 'quickjs',
+  quickjsThreads: variant === 'quickjs-threads',
+  poolSize: 1,
+  limits,
+})]));
 const pi = new CodemodeSandbox({
   timeoutMs: 120_000,
   tools: [
@@ -64,7 +71,7 @@ const pi = new CodemodeSandbox({
   ],
 });
 
-async function ours(engine: JsEngine, code: string): Promise<number> {
+async function ours(engine: Variant, code: string): Promise<number> {
   const t = performance.now();
   // A conversation, as code_execution runs it: its own VM (quickjs) or process (v8).
   const result = await runtimes.get(engine)!.execute(code, { tools: bindings, conversation: 'bench' });

@@ -28,6 +28,12 @@ export interface CodeExecutionOptions {
   engine?: JsEngine;
   /** Bounds of the JavaScript sandbox processes (cap, queue, idle reclaim). */
   jsPool?: JsPoolOptions;
+  /**
+   * QuickJS engine: run the VMs on worker threads of the host, one running VM per thread, so a
+   * busy or hung conversation holds only its own thread (default false; no OS layer then: the
+   * WebAssembly VM is the boundary). See src/runtime/js/README.md, "QuickJS on threads".
+   */
+  jsThreads?: boolean;
   /** V8 engine: warm JavaScript sandbox processes kept ready (default 1). */
   jsPoolSize?: number;
   /**

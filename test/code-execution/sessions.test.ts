@@ -167,6 +167,19 @@ for (const language of ['javascript', 'python'] as const) {
   });
 }
 
+test('QuickJS on threads (jsThreads): a session persists between runs through code_execution', async () => {
+  const r = rig({ jsThreads: true, languages: ['javascript'] });
+  try {
+    const first = await r.run('threads', 'javascript', SET.javascript);
+    assert.equal(first.value, 41);
+    const next = await r.run('threads', 'javascript', READ.javascript);
+    assert.equal(next.value, 42);
+    assert.deepEqual(next.session, { fresh: false });
+  } finally {
+    await r.close();
+  }
+});
+
 test('V8 engine: every run is a fresh session, and the result says so', async () => {
   const r = rig({ engine: 'v8', languages: ['javascript'] });
   try {

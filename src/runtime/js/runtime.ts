@@ -19,6 +19,7 @@
  * await runtime.close();
  * ```
  */
+import os from 'node:os';
 import type { RunError, ToolBinding } from '../types.ts';
 import { newCatalogId, PerCatalog, type ToolCatalog } from '../catalog.ts';
 import { planBindings, type BindingPlan } from './bindings.ts';
@@ -26,7 +27,7 @@ import { checkLimits, resolveLimits, type JsLimits } from './limits.ts';
 import { CapacityError, resolvePoolOptions, type JsPoolOptions } from './engines/pool-options.ts';
 import { QuickjsPool } from './engines/quickjs/pool.ts';
 import { V8Processes } from './engines/v8/processes.ts';
-import { PoolClosedError } from './pool.ts';
+import { PoolClosedError } from './engines/v8/warm-pool.ts';
 import type { IsolationMode } from '../isolation/index.ts';
 import type { SandboxProcess } from './sandbox-process.ts';
 import { abortMessage, RunSession, type ExecuteResult, type RunProcess, type SessionRelease } from './session.ts';
@@ -48,13 +49,20 @@ export interface JsRuntimeOptions {
    * it under bubblewrap when that works here, `bwrap` fails closed without it, `none` skips it.
    */
   isolation?: IsolationMode;
+  /**
+   * QuickJS: run the VMs on worker threads of the host, one running VM per thread, instead of
+   * in shared sandbox processes (no OS layer then: the WebAssembly VM is the boundary). A busy
+   * or hung VM holds only its thread and is ended alone. Default false. `pool.maxProcesses`
+   * bounds the threads (default twice the cores, at least 4); `runsPerProcess` is 1.
+   */
+  quickjsThreads?: boolean;
   /** V8 engine: warm spare sandbox processes kept ready beyond those serving runs (default 1). */
   poolSize?: number;
   /** Default limits for every run of this runtime. */
   limits?: Partial<JsLimits>;
   /**
    * Entry file of the sandbox process. Only for tests and bundlers that relocate
-   * `child/main.mjs`; the process protocol is internal.
+   * `engines/v8/main.mjs`; the process protocol is internal.
    */
   sandboxEntry?: string;
   /**
@@ -119,6 +127,10 @@ export interface ExecuteOptions {
 
 const withoutRun = { logs: [], calls: [] };
 
+function cores(): number {
+  return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+}
+
 function failure(error: RunError): ExecuteResult {
   return { ok: false, error, ...withoutRun };
 }
@@ -157,7 +169,11 @@ export class JsRuntime {
     this.engine = engine;
     const pool = resolvePoolOptions(options.pool, engine);
     if (engine === 'quickjs') {
-      this.quickjs = new QuickjsPool(pool, this.entry, options.isolation);
+      const threads = options.quickjsThreads === true;
+      const threadPool = threads && options.pool?.maxProcesses === undefined
+        ? { ...pool, maxProcesses: Math.max(4, 2 * cores()), minProcesses: Math.min(pool.minProcesses, Math.max(4, 2 * cores())) }
+        : pool;
+      this.quickjs = new QuickjsPool(threadPool, this.entry, options.isolation, threads);
       this.quickjs.warm();
     } else {
       this.v8 = new V8Processes({

@@ -1,5 +1,5 @@
 /**
- * The host's handle on one sandbox process (src/runtime/js/child/main.mjs).
+ * The host's handle on one sandbox process (src/runtime/js/engines/v8/main.mjs or engines/quickjs/main.mjs).
  *
  * Scripts run in a child process rather than a worker thread because V8 aborts the whole
  * process when an isolate cannot satisfy an allocation: `new Array(1e9).fill(0)` or a growing
@@ -19,13 +19,18 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { encodeFrame, FrameDecoder } from './child/frames.mjs';
+import { encodeFrame, FrameDecoder } from './sandbox/frames.mjs';
 import { spawnIsolated, type IsolationMode } from '../isolation/index.ts';
 import { parseChildMessage, type ChildMessage } from './protocol.ts';
 import { HeldCatalogs } from './held-catalogs.ts';
 
-const DEFAULT_ENTRY = fileURLToPath(new URL('./child/main.mjs', import.meta.url));
+const DEFAULT_ENTRY = fileURLToPath(new URL('./engines/v8/main.mjs', import.meta.url));
 const QUICKJS_ENTRY = fileURLToPath(new URL('./engines/quickjs/main.mjs', import.meta.url));
+/** Directories every sandbox process reads: the code shared by both engines' processes and the guest code. */
+const SHARED_DIRS = [
+  fileURLToPath(new URL('./sandbox/', import.meta.url)),
+  fileURLToPath(new URL('./guest/', import.meta.url)),
+].map((dir) => path.resolve(dir));
 /** Node heap of a QuickJS sandbox process: frames and strings only; script memory is the VMs'. */
 const QUICKJS_NODE_HEAP_MB = 256;
 /** How long the host keeps its event loop awake after writing, expecting a quick answer. */
@@ -47,7 +52,7 @@ export interface ProcessEnd {
 
 export interface SandboxProcessOptions {
   /**
-   * `v8` (default): one run at a time in vm contexts (child/main.mjs); `heapMb` is the process's
+   * `v8` (default): one run at a time in vm contexts (engines/v8/main.mjs); `heapMb` is the process's
    * V8 heap. `quickjs`: many runs in QuickJS VMs (engines/quickjs/main.mjs); each run's memory
    * limit travels with the run, and `heapMb` is ignored.
    */
@@ -118,7 +123,7 @@ function quickjsFiles(): { lib: string; wasm: string } {
 function spawnSandbox(options: SandboxProcessOptions, bellFd: number): ChildProcess {
   const quickjs = options.engine === 'quickjs';
   const entry = options.entry ?? (quickjs ? QUICKJS_ENTRY : DEFAULT_ENTRY);
-  const dirs = new Set([path.dirname(DEFAULT_ENTRY), path.dirname(entry)]);
+  const dirs = new Set([...SHARED_DIRS, path.dirname(DEFAULT_ENTRY), path.dirname(entry)]);
   let engineArgs: string[];
   let entryArgs: string[];
   if (quickjs) {
@@ -136,7 +141,7 @@ function spawnSandbox(options: SandboxProcessOptions, bellFd: number): ChildProc
     '--disallow-code-generation-from-strings',
     '--no-warnings',
     PERMISSION_FLAG,
-    '--allow-worker', // for the orphan watchdog thread only (see child/main.mjs)
+    '--allow-worker', // for the orphan watchdog thread only (see engines/v8/main.mjs)
     ...[...dirs].map((dir) => `--allow-fs-read=${path.join(dir, '*')}`),
     entry,
     ...entryArgs,

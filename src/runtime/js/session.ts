@@ -8,7 +8,7 @@
  */
 import type { CallSummary, LogEntry, RunError, SessionInfo, ToolBinding, ToolCallContext } from '../types.ts';
 import { toolLabel, type BindingPlan } from './bindings.ts';
-import { jsonDeeperThan } from './child/json-depth.mjs';
+import { jsonDeeperThan } from './sandbox/json-depth.mjs';
 import { PausableDeadline } from './clock.ts';
 import type { JsLimits } from './limits.ts';
 import { runHeader, type ChildCall, type ChildMessage } from './protocol.ts';

@@ -1,7 +1,7 @@
 """The helpers every Python script gets beside `tools`: `inspect` and a bounded `print`.
 
 Loaded by bootstrap.py from its own directory. Neither is a tool call: nothing is dispatched,
-nothing is recorded. Counterparts of the JavaScript helpers (src/runtime/js/child/inspect.js),
+nothing is recorded. Counterparts of the JavaScript helpers (src/runtime/js/guest/inspect.js),
 in the same spirit and with the same bounds:
 
 - `inspect(value, depth=3, max_chars=2000)` describes a value's shape: types, keys, lengths of

@@ -1,7 +1,7 @@
-/** The maxDepth scan over JSON text (child/json-depth.mjs), shared by the host and the V8 child. */
+/** The maxDepth scan over JSON text (sandbox/json-depth.mjs), shared by the host and the V8 child. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { jsonDeeperThan } from '../../../src/runtime/js/child/json-depth.mjs';
+import { jsonDeeperThan } from '../../../src/runtime/js/sandbox/json-depth.mjs';
 
 const nest = (depth: number, inner = '1') => '['.repeat(depth) + inner + ']'.repeat(depth);
 

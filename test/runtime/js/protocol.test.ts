@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { closestTools } from '../../../src/runtime/js/child/closest.mjs';
-import { encodeFrame, FrameDecoder, FrameError } from '../../../src/runtime/js/child/frames.mjs';
+import { closestTools } from '../../../src/runtime/js/sandbox/closest.mjs';
+import { encodeFrame, FrameDecoder, FrameError } from '../../../src/runtime/js/sandbox/frames.mjs';
 import { planBindings } from '../../../src/runtime/js/bindings.ts';
 import { PausableDeadline } from '../../../src/runtime/js/clock.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../../../src/runtime/js/limits.ts';

@@ -18,28 +18,31 @@
 // announced a frame that cancels it, without ending the process or the other runs in it.
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { cancelPosted, framesWaiting, poll, receive, send } from '../../child/io.mjs';
+import { isMainThread, Worker, workerData } from 'node:worker_threads';
+import { cancelPosted, framesWaiting, poll, receive, send } from '../../sandbox/io.mjs';
 import { GuestRun } from './vm.mjs';
-import { CatalogStore, MISSING_CATALOG } from '../../child/catalogs.mjs';
+import { CatalogStore, MISSING_CATALOG } from '../../sandbox/catalogs.mjs';
 
 process.on('unhandledRejection', () => {});
 
-const [libPath, wasmPath] = process.argv.slice(2);
+// On a worker thread of the host (engines/quickjs/thread.ts) the host hands over the package's
+// path and its compiled module; as a process, the paths come as arguments.
+const onThread = !isMainThread;
+const [libPath, wasmPath] = onThread ? [workerData.lib, null] : process.argv.slice(2);
 const { QuickJS, MAX_STACK_SIZE, Intrinsics, JSException } = await import(pathToFileURL(libPath).href);
-const wasmModule = new WebAssembly.Module(fs.readFileSync(wasmPath));
+const wasmModule = onThread ? workerData.wasmModule : new WebAssembly.Module(fs.readFileSync(wasmPath));
 const preludeSource = fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8');
-const inspectorSource = fs.readFileSync(new URL('../../child/inspect.js', import.meta.url), 'utf8');
-const coreSource = fs.readFileSync(new URL('../../child/guest-core.js', import.meta.url), 'utf8');
+const inspectorSource = fs.readFileSync(new URL('../../guest/inspect.js', import.meta.url), 'utf8');
+const coreSource = fs.readFileSync(new URL('../../guest/guest-core.js', import.meta.url), 'utf8');
 // The V8 engine's hardening, unchanged: plain ECMAScript that freezes the realm it runs in.
-const hardenSource = fs.readFileSync(new URL('../../child/harden.js', import.meta.url), 'utf8');
+const hardenSource = fs.readFileSync(new URL('../../guest/harden.js', import.meta.url), 'utf8');
 /**
  * No weak references (their timing reveals the collector). The eval intrinsic stays: the host
  * compiles scripts through it; the prelude takes `eval` and the Function constructors away.
  */
 const INTRINSICS = Intrinsics.ALL & ~Intrinsics.WEAK_REF;
-/** Fresh VMs kept ready for runs of conversations that have none prepared. */
-const SPARE_VMS = 2;
+/** Fresh VMs kept ready for runs of conversations that have none prepared (a thread runs one at a time: one). */
+const SPARE_VMS = onThread ? 1 : 2;
 /** How often (ms) a busy script checks whether the host has sent a frame (a cancel). */
 const CANCEL_CHECK_MS = 2;
 
@@ -318,12 +321,15 @@ async function loop() {
 
 // A script spinning when the host dies would spin until its deadline; a watchdog thread ends
 // the process once it has been orphaned.
-const watchdog = new Worker(
-  `const { workerData } = require('node:worker_threads');
-   setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 500);`,
-  { eval: true, workerData: process.ppid, env: {}, stdout: true, stderr: true },
-);
-watchdog.unref();
+// (A thread dies with its host.)
+if (!onThread) {
+  const watchdog = new Worker(
+    `const { workerData } = require('node:worker_threads');
+     setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 500);`,
+    { eval: true, workerData: process.ppid, env: {}, stdout: true, stderr: true },
+  );
+  watchdog.unref();
+}
 
 spares.push(await createGuest());
 send({ t: 'ready' });

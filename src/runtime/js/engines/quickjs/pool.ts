@@ -17,12 +17,16 @@ import type { ChildMessage } from '../../protocol.ts';
 import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../sandbox-process.ts';
 import type { IsolationMode } from '../../../isolation/index.ts';
 import type { RunProcess } from '../../session.ts';
+import { SandboxThread } from './thread.ts';
+
+/** What the pool needs of where VMs run: a sandbox process, or a thread of the host (thread.ts). */
+type VmHost = SandboxProcess | SandboxThread;
 
 /** How long a process may take to confirm a cancelled run before it is killed. */
 const CANCEL_GRACE_MS = 2_000;
 
 interface Host {
-  process: SandboxProcess;
+  process: VmHost;
   ready: boolean;
   /** Runs placed here (starting or running). */
   load: number;
@@ -56,7 +60,7 @@ interface Waiter {
 
 export class QuickjsPool {
   private readonly maxProcesses: number;
-  private readonly runsPerProcess: number;
+  private runsPerProcess: number;
   private readonly maxQueued: number;
   private readonly queueTimeoutMs: number;
   private readonly idleVmMs: number;
@@ -74,6 +78,11 @@ export class QuickjsPool {
     options: ResolvedPoolOptions,
     private readonly entry: string | undefined,
     private readonly isolation?: IsolationMode,
+    /**
+     * Run VMs on worker threads of the host, one running VM per thread, instead of in sandbox
+     * processes: a busy VM then holds only its own thread (see README, isolation model).
+     */
+    private readonly threads = false,
   ) {
     ({
       maxProcesses: this.maxProcesses,
@@ -84,6 +93,7 @@ export class QuickjsPool {
       idleProcessMs: this.idleProcessMs,
       minProcesses: this.minProcesses,
     } = options);
+    if (threads) this.runsPerProcess = 1;
     const every = Math.max(20, Math.min(this.idleVmMs, this.idleProcessMs, 60_000) / 2);
     this.sweeper = setInterval(() => this.sweep(), every);
     this.sweeper.unref();
@@ -198,6 +208,7 @@ export class QuickjsPool {
     if (pinned !== undefined && pinned.host.process.alive) {
       return pinned.host.load < this.runsPerProcess ? pinned.host : null;
     }
+    if (this.threads) return this.placeOnThread();
     let best: Host | null = null;
     let anyIdle = false;
     for (const h of this.hosts) {
@@ -212,6 +223,23 @@ export class QuickjsPool {
       const fresh = this.spawn();
       if (best === null || !best.ready) best = fresh;
     }
+    return best;
+  }
+
+  /**
+   * Threads run one VM at a time, so a new conversation goes to an idle thread that keeps no
+   * other conversation's session, else to a new thread, else to the idle thread keeping the
+   * fewest: a conversation's kept VM is then rarely behind another conversation's run.
+   */
+  private placeOnThread(): Host | null {
+    let best: Host | null = null;
+    for (const h of this.hosts) {
+      if (!h.process.alive || h.load > 0) continue;
+      if (h.ready && h.conversations.size === 0) return h;
+      if (best === null || (h.ready && !best.ready) || (h.ready === best.ready && h.conversations.size < best.conversations.size)) best = h;
+    }
+    if (best !== null && !best.ready) return best; // starting: it keeps nothing yet
+    if (this.hosts.size < this.maxProcesses) return this.spawn();
     return best;
   }
 
@@ -262,7 +290,9 @@ export class QuickjsPool {
   }
 
   private spawn(): Host {
-    const process = new SandboxProcess({ engine: 'quickjs', heapMb: 0, entry: this.entry, ...(this.isolation ? { isolation: this.isolation } : {}) });
+    const process = this.threads
+      ? new SandboxThread(this.entry)
+      : new SandboxProcess({ engine: 'quickjs', heapMb: 0, entry: this.entry, ...(this.isolation ? { isolation: this.isolation } : {}) });
     this.counts.started++;
     const host: Host = {
       process,

@@ -1,6 +1,6 @@
 // Evaluated inside every fresh QuickJS VM before any script code (engines/quickjs/vm.mjs). Its
 // completion value is the setup function below, called once with the bridge and the inspector
-// (child/inspect.js, shared with the V8 engine).
+// (guest/inspect.js, shared with the V8 engine).
 //
 // A VM may serve several runs of its conversation (a session): `bind` and `run` reset the
 // per-run state and may be called again; what the scripts put on the global object stays.
@@ -48,7 +48,7 @@
   errorCtors.ReferenceError = ReferenceError;
   errorCtors.EvalError = EvalError;
   errorCtors.URIError = URIError;
-  // Helpers shared with the other engine's prelude (child/guest-core.js, evaluated just before).
+  // Helpers shared with the other engine's prelude (guest/guest-core.js, evaluated just before).
   const { safeString, describe, isError, readString, rejected, returnJson, makeNamespace } = core;
   const makeLogger = (level) => core.makeLogger(level, format, sendLog);
 

@@ -5,10 +5,10 @@
 // Only numbers and strings cross between the VM and this file: the bridge reads its arguments
 // as primitives and answers with a number, a string or null; answers go in as strings.
 import { randomBytes } from 'node:crypto';
-import { send } from '../../child/io.mjs';
-import { unknownNameMessage } from '../../child/closest.mjs';
-import { Outbox } from '../../child/outbox.mjs';
-import { DEADLOCK_MESSAGE, returnRefusal, scriptError } from '../../child/run-bounds.mjs';
+import { send } from '../../sandbox/io.mjs';
+import { unknownNameMessage } from '../../sandbox/closest.mjs';
+import { Outbox } from '../../sandbox/outbox.mjs';
+import { DEADLOCK_MESSAGE, returnRefusal, scriptError } from '../../sandbox/run-bounds.mjs';
 
 // Keep in sync with prelude.js.
 const C_BIND = 1;

@@ -8,7 +8,7 @@
  * first). A run that finds no room waits in a bounded FIFO queue and is refused past it.
  */
 import { CapacityError } from '../pool-options.ts';
-import { SandboxPool } from '../../pool.ts';
+import { SandboxPool } from './warm-pool.ts';
 import type { IsolationMode } from '../../../isolation/index.ts';
 
 export interface V8ProcessesOptions {

@@ -3,11 +3,11 @@
 // It serves one run at a time, each in a fresh context, and sends `idle` only once the event
 // loop turns after a run: a script that left a spinning microtask behind never gets there.
 import { Worker } from 'node:worker_threads';
-import { send, receive, poll } from './io.mjs';
+import { send, receive, poll } from '../../sandbox/io.mjs';
 import { C_BIND, C_RUN, C_THROWN, compileScript, createSandboxContext, describeSyntaxError } from './context.mjs';
 import { Run } from './run.mjs';
-import { DEADLOCK_MESSAGE } from './run-bounds.mjs';
-import { CatalogStore, MISSING_CATALOG } from './catalogs.mjs';
+import { DEADLOCK_MESSAGE } from '../../sandbox/run-bounds.mjs';
+import { CatalogStore, MISSING_CATALOG } from '../../sandbox/catalogs.mjs';
 
 // Rejections nobody handled belong to script promises; the run reports its own outcome.
 process.on('unhandledRejection', () => {});

@@ -1,8 +1,17 @@
 // Synchronous frame I/O of the sandbox process. The process never waits in its event loop for
 // the host: it blocks in read(2), after a few reads of the doorbell (an answer already
 // announced is picked up without the thread going to sleep).
+//
+// The QuickJS engine can also run this loop on a worker thread of the host (engines/quickjs/
+// thread.ts): there frames are [header, payloads] messages on the thread's port, received
+// synchronously (receiveMessageOnPort), and the doorbell and cancel board are a
+// SharedArrayBuffer the host bumps with Atomics, so the thread sleeps in Atomics.wait.
 import fs from 'node:fs';
+import { isMainThread, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { encodeFrame, FrameDecoder } from './frames.mjs';
+
+/** On a worker thread: the board shared with the host ([0] frames sent, then the cancel slots). */
+const board = !isMainThread && workerData?.toolcellBoard instanceof SharedArrayBuffer ? new Int32Array(workerData.toolcellBoard) : null;
 
 const TO_HOST = 3;
 const FROM_HOST = 4;
@@ -25,6 +34,7 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /** Writes one frame to the host. Exits quietly when the host is gone. */
 export function send(header, payloads = []) {
+  if (board !== null) return parentPort.postMessage([header, payloads]);
   const buf = encodeFrame(header, payloads);
   let offset = 0;
   while (offset < buf.length) {
@@ -40,6 +50,7 @@ export function send(header, payloads = []) {
 
 /** A frame already buffered, without touching the pipe. */
 export function poll() {
+  if (board !== null) return threadReceive(false);
   return counted(decoder.next());
 }
 
@@ -53,6 +64,7 @@ function counted(frame) {
  * each write, so a quick answer is picked up without the thread going to sleep.
  */
 export function receive(spin) {
+  if (board !== null) return threadReceive(true);
   for (;;) {
     const frame = counted(decoder.next());
     if (frame !== null) return frame;
@@ -69,6 +81,7 @@ export function receive(spin) {
  * (the QuickJS engine's interrupt handler) look for a cancel without blocking.
  */
 export function framesWaiting() {
+  if (board !== null) return Atomics.load(board, 0) !== framesDecoded;
   fs.readSync(DOORBELL, bell, 0, 4, 0);
   return bell.readInt32LE(0) !== framesDecoded;
 }
@@ -82,6 +95,7 @@ const slot = Buffer.alloc(4);
  * is safe wherever it is interrupted — the QuickJS interrupt handler runs it mid-script).
  */
 export function cancelPosted(run) {
+  if (board !== null) return Atomics.load(board, 1 + (run % CANCEL_SLOTS)) === (run | 0);
   fs.readSync(DOORBELL, slot, 0, 4, 4 + 4 * (run % CANCEL_SLOTS));
   return slot.readInt32LE(0) === (run | 0);
 }
@@ -123,4 +137,19 @@ function readOnce() {
     }
   }
   decoder.push(Buffer.from(chunk.subarray(0, n)));
+}
+
+/** A frame from the host's port; with `block`, sleeps on the board until one is announced. */
+function threadReceive(block) {
+  for (;;) {
+    const seen = Atomics.load(board, 0);
+    const message = receiveMessageOnPort(parentPort);
+    if (message !== undefined) {
+      framesDecoded = (framesDecoded + 1) | 0;
+      const [header, payloads] = message.message;
+      return { header, payloads };
+    }
+    if (!block) return null;
+    Atomics.wait(board, 0, seen);
+  }
 }

@@ -1,5 +1,5 @@
 // A run's side of the pipe inside a sandbox process, shared by both engines' runners (V8's
-// child/run.mjs, QuickJS's engines/quickjs/vm.mjs): it admits each tool call and log line
+// engines/v8/run.mjs, QuickJS's engines/quickjs/vm.mjs): it admits each tool call and log line
 // against the run's limits (run-bounds.mjs), keeps the counters those limits need, and batches
 // what is admitted into `out` frames for the host.
 import { send } from './io.mjs';

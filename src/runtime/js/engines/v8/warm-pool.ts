@@ -4,7 +4,7 @@
  * only after it proves its event loop is free (the `idle` signal its session waits for);
  * otherwise it is killed and replaced.
  */
-import { SandboxProcess, type ProcessEnd, type SandboxProcessOptions } from './sandbox-process.ts';
+import { SandboxProcess, type ProcessEnd, type SandboxProcessOptions } from '../../sandbox-process.ts';
 
 interface Waiter {
   resolve(process: SandboxProcess): void;

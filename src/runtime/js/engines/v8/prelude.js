@@ -1,5 +1,5 @@
 // Evaluated inside every fresh sandbox context before any script code, by the sandbox process
-// (child/context.mjs). Its completion value is the setup function below. It is plain JavaScript
+// (engines/v8/context.mjs). Its completion value is the setup function below. It is plain JavaScript
 // and not a module: it runs as a classic script in the context's own realm.
 //
 // Security rules this file keeps:
@@ -29,7 +29,7 @@
   const B_KEYS = 7;
 
   const G = globalThis;
-  // child/inspect.js, evaluated in this context just before this file.
+  // guest/inspect.js, evaluated in this context just before this file.
   const formatLog = inspector.formatLog;
   const apply = Reflect.apply;
   const create = Object.create;
@@ -59,7 +59,7 @@
   errorCtors.ReferenceError = ReferenceError;
   errorCtors.EvalError = EvalError;
   errorCtors.URIError = URIError;
-  // Helpers shared with the other engine's prelude (child/guest-core.js, evaluated just before).
+  // Helpers shared with the other engine's prelude (guest/guest-core.js, evaluated just before).
   const { safeString, describe, readString, rejected, returnJson, makeNamespace } = core;
   const makeLogger = (level) => core.makeLogger(level, format, sendLog);
 

@@ -1,18 +1,18 @@
 // One run inside the V8 sandbox process: the bridge's side of every call the prelude makes.
 // Admitting calls and log lines against the limits, and batching them for the host, is the
 // outbox's (outbox.mjs, shared with the QuickJS engine).
-import { send } from './io.mjs';
+import { send } from '../../sandbox/io.mjs';
 import { B_CALL, B_DONE, B_FAIL, B_KEYS, B_LOG, B_RESOLVE, B_UNKNOWN_TOOL, C_DELIVER } from './context.mjs';
-import { unknownNameMessage } from './closest.mjs';
-import { Outbox } from './outbox.mjs';
-import { returnRefusal, scriptError } from './run-bounds.mjs';
+import { unknownNameMessage } from '../../sandbox/closest.mjs';
+import { Outbox } from '../../sandbox/outbox.mjs';
+import { returnRefusal, scriptError } from '../../sandbox/run-bounds.mjs';
 
 export class Run {
   /**
    * @param {number} id
    * @param {{ maxCalls: number, maxInFlight: number, maxArgsBytes: number, maxInFlightBytes: number, maxLogBytes: number,
    *   maxLogEntries: number, maxDepth: number, maxReturnBytes: number }} limits
-   * @param {import('./catalogs.mjs').Catalog | null} catalog the run's tools (null: the host named
+   * @param {import('../../sandbox/catalogs.mjs').Catalog | null} catalog the run's tools (null: the host named
    *   one this process does not hold; the run is failed at once)
    * @param {boolean} sites whether calls carry their call site
    * @param {{ control: Function, slot: { handler: Function | null } }} sandbox

@@ -1,5 +1,5 @@
 // The limits a sandbox process enforces before anything crosses to the host, shared by both
-// engines' runners (child/run.mjs for V8, engines/quickjs/vm.mjs for QuickJS) so that their
+// engines' runners (engines/v8/run.mjs for V8, engines/quickjs/vm.mjs for QuickJS) so that their
 // checks and error texts cannot drift apart. Pure: each check reads the run's counters and
 // answers; the runner updates its own state. The host repeats these checks (session.ts).
 import { jsonDeeperThan } from './json-depth.mjs';

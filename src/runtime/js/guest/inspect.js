@@ -1,5 +1,5 @@
 // The value inspector of both JavaScript engines, evaluated inside the script's own VM or
-// context (QuickJS: engines/quickjs/main.mjs; V8: child/context.mjs) before the prelude, so it
+// context (QuickJS: engines/quickjs/main.mjs; V8: engines/v8/context.mjs) before the prelude, so it
 // captures the intrinsics it uses before any script runs, and only strings leave the guest.
 //
 // One renderer, two presets: `log` formats console.* arguments in the spirit of Node's

@@ -26,15 +26,15 @@ const prelude = new vm.Script(fs.readFileSync(new URL('./prelude.js', import.met
   filename: 'toolcell-prelude',
 });
 // The inspector shared with the QuickJS engine: evaluated in each context before the prelude.
-const inspectorScript = new vm.Script(fs.readFileSync(new URL('./inspect.js', import.meta.url), 'utf8'), {
+const inspectorScript = new vm.Script(fs.readFileSync(new URL('../../guest/inspect.js', import.meta.url), 'utf8'), {
   filename: 'toolcell-inspect',
 });
 // Helpers both preludes share, evaluated in each context before the prelude too.
-const coreScript = new vm.Script(fs.readFileSync(new URL('./guest-core.js', import.meta.url), 'utf8'), {
+const coreScript = new vm.Script(fs.readFileSync(new URL('../../guest/guest-core.js', import.meta.url), 'utf8'), {
   filename: 'toolcell-guest-core',
 });
 // The same hardening source runs in this realm (once) and in every context (see harden.js).
-const harden = new vm.Script(fs.readFileSync(new URL('./harden.js', import.meta.url), 'utf8'), {
+const harden = new vm.Script(fs.readFileSync(new URL('../../guest/harden.js', import.meta.url), 'utf8'), {
   filename: 'toolcell-harden',
 });
 let processHardened = false;

@@ -1,5 +1,5 @@
 // Helpers both engines' preludes use, evaluated inside the script's own VM or context (QuickJS:
-// engines/quickjs/main.mjs; V8: child/context.mjs) before the prelude, as child/inspect.js is.
+// engines/quickjs/main.mjs; V8: engines/v8/context.mjs) before the prelude, as guest/inspect.js is.
 // They were written twice, once per prelude; one copy keeps the engines saying the same things.
 //
 // Plain ECMAScript, no module: its completion value is the function below, which returns the

@@ -1,4 +1,4 @@
-// Freezes the intrinsics of the realm it is evaluated in (child/context.mjs evaluates it in the
+// Freezes the intrinsics of the realm it is evaluated in (engines/v8/context.mjs evaluates it in the
 // sandbox process's own realm once, and in every fresh script context after the prelude). Its
 // completion value is a function taking one boolean, so nothing of another realm is handed in.
 //

@@ -1,0 +1,180 @@
+/**
+ * The host's handle on one QuickJS sandbox *thread*: engines/quickjs/main.mjs run on a Node
+ * worker thread of the host instead of in a child process (`quickjsThreads`).
+ *
+ * Why: a thread has its own event loop and its own V8 heap, so a script spinning, allocating or
+ * making the sandbox rank a huge name occupies that thread alone: other conversations' threads
+ * and the host's event loop go on. A frame is one postMessage (strings cross by structured
+ * clone, once) plus an Atomics.notify on a shared board, instead of a pipe write and a process
+ * wake-up. A thread that does not confirm a cancel is ended with `Worker.terminate()`: it alone
+ * goes. The security boundary stays the QuickJS WebAssembly VM: nothing but strings and numbers
+ * cross between a VM and the thread's own JavaScript, and the host's thread runs no guest code.
+ *
+ * It offers the surface of SandboxProcess the QuickJS pool uses, so the pool places runs on
+ * threads and processes alike.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import fs from 'node:fs';
+import { parseChildMessage } from '../../protocol.ts';
+import { HeldCatalogs } from '../../held-catalogs.ts';
+import type { ProcessEnd, ProcessListener } from '../../sandbox-process.ts';
+
+const ENTRY = fileURLToPath(new URL('./main.mjs', import.meta.url));
+/** Must match CANCEL_SLOTS in sandbox-process.ts and sandbox/io.mjs. */
+const CANCEL_SLOTS = 16;
+/** The thread's own V8 heap: frames and strings only; a script's memory is its VM's (heapMb). */
+const THREAD_HEAP_MB = 256;
+const READY_TIMEOUT_MS = 20_000;
+
+/** The compiled WebAssembly module (typed opaquely: the project's lib has no WebAssembly types). */
+type WasmModule = object;
+const { Module: WasmModuleClass } = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => WasmModule } }).WebAssembly;
+let shared: { lib: string; wasmModule: WasmModule } | undefined;
+/** quickjs-wasi's module path and its WebAssembly compiled once per host, shared by every thread. */
+function quickjs(): { lib: string; wasmModule: WasmModule } {
+  if (shared === undefined) {
+    const require = createRequire(import.meta.url);
+    const wasm = require.resolve('quickjs-wasi/quickjs.wasm');
+    shared = { lib: require.resolve('quickjs-wasi'), wasmModule: new WasmModuleClass(fs.readFileSync(wasm)) };
+  }
+  return shared;
+}
+
+export class SandboxThread {
+  readonly ready: Promise<void>;
+  readonly closed: Promise<void>;
+  readonly catalogs = new HeldCatalogs();
+  private readonly worker: Worker;
+  /** [0]: frames sent (the doorbell the thread sleeps on); [1 + id % CANCEL_SLOTS]: cancelled run ids. */
+  private readonly board = new Int32Array(new SharedArrayBuffer(4 * (1 + CANCEL_SLOTS)));
+  private listener: ProcessListener | null = null;
+  private isReady = false;
+  private ended = false;
+  private killedByHost = false;
+  private readyTimer: NodeJS.Timeout;
+  private settleReady!: (error?: Error) => void;
+
+  constructor(entry?: string) {
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.settleReady = (error) => (error ? reject(error) : resolve());
+    });
+    this.ready.catch(() => {});
+    const { lib, wasmModule } = quickjs();
+    this.worker = new Worker(entry ?? ENTRY, {
+      workerData: { lib, wasmModule, toolcellBoard: this.board.buffer },
+      env: {},
+      // The loop is plain JavaScript: the host's loaders (tsx under tests) need not start again.
+      execArgv: [],
+      stdout: true,
+      stderr: true,
+      resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
+    });
+    this.closed = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    this.worker.on('message', (frame: unknown) => this.onFrame(frame));
+    this.worker.once('error', (error: Error) => {
+      const oom = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+      this.end(oom ? `the sandbox thread ran out of memory (its heap limit of ${THREAD_HEAP_MB} MiB)` : `the sandbox thread failed: ${error.message}`);
+    });
+    this.worker.once('exit', (code) => this.end(`the sandbox thread exited unexpectedly (exit code ${code})`));
+    this.readyTimer = setTimeout(() => {
+      this.kill();
+      this.end(`the sandbox thread did not start within ${READY_TIMEOUT_MS} ms`);
+    }, READY_TIMEOUT_MS);
+    this.readyTimer.unref();
+  }
+
+  get alive(): boolean {
+    return !this.ended;
+  }
+
+  listen(listener: ProcessListener | null): void {
+    this.listener = listener;
+  }
+
+  send(header: unknown, payloads: readonly string[]): void {
+    if (this.ended) return;
+    this.worker.postMessage([header, payloads]);
+    Atomics.add(this.board, 0, 1);
+    Atomics.notify(this.board, 0);
+  }
+
+  postCancel(runId: number): void {
+    if (this.ended) return;
+    Atomics.store(this.board, 1 + (runId % CANCEL_SLOTS), runId | 0);
+  }
+
+  kill(): void {
+    if (this.ended && this.killedByHost) return;
+    this.killedByHost = true;
+    void this.worker.terminate();
+  }
+
+  /**
+   * Ends the thread and resolves once it is gone. A timer keeps the host alive meanwhile: a
+   * terminate() awaited with nothing else referenced was seen to let the event loop run dry.
+   */
+  async stop(): Promise<void> {
+    this.killedByHost = true;
+    const beat = setInterval(() => {}, 100);
+    try {
+      await this.worker.terminate();
+      await this.closed;
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  ref(): void {
+    this.worker.ref();
+  }
+
+  unref(): void {
+    this.worker.unref();
+  }
+
+  breakBridge(reason: string): void {
+    this.broken(reason);
+  }
+
+  private onFrame(frame: unknown): void {
+    if (this.ended) return;
+    try {
+      if (!Array.isArray(frame) || frame.length !== 2 || !Array.isArray(frame[1]) || !frame[1].every((p) => typeof p === 'string')) {
+        return this.broken('a message that is not a frame');
+      }
+      const message = parseChildMessage(frame[0], frame[1] as string[]);
+      if (message.t === 'invalid') return this.broken(message.reason);
+      if (message.t === 'ready') {
+        if (this.isReady) return this.broken('the sandbox thread announced itself twice');
+        this.isReady = true;
+        clearTimeout(this.readyTimer);
+        this.settleReady();
+        return;
+      }
+      if (!this.isReady) return this.broken(`${message.t} before ready`);
+      if (message.t === 'fatal') return this.broken(`the sandbox thread failed: ${message.message}`);
+      if (this.listener === null) return this.broken(`unexpected ${message.t} while idle`);
+      this.listener.message(message);
+    } catch (error) {
+      this.broken((error as Error).message);
+    }
+  }
+
+  private broken(reason: string): void {
+    this.kill();
+    this.end(`broken sandbox bridge: ${reason}`);
+  }
+
+  private end(message: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    clearTimeout(this.readyTimer);
+    const end: ProcessEnd = { killed: this.killedByHost, message };
+    this.settleReady(new Error(message));
+    const listener = this.listener;
+    this.listener = null;
+    listener?.end(end);
+  }
+}
