@@ -1,5 +1,5 @@
 /**
- * Messages between the host and a sandbox process (src/runtime/js/child). Everything the
+ * Messages between the host and a sandbox process (src/runtime/js/engines/v8, engines/quickjs). Everything the
  * sandbox process sends is validated here before the host acts on it: a process that sends
  * anything else has a broken bridge and is killed.
  */
