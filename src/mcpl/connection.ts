@@ -1,6 +1,6 @@
 /**
- * One MCP/MCPL server over stdio: spawn, handshake (`experimental.mcpl` both ways, MCP
- * `2024-11-05`), the initial policy exchange (`featureSets/update` as a request, before any
+ * One MCP/MCPL server over stdio or Streamable HTTP: handshake (`experimental.mcpl` both ways,
+ * the current MCP version offered with the SDK's fallback — see docs/rfc/protocol-version.md), the initial policy exchange (`featureSets/update` as a request, before any
  * privileged inbound method is accepted), tool listing with re-list on `list_changed`,
  * `tools/call`, inbound `tools/observe`, grant changes, reconnect with a transport epoch.
  *
@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { EventEmitter } from 'eventemitter3';
 import { createTransport } from './transports/create.ts';
 import type { HostTransport } from './transports/types.ts';
-import { serverConfigErrors, type ServerConfig } from './config.ts';
+import { isHttpConfig, serverConfigErrors, type ServerConfig } from './config.ts';
 import { computeLifecycleGrant, type OperatorPolicy } from '../lifecycle/grants.ts';
 import { parseObserveParams, OBSERVE_LIMITS } from '../lifecycle/observe-params.ts';
 import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
@@ -28,6 +28,7 @@ import { lifecycleKey } from '../lifecycle/state-key.ts';
 import type { ServerToolListing } from '../host/registry.ts';
 import type { ProgressUpdate, ToolResult } from '../host/types.ts';
 import { CallTracker } from './call-tracker.ts';
+import { classifyConnectFailure } from './connect-error.ts';
 
 /** How a `tools/call` is run: its abort signal, progress relay, and where a late answer goes. */
 export interface CallToolOptions {
@@ -41,8 +42,6 @@ export interface CallToolOptions {
   meta?: Record<string, unknown>;
 }
 
-/** MCPL pins MCP 2024-11-05; the SDK client always offers its newest version, so the offer is rewritten. */
-export const MCPL_PROTOCOL_VERSION = '2024-11-05';
 export const MCPL_VERSION = '0.5';
 
 const CAPABILITY_DENIED = -32002;
@@ -186,11 +185,16 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     client.onclose = () => this.onTransportClosed(epoch, transport);
     const tracker = new CallTracker();
     this.tracker = tracker;
+    // A failure of start() is the process not spawning, told apart from a handshake failure.
+    let startFailed = false;
+    const start = transport.start.bind(transport);
+    transport.start = () =>
+      start().catch((error: unknown) => {
+        startFailed = true;
+        throw error;
+      });
     const send = transport.send.bind(transport);
     transport.send = (message: JSONRPCMessage, options?: TransportSendOptions) => {
-      if ('method' in message && 'id' in message && message.method === 'initialize' && message.params) {
-        message = { ...message, params: { ...message.params, protocolVersion: MCPL_PROTOCOL_VERSION } };
-      }
       tracker.noteSent(message);
       return send(message, options);
     };
@@ -213,7 +217,13 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     } catch (error) {
       this.state = 'closed';
       await transport.close(100).catch(() => undefined);
-      throw new Error(`server ${this.id} failed to start: ${step} failed: ${(error as Error).message}${this.stderrSuffix()}`);
+      throw classifyConnectFailure(error, transport.failure, {
+        serverId: this.id,
+        step,
+        target: isHttpConfig(this.config) ? this.config.url : this.config.command,
+        spawnFailed: startFailed,
+        stderr: this.stderrSuffix(),
+      });
     }
   }
 
