@@ -31,9 +31,15 @@ import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchReques
 import { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import type { HostLifecycleEvent } from '../lifecycle/events.ts';
 import { McplConnection } from '../mcpl/connection.ts';
+import type { ServerRequestHandlers } from '../mcpl/client-features/types.ts';
 import { serverConfigErrors, type ServerConfig } from '../mcpl/config.ts';
 
 export interface ToolHostOptions {
+  /**
+   * Handlers for requests servers make of toolcell as their client (elicitation, sampling,
+   * roots). toolcell declares exactly the capabilities given here to every server it connects.
+   */
+  serverRequests?: ServerRequestHandlers;
   /** RFC-007 §5.2 input bound in bytes (default 16 KiB). */
   inputBoundBytes?: number;
   /** Gives up on a call whose result never comes back (default 5 minutes): `failed`. */
@@ -233,7 +239,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const errors = serverConfigErrors(config);
     if (errors.length > 0) throw new Error(`server ${JSON.stringify(config.id)} is misconfigured: ${errors.join('; ')}`);
     if (this.connections.has(config.id)) throw new Error(`a server with id "${config.id}" is already connected`);
-    const connection = new McplConnection(config);
+    const connection = new McplConnection(config, this.options.serverRequests);
     for (const [tool, classes] of Object.entries(config.classOverrides ?? {})) {
       this.registry.setOverride(`${config.id}--${tool}`, classes);
     }

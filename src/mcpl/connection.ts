@@ -29,6 +29,7 @@ import type { ServerToolListing } from '../host/registry.ts';
 import type { ProgressUpdate, ToolResult } from '../host/types.ts';
 import { CallTracker } from './call-tracker.ts';
 import { classifyConnectFailure } from './connect-error.ts';
+import { clientCapabilities, installServerRequestHandlers, type CallOwner, type OpenServerCall, type ServerRequestHandlers } from './client-features/index.ts';
 
 /** How a `tools/call` is run: its abort signal, progress relay, and where a late answer goes. */
 export interface CallToolOptions {
@@ -40,6 +41,8 @@ export interface CallToolOptions {
   onLate?: (kind: 'result' | 'error') => void;
   /** Members of the request's `params._meta` (the host passes trace context there). */
   meta?: Record<string, unknown>;
+  /** The host call this is, told to server-request handlers (elicitation, sampling, roots) it causes. */
+  owner?: CallOwner;
 }
 
 export const MCPL_VERSION = '0.5';
@@ -98,8 +101,13 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   private closing = false;
   /** Progress and cancelled requests of the current transport's calls. */
   private tracker = new CallTracker();
+  /** Calls in flight on this connection, to attribute server→client requests to one. */
+  private readonly openCalls = new Set<OpenServerCall>();
 
-  constructor(private readonly config: ServerConfig) {
+  constructor(
+    private readonly config: ServerConfig,
+    private readonly serverRequests?: ServerRequestHandlers,
+  ) {
     super();
     this.id = config.id;
     this.policy = config.policy ?? { enabledCapabilities: ['tools'] };
@@ -167,11 +175,13 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       { name: 'toolcell', version: '0.1.0' },
       {
         capabilities: {
+          ...clientCapabilities(this.serverRequests),
           experimental: { mcpl: { version: MCPL_VERSION, toolLifecycle: { observe: true, inputs: true }, featureSets: true } },
         },
       },
     );
     this.client = client;
+    installServerRequestHandlers(client, this.id, this.serverRequests, () => this.openCalls);
     client.setRequestHandler(ToolsObserveRequest, (request) => this.handleObserve(request.params));
     client.setNotificationHandler(ToolsListChanged, () => {
       this.refreshTools().catch((error: Error) =>
@@ -357,7 +367,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   async callTool(name: string, args: Record<string, unknown>, timeoutMs: number, options: CallToolOptions = {}): Promise<ToolResult> {
     const client = this.client;
     if (!client || !this.isConnected) throw new Error(`server ${this.id} is not connected`);
-    const { signal, onProgress, onLate, meta } = options;
+    const { signal, onProgress, onLate, meta, owner } = options;
     if (signal?.aborted) throw new Error('the call was aborted before it was sent');
     const tracker = this.tracker;
     const token = onProgress ? tracker.progressToken(onProgress) : undefined;
@@ -369,7 +379,13 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       ...(signal ? { signal } : {}),
     });
     tracker.track(result, token, signal, onLate);
-    return (await result) as ToolResult;
+    const open: OpenServerCall = { owner, signal, progressToken: token };
+    this.openCalls.add(open);
+    try {
+      return (await result) as ToolResult;
+    } finally {
+      this.openCalls.delete(open);
+    }
   }
 
   /** Sends any request on this connection (custom MCPL methods, test barriers). */

@@ -32,7 +32,7 @@ function isFatal(error: Error): boolean {
 
 /** The SDK's error for a refused `GET` (the optional standalone stream), as opposed to a refused POST. */
 function isStandaloneStreamRefused(error: Error): boolean {
-  return error instanceof StreamableHTTPError && (error.code === 404 || error.code === 405) && error.message.startsWith('Failed to open SSE stream');
+  return error instanceof StreamableHTTPError && (error.code === 404 || error.code === 405) && error.message.includes('Failed to open SSE stream');
 }
 
 export class HttpTransport implements HostTransport {

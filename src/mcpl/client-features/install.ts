@@ -1,0 +1,73 @@
+/**
+ * Wires {@link ServerRequestHandlers} into one SDK `Client`: the capabilities it declares
+ * (exactly those with a handler) and the request handlers, each given the context of the
+ * call the request arrived during. A request without a handler gets -32601 naming the
+ * capability toolcell does not have.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  McpError,
+  type ClientCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { applyElicitationDefaults } from './defaults.ts';
+import { attributeRequest, type OpenServerCall } from './attribution.ts';
+import type { ServerRequestContext, ServerRequestHandlers } from './types.ts';
+
+/** The client capabilities for these handlers. */
+export function clientCapabilities(handlers: ServerRequestHandlers | undefined): ClientCapabilities {
+  return {
+    ...(handlers?.elicitation ? { elicitation: { form: {} } } : {}),
+    ...(handlers?.sampling ? { sampling: {} } : {}),
+    ...(handlers?.roots ? { roots: {} } : {}),
+  };
+}
+
+const CAPABILITY_OF: Record<string, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+export function installServerRequestHandlers(
+  client: Client,
+  serverId: string,
+  handlers: ServerRequestHandlers | undefined,
+  openCalls: () => ReadonlySet<OpenServerCall>,
+): void {
+  type Extra = RequestHandlerExtra<never, never>;
+  const context = (meta: Record<string, unknown> | undefined, extra: Extra): ServerRequestContext => {
+    const call = attributeRequest(openCalls(), meta);
+    const signal = call?.signal ? AbortSignal.any([extra.signal, call.signal]) : extra.signal;
+    return {
+      serverId,
+      conversationId: call?.owner?.conversationId,
+      toolCallId: call?.owner?.toolCallId,
+      modelCallId: call?.owner?.modelCallId,
+      parentToolCallId: call?.owner?.parentToolCallId,
+      origin: call?.owner?.origin,
+      signal,
+    };
+  };
+  const elicitation = handlers?.elicitation;
+  if (elicitation) {
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      const result = await elicitation(request.params, context(request.params._meta, extra as Extra));
+      return applyElicitationDefaults(request.params, result);
+    });
+  }
+  const sampling = handlers?.sampling;
+  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, context(request.params._meta, extra as Extra)));
+  const roots = handlers?.roots;
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, (request, extra) => roots(context(request.params?._meta, extra as Extra)));
+  client.fallbackRequestHandler = async (request) => {
+    const capability = CAPABILITY_OF[request.method];
+    if (capability) {
+      throw new McpError(-32601, `${request.method}: toolcell's client has no ${capability} capability (no serverRequests.${capability} handler is configured)`);
+    }
+    throw new McpError(-32601, `Method not found: ${request.method}`);
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * The public shape of the requests an MCP server makes of its client (toolcell): the
+ * embedding application's handlers and what each is told about the call the request arrived
+ * during. `toolcell serve` builds its forwarding to its own MCP clients on this shape.
+ */
+import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, ListRootsResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** Which server asked, and which host call (if any) the request belongs to. */
+export interface ServerRequestContext {
+  /** The configured id of the server that sent the request. */
+  serverId: string;
+  /** The conversation of the call the request arrived during, when known. */
+  conversationId: string | undefined;
+  /** The host's id of that call. */
+  toolCallId: string | undefined;
+  modelCallId: string | undefined;
+  /** Set when that call was made by a script (the `code_execution` call's id). */
+  parentToolCallId: string | undefined;
+  origin: 'model' | 'script' | undefined;
+  /** Aborts when that call ends or the server cancels the request. */
+  signal: AbortSignal;
+}
+
+/**
+ * Handlers for server→client requests. toolcell declares exactly the client capabilities it
+ * has a handler for; a request without one is answered -32601 naming the capability.
+ */
+export interface ServerRequestHandlers {
+  /** `elicitation/create` (form mode). Omitted fields with a schema default are filled in (SEP-1034). */
+  elicitation?: (params: ElicitRequest['params'], ctx: ServerRequestContext) => Promise<ElicitResult>;
+  /** `sampling/createMessage`. */
+  sampling?: (params: CreateMessageRequest['params'], ctx: ServerRequestContext) => Promise<CreateMessageResult>;
+  /** `roots/list`. */
+  roots?: (ctx: ServerRequestContext) => Promise<ListRootsResult>;
+}
+
+/** What a connection knows of one of its open calls, to attribute a server request to it. */
+export interface CallOwner {
+  conversationId: string;
+  toolCallId: string;
+  modelCallId?: string | undefined;
+  parentToolCallId?: string | undefined;
+  origin: 'model' | 'script';
+}
