@@ -262,6 +262,13 @@ export class CallLifecycle {
           signal: call.signal,
           ...(progress ? { onProgress: progress } : {}),
           onLate: (kind) => this.late(call, kind),
+          owner: {
+            conversationId: call.inference.conversationId,
+            toolCallId: call.toolCallId,
+            modelCallId: call.modelCallId,
+            parentToolCallId: call.parentToolCallId,
+            origin: call.origin,
+          },
         };
         const hooks = this.instrumentation;
         pending = hooks === undefined

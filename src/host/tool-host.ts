@@ -23,8 +23,7 @@ import pino, { type Logger } from 'pino';
 import type { ToolClass } from '../vocabulary/classes.ts';
 import { ApprovalGrants } from './approval-grants.ts';
 import { CallLifecycle } from './call-lifecycle.ts';
-import type { InferenceRecord, OpenCall } from './open-call.ts';
-import type { ServerRequestContext, ServerRequestHandlers } from '../mcpl/client-features/types.ts';
+import type { InferenceRecord } from './open-call.ts';
 import { ToolRegistry } from './registry.ts';
 import { checkRefusal, type RefusalPolicy } from './refusals.ts';
 import { errorResult } from './results.ts';
@@ -32,11 +31,17 @@ import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchReques
 import { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import type { HostLifecycleEvent } from '../lifecycle/events.ts';
 import { McplConnection } from '../mcpl/connection.ts';
+import type { ServerRequestHandlers } from '../mcpl/client-features/types.ts';
 import { serverConfigErrors, type ServerConfig } from '../mcpl/config.ts';
 import type { ProviderNotification, ProviderRequestOptions } from '../mcpl/gateway-hooks.ts';
 import type { z } from 'zod';
 
 export interface ToolHostOptions {
+  /**
+   * Handlers for requests servers make of toolcell as their client (elicitation, sampling,
+   * roots). toolcell declares exactly the capabilities given here to every server it connects.
+   */
+  serverRequests?: ServerRequestHandlers;
   /** RFC-007 §5.2 input bound in bytes (default 16 KiB). */
   inputBoundBytes?: number;
   /** Gives up on a call whose result never comes back (default 5 minutes): `failed`. */
@@ -64,11 +69,6 @@ export interface ToolHostOptions {
    */
   validateArguments?: boolean;
   logger?: Logger;
-  /**
-   * Answers the requests servers make of their client (`elicitation/create`,
-   * `sampling/createMessage`, `roots/list`); toolcell declares exactly these capabilities.
-   */
-  serverRequests?: ServerRequestHandlers;
 }
 
 export interface ToolHostEvents {
@@ -252,8 +252,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const errors = serverConfigErrors(config);
     if (errors.length > 0) throw new Error(`server ${JSON.stringify(config.id)} is misconfigured: ${errors.join('; ')}`);
     if (this.connections.has(config.id)) throw new Error(`a server with id "${config.id}" is already connected`);
-    const serverRequests = this.options.serverRequests;
-    const connection = new McplConnection(config, serverRequests ? { handlers: serverRequests, callOf: (id) => this.callTo(id) } : undefined);
+    const connection = new McplConnection(config, this.options.serverRequests);
     for (const [tool, classes] of Object.entries(config.classOverrides ?? {})) {
       this.registry.setOverride(config.prefixTools === false ? tool : `${config.id}--${tool}`, classes);
     }
@@ -341,22 +340,6 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     const connection = this.connections.get(serverId);
     if (!connection) return Promise.reject(new Error(`no server with id "${serverId}"`));
     return connection.sendRequest(method, params, schema, options);
-  }
-
-  /**
-   * The call a server's request arrived during: the most recently opened call still open to
-   * that server (a server asks its client while answering a `tools/call`).
-   */
-  private callTo(serverId: string): Omit<ServerRequestContext, 'serverId' | 'signal'> {
-    let latest: OpenCall | undefined;
-    for (const call of this.calls.open.values()) if (call.tool.serverId === serverId && (!latest || call.startedAt >= latest.startedAt)) latest = call;
-    return {
-      conversationId: latest?.inference.conversationId,
-      toolCallId: latest?.toolCallId,
-      modelCallId: latest?.modelCallId,
-      parentToolCallId: latest?.parentToolCallId,
-      origin: latest?.origin,
-    };
   }
 
   /** Every connection now (for instrumentation reading delivery statistics). */

@@ -1,6 +1,6 @@
 /**
- * One MCP/MCPL server over stdio: spawn, handshake (`experimental.mcpl` both ways, MCP
- * `2024-11-05`), the initial policy exchange (`featureSets/update` as a request, before any
+ * One MCP/MCPL server over stdio or Streamable HTTP: handshake (`experimental.mcpl` both ways,
+ * the current MCP version offered with the SDK's fallback — see docs/rfc/protocol-version.md), the initial policy exchange (`featureSets/update` as a request, before any
  * privileged inbound method is accepted), tool listing with re-list on `list_changed`,
  * `tools/call`, inbound `tools/observe`, grant changes, reconnect with a transport epoch.
  *
@@ -18,7 +18,7 @@ import { z } from 'zod';
 import { EventEmitter } from 'eventemitter3';
 import { createTransport } from './transports/create.ts';
 import type { HostTransport } from './transports/types.ts';
-import { serverConfigErrors, type ServerConfig } from './config.ts';
+import { isHttpConfig, serverConfigErrors, type ServerConfig } from './config.ts';
 import { computeLifecycleGrant, type OperatorPolicy } from '../lifecycle/grants.ts';
 import { parseObserveParams, OBSERVE_LIMITS } from '../lifecycle/observe-params.ts';
 import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
@@ -28,9 +28,9 @@ import { lifecycleKey } from '../lifecycle/state-key.ts';
 import type { ServerToolListing } from '../host/registry.ts';
 import type { ProgressUpdate, ToolResult } from '../host/types.ts';
 import { CallTracker } from './call-tracker.ts';
-import { clientCapabilitiesFor, installServerRequestHandlers, type CallOf } from './client-features/install.ts';
-import type { ServerRequestHandlers } from './client-features/types.ts';
 import { sendProviderRequest, type ProviderNotification, type ProviderRequestOptions } from './gateway-hooks.ts';
+import { classifyConnectFailure } from './connect-error.ts';
+import { clientCapabilities, installServerRequestHandlers, type CallOwner, type OpenServerCall, type ServerRequestHandlers } from './client-features/index.ts';
 
 /** How a `tools/call` is run: its abort signal, progress relay, and where a late answer goes. */
 export interface CallToolOptions {
@@ -42,10 +42,10 @@ export interface CallToolOptions {
   onLate?: (kind: 'result' | 'error') => void;
   /** Members of the request's `params._meta` (the host passes trace context there). */
   meta?: Record<string, unknown>;
+  /** The host call this is, told to server-request handlers (elicitation, sampling, roots) it causes. */
+  owner?: CallOwner;
 }
 
-/** MCPL pins MCP 2024-11-05; the SDK client always offers its newest version, so the offer is rewritten. */
-export const MCPL_PROTOCOL_VERSION = '2024-11-05';
 export const MCPL_VERSION = '0.5';
 
 const CAPABILITY_DENIED = -32002;
@@ -104,11 +104,12 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   private closing = false;
   /** Progress and cancelled requests of the current transport's calls. */
   private tracker = new CallTracker();
+  /** Calls in flight on this connection, to attribute server→client requests to one. */
+  private readonly openCalls = new Set<OpenServerCall>();
 
   constructor(
     private readonly config: ServerConfig,
-    /** Answers the server's own requests (elicitation, sampling, roots): see client-features/. */
-    private readonly serverRequests?: { handlers: ServerRequestHandlers; callOf: CallOf },
+    private readonly serverRequests?: ServerRequestHandlers,
   ) {
     super();
     this.id = config.id;
@@ -177,19 +178,19 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       { name: 'toolcell', version: '0.1.0' },
       {
         capabilities: {
-          ...clientCapabilitiesFor(this.serverRequests?.handlers),
+          ...clientCapabilities(this.serverRequests),
           experimental: { mcpl: { version: MCPL_VERSION, toolLifecycle: { observe: true, inputs: true }, featureSets: true } },
         },
       },
     );
     this.client = client;
+    installServerRequestHandlers(client, this.id, this.serverRequests, () => this.openCalls);
     client.setRequestHandler(ToolsObserveRequest, (request) => this.handleObserve(request.params));
     client.setNotificationHandler(ToolsListChanged, () => {
       this.refreshTools().catch((error: Error) =>
         this.emit('diagnostic', { code: 'relist-failed', message: `re-list after list_changed failed: ${error.message}` }),
       );
     });
-    if (this.serverRequests) installServerRequestHandlers(client, this.id, this.serverRequests.handlers, this.serverRequests.callOf);
     client.fallbackNotificationHandler = async (notification) => void this.emit('notification', notification);
     client.onerror = (error) => {
       // The SDK reports responses to requests it no longer tracks here (late answers after a timeout).
@@ -198,11 +199,16 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     client.onclose = () => this.onTransportClosed(epoch, transport);
     const tracker = new CallTracker();
     this.tracker = tracker;
+    // A failure of start() is the process not spawning, told apart from a handshake failure.
+    let startFailed = false;
+    const start = transport.start.bind(transport);
+    transport.start = () =>
+      start().catch((error: unknown) => {
+        startFailed = true;
+        throw error;
+      });
     const send = transport.send.bind(transport);
     transport.send = (message: JSONRPCMessage, options?: TransportSendOptions) => {
-      if ('method' in message && 'id' in message && message.method === 'initialize' && message.params) {
-        message = { ...message, params: { ...message.params, protocolVersion: MCPL_PROTOCOL_VERSION } };
-      }
       tracker.noteSent(message);
       return send(message, options);
     };
@@ -225,7 +231,13 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     } catch (error) {
       this.state = 'closed';
       await transport.close(100).catch(() => undefined);
-      throw new Error(`server ${this.id} failed to start: ${step} failed: ${(error as Error).message}${this.stderrSuffix()}`);
+      throw classifyConnectFailure(error, transport.failure, {
+        serverId: this.id,
+        step,
+        target: isHttpConfig(this.config) ? this.config.url : this.config.command,
+        spawnFailed: startFailed,
+        stderr: this.stderrSuffix(),
+      });
     }
   }
 
@@ -359,7 +371,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   async callTool(name: string, args: Record<string, unknown>, timeoutMs: number, options: CallToolOptions = {}): Promise<ToolResult> {
     const client = this.client;
     if (!client || !this.isConnected) throw new Error(`server ${this.id} is not connected`);
-    const { signal, onProgress, onLate, meta } = options;
+    const { signal, onProgress, onLate, meta, owner } = options;
     if (signal?.aborted) throw new Error('the call was aborted before it was sent');
     const tracker = this.tracker;
     const token = onProgress ? tracker.progressToken(onProgress) : undefined;
@@ -371,7 +383,13 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       ...(signal ? { signal } : {}),
     });
     tracker.track(result, token, signal, onLate);
-    return (await result) as ToolResult;
+    const open: OpenServerCall = { owner, signal, progressToken: token };
+    this.openCalls.add(open);
+    try {
+      return (await result) as ToolResult;
+    } finally {
+      this.openCalls.delete(open);
+    }
   }
 
   /** The capabilities the server declared in `initialize` (undefined before it answered). */

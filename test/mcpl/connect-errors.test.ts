@@ -6,9 +6,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { ToolHost } from '../../src/host/tool-host.ts';
 import { serverConfigErrors } from '../../src/mcpl/config.ts';
+import { ConnectError } from '../../src/index.ts';
 import { officialServer } from '../real-servers/servers.ts';
 
 const silent = () => pino({ level: 'silent' });
@@ -57,6 +61,52 @@ test("per-tool 'unclassed' notes of a plain MCP server are debug, not info", asy
     assert.ok(unclassed.length >= 5, 'every tool of server-everything is unclassed');
     assert.ok(unclassed.every((l) => l.level === 20), 'logged at debug');
   } finally {
+    await host.close();
+  }
+});
+
+/** A loopback port nothing listens on: bound once, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+test('connect failures are ConnectErrors with a code: spawn_failed, connection_refused, unauthorized, timeout, initialize_failed', async () => {
+  const host = new ToolHost({ logger: silent() });
+  const http401 = createServer((req, res) => {
+    req.resume();
+    res.writeHead(401, { 'content-type': 'text/plain' }).end('no token');
+  });
+  http401.listen(0, '127.0.0.1');
+  await once(http401, 'listening');
+  try {
+    const expect = async (config: Parameters<ToolHost['connectServer']>[0], code: string, text: RegExp) => {
+      await assert.rejects(host.connectServer(config), (error: unknown) => {
+        assert.ok(error instanceof ConnectError, `${code}: a ConnectError`);
+        assert.equal(error.code, code);
+        assert.equal(error.serverId, config.id);
+        assert.match(error.message, text);
+        return true;
+      });
+      assert.equal(host.server(config.id), undefined);
+    };
+    await expect({ id: 'nocmd', command: '/nonexistent/mcp-server' }, 'spawn_failed', /could not spawn \/nonexistent\/mcp-server: ENOENT/);
+    const port = await closedPort();
+    const refused = `http://127.0.0.1:${port}/mcp`;
+    await expect({ id: 'refused', url: refused }, 'connection_refused', new RegExp(`could not connect to ${refused.replace(/[.]/g, '\\.')}: .*ECONNREFUSED`));
+    await assert.rejects(host.connectServer({ id: 'refused2', url: refused }), (error: Error) => !/Connection closed/.test(error.message));
+    const url401 = `http://127.0.0.1:${(http401.address() as AddressInfo).port}/mcp`;
+    await expect({ id: 'locked', url: url401 }, 'unauthorized', /initialize failed: .* answered 401 Unauthorized/);
+    // Reads its stdin and never answers.
+    await expect({ id: 'mute', command: process.execPath, args: ['-e', 'process.stdin.resume()'], requestTimeoutMs: 300 }, 'timeout', /initialize failed: no answer in time/);
+    await expect({ id: 'quits', command: process.execPath, args: ['-e', 'process.exit(3)'] }, 'initialize_failed', /initialize failed: .*Connection closed/);
+  } finally {
+    http401.close();
     await host.close();
   }
 });

@@ -8,13 +8,13 @@ import { registerWaitTool } from '../helpers/tools.ts';
 
 const silent = () => pino({ level: 'silent' });
 
-test('the handshake offers experimental.mcpl on MCP 2024-11-05 and sends the initial policy as a request', async () => {
+test('the handshake offers experimental.mcpl on the current MCP version (2025-11-25) and sends the initial policy as a request', async () => {
   const dir = scratchDir();
   const peer = makePeer(dir, 'obs', { observer: true, policy: observePolicy() });
   const host = new ToolHost({ logger: silent() });
   try {
     const connection = await host.connectServer(peer.config);
-    assert.equal(connection.protocolVersion, '2024-11-05');
+    assert.equal(connection.protocolVersion, '2025-11-25');
     const events = peer.events();
     const init = events.find((e) => e.event === 'initialized') as any;
     assert.equal(init.capabilities.experimental.mcpl.version, '0.5');

@@ -66,7 +66,7 @@ test('a server tool call carries traceparent and tracestate in _meta, and the se
     assert.equal(KIND[tool.kind], 'CLIENT');
     assert.equal(tool.attributes['mcp.method.name'], 'tools/call');
     assert.equal(tool.attributes['network.transport'], 'pipe');
-    assert.equal(tool.attributes['mcp.protocol.version'], '2024-11-05');
+    assert.equal(tool.attributes['mcp.protocol.version'], '2025-11-25');
     assert.equal(tool.attributes['toolcell.server.id'], 'tr');
     assert.equal(tool.attributes['toolcell.server.tool'], 'lookup');
     assert.deepEqual(tool.attributes['toolcell.tool.classes'], ['web']);

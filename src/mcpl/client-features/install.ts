@@ -1,18 +1,24 @@
 /**
- * Wires {@link ServerRequestHandlers} into one connection's SDK client: the capabilities to
- * declare in `initialize`, and a request handler per capability that tells the handler where
- * the request arrived (see types.ts). Which call a request arrived during is the caller's
- * `callOf`: the host's open call to that server.
+ * Wires {@link ServerRequestHandlers} into one SDK `Client`: the capabilities it declares
+ * (exactly those with a handler) and the request handlers, each given the context of the
+ * call the request arrived during. A request without a handler gets -32601 naming the
+ * capability toolcell does not have.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  McpError,
+  type ClientCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { applyElicitationDefaults } from './defaults.ts';
+import { attributeRequest, type OpenServerCall } from './attribution.ts';
 import type { ServerRequestContext, ServerRequestHandlers } from './types.ts';
 
-/** The call a server's request arrived during, as far as the host can tell. */
-export type CallOf = (serverId: string) => Omit<ServerRequestContext, 'serverId' | 'signal'>;
-
-/** Exactly the client capabilities `handlers` can honour. */
-export function clientCapabilitiesFor(handlers: ServerRequestHandlers | undefined): ClientCapabilities {
+/** The client capabilities for these handlers. */
+export function clientCapabilities(handlers: ServerRequestHandlers | undefined): ClientCapabilities {
   return {
     ...(handlers?.elicitation ? { elicitation: { form: {} } } : {}),
     ...(handlers?.sampling ? { sampling: {} } : {}),
@@ -20,12 +26,48 @@ export function clientCapabilitiesFor(handlers: ServerRequestHandlers | undefine
   };
 }
 
-/** Registers a request handler on `client` for each handler given. */
-export function installServerRequestHandlers(client: Client, serverId: string, handlers: ServerRequestHandlers | undefined, callOf: CallOf): void {
-  if (!handlers) return;
-  const context = (signal: AbortSignal): ServerRequestContext => ({ serverId, signal, ...callOf(serverId) });
-  const { elicitation, sampling, roots } = handlers;
-  if (elicitation) client.setRequestHandler(ElicitRequestSchema, (request, extra) => elicitation(request.params, context(extra.signal)));
-  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, context(extra.signal)));
-  if (roots) client.setRequestHandler(ListRootsRequestSchema, (_request, extra) => roots(context(extra.signal)));
+const CAPABILITY_OF: Record<string, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+export function installServerRequestHandlers(
+  client: Client,
+  serverId: string,
+  handlers: ServerRequestHandlers | undefined,
+  openCalls: () => ReadonlySet<OpenServerCall>,
+): void {
+  type Extra = RequestHandlerExtra<never, never>;
+  const context = (meta: Record<string, unknown> | undefined, extra: Extra): ServerRequestContext => {
+    const call = attributeRequest(openCalls(), meta);
+    const signal = call?.signal ? AbortSignal.any([extra.signal, call.signal]) : extra.signal;
+    return {
+      serverId,
+      conversationId: call?.owner?.conversationId,
+      toolCallId: call?.owner?.toolCallId,
+      modelCallId: call?.owner?.modelCallId,
+      parentToolCallId: call?.owner?.parentToolCallId,
+      origin: call?.owner?.origin,
+      signal,
+    };
+  };
+  const elicitation = handlers?.elicitation;
+  if (elicitation) {
+    client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
+      const result = await elicitation(request.params, context(request.params._meta, extra as Extra));
+      return applyElicitationDefaults(request.params, result);
+    });
+  }
+  const sampling = handlers?.sampling;
+  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, context(request.params._meta, extra as Extra)));
+  const roots = handlers?.roots;
+  if (roots) client.setRequestHandler(ListRootsRequestSchema, (request, extra) => roots(context(request.params?._meta, extra as Extra)));
+  client.fallbackRequestHandler = async (request) => {
+    const capability = CAPABILITY_OF[request.method];
+    if (capability) {
+      throw new McpError(-32601, `${request.method}: toolcell's client has no ${capability} capability (no serverRequests.${capability} handler is configured)`);
+    }
+    throw new McpError(-32601, `Method not found: ${request.method}`);
+  };
 }

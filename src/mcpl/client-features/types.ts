@@ -1,29 +1,44 @@
 /**
- * Requests a server makes of its client — `elicitation/create`, `sampling/createMessage`,
- * `roots/list` — answered by handlers the embedding application gives `new ToolHost({
- * serverRequests })`. Each handler is told which server asks and during which call (the
- * conversation, the call, model's or script's, and its parent), so it can ask the right person
- * or model. toolcell declares to servers exactly the capabilities it has handlers for.
- *
- * (Written to the shape the `mcp-client` work defines; that branch owns this file.)
+ * The public shape of the requests an MCP server makes of its client (toolcell): the
+ * embedding application's handlers and what each is told about the call the request arrived
+ * during. `toolcell serve` builds its forwarding to its own MCP clients on this shape.
  */
 import type { CreateMessageRequest, CreateMessageResult, ElicitRequest, ElicitResult, ListRootsResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** Where a server's request arrived: the server, and the call of the host it arrived during (undefined when none can be told). */
+/** Which server asked, and which host call (if any) the request belongs to. */
 export interface ServerRequestContext {
+  /** The configured id of the server that sent the request. */
   serverId: string;
+  /** The conversation of the call the request arrived during, when known. */
   conversationId: string | undefined;
+  /** The host's id of that call. */
   toolCallId: string | undefined;
   modelCallId: string | undefined;
+  /** Set when that call was made by a script (the `code_execution` call's id). */
   parentToolCallId: string | undefined;
   origin: 'model' | 'script' | undefined;
-  /** Aborted when the server cancels its request or the connection goes. */
+  /** Aborts when that call ends or the server cancels the request. */
   signal: AbortSignal;
 }
 
-/** The handlers for requests servers make; a missing one means the capability is not declared. */
+/**
+ * Handlers for server→client requests. toolcell declares exactly the client capabilities it
+ * has a handler for; a request without one is answered -32601 naming the capability.
+ */
 export interface ServerRequestHandlers {
+  /** `elicitation/create` (form mode). Omitted fields with a schema default are filled in (SEP-1034). */
   elicitation?: (params: ElicitRequest['params'], ctx: ServerRequestContext) => Promise<ElicitResult>;
+  /** `sampling/createMessage`. */
   sampling?: (params: CreateMessageRequest['params'], ctx: ServerRequestContext) => Promise<CreateMessageResult>;
+  /** `roots/list`. */
   roots?: (ctx: ServerRequestContext) => Promise<ListRootsResult>;
+}
+
+/** What a connection knows of one of its open calls, to attribute a server request to it. */
+export interface CallOwner {
+  conversationId: string;
+  toolCallId: string;
+  modelCallId?: string | undefined;
+  parentToolCallId?: string | undefined;
+  origin: 'model' | 'script';
 }

@@ -30,6 +30,11 @@ function isFatal(error: Error): boolean {
   return /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts|fetch failed|ECONNREFUSED|ECONNRESET|terminated|other side closed/i.test(text);
 }
 
+/** The SDK's error for a refused `GET` (the optional standalone stream), as opposed to a refused POST. */
+function isStandaloneStreamRefused(error: Error): boolean {
+  return error instanceof StreamableHTTPError && (error.code === 404 || error.code === 405) && error.message.includes('Failed to open SSE stream');
+}
+
 export class HttpTransport implements HostTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -39,6 +44,8 @@ export class HttpTransport implements HostTransport {
   private readonly inner: StreamableHTTPClientTransport;
   private closed = false;
   private started = false;
+  /** The first fatal error, kept because the SDK reports the close that follows as "Connection closed". */
+  failure: Error | undefined;
 
   constructor(params: HttpServerParams) {
     this.inner = new StreamableHTTPClientTransport(new URL(params.url), {
@@ -80,7 +87,14 @@ export class HttpTransport implements HostTransport {
     };
     this.inner.onerror = (error) => {
       if (this.closed) return;
+      if (isStandaloneStreamRefused(error)) {
+        // A stateless server offers no GET stream (405, or 404 from many servers): requests
+        // still get their answers on their own POSTs, so the connection goes on.
+        this.onerror?.(new Error(`the server offers no standalone SSE stream (${error.message}); server-initiated messages arrive only during requests`));
+        return;
+      }
       if (isFatal(error)) {
+        this.failure ??= error;
         this.onerror?.(error);
         this.lose();
         return;

@@ -36,6 +36,8 @@ export interface HostTransport extends Transport {
   /** The MCP protocol version agreed at `initialize`. */
   readonly protocolVersion: string | undefined;
   readonly isOpen: boolean;
+  /** The first fatal error that closed the transport, if one did (a refused port, a 401). */
+  readonly failure?: Error | undefined;
   /** The server process's pid (stdio only). */
   readonly pid: number | undefined;
   /** How the server process ended, once it has (stdio only). */
