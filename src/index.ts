@@ -35,6 +35,8 @@ export type { RefusalPolicy } from './host/refusals.ts';
 export { serverConfigErrors, type ServerConfig, type StdioServerConfig, type HttpServerConfig } from './mcpl/config.ts';
 export type { WireFrame } from './mcpl/transports/types.ts';
 export { McplConnection } from './mcpl/connection.ts';
+export { ConnectError, type ConnectErrorCode } from './mcpl/connect-error.ts';
+export type { OAuthClientProvider, AuthorizationCodeProvider } from './mcpl/auth.ts';
 export type { OperatorPolicy, NarrowingSpec } from './lifecycle/grants.ts';
 export { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleParams, type ToolPhase } from './lifecycle/events.ts';
 export { registerCodeExecution, ToolError, RESULT_ENVELOPE_SCHEMA, type CodeExecution, type CodeExecutionOptions, type ResultEnvelope } from './code-execution/index.ts';

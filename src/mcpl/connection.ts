@@ -18,7 +18,9 @@ import { z } from 'zod';
 import { EventEmitter } from 'eventemitter3';
 import { createTransport } from './transports/create.ts';
 import type { HostTransport } from './transports/types.ts';
-import { serverConfigErrors, type ServerConfig } from './config.ts';
+import { isHttpConfig, serverConfigErrors, type ServerConfig } from './config.ts';
+import { canCompleteRedirect, isUnauthorized } from './auth.ts';
+import { ConnectError } from './connect-error.ts';
 import { computeLifecycleGrant, type OperatorPolicy } from '../lifecycle/grants.ts';
 import { parseObserveParams, OBSERVE_LIMITS } from '../lifecycle/observe-params.ts';
 import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
@@ -152,8 +154,29 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     );
   }
 
-  /** Spawns the server and completes handshake, policy exchange and the first tool listing. */
+  /**
+   * Spawns (or reaches) the server and completes handshake, policy exchange and the first
+   * tool listing. A remote server that asks for authorization with a provider that runs the
+   * authorization-code flow is connected again once the code came back (see auth.ts).
+   */
   async connect(): Promise<void> {
+    try {
+      await this.connectOnce();
+    } catch (error) {
+      const provider = isHttpConfig(this.config) ? this.config.authProvider : undefined;
+      if (!(error instanceof ConnectError && error.code === 'unauthorized' && canCompleteRedirect(provider))) throw error;
+      const transport = this.transport as { finishAuth?: (code: string) => Promise<void> } | undefined;
+      if (!transport?.finishAuth) throw error;
+      try {
+        await transport.finishAuth(await provider.waitForAuthorizationCode());
+      } catch (cause) {
+        throw new ConnectError('unauthorized', this.id, `server ${this.id} refused authorization: the authorization code was not accepted: ${(cause as Error).message}`, { cause });
+      }
+      await this.connectOnce();
+    }
+  }
+
+  private async connectOnce(): Promise<void> {
     if (this.state === 'connecting' || this.state === 'ready') throw new Error(`server ${this.id} is already connected`);
     this.closing = false;
     this.state = 'connecting';
@@ -225,6 +248,9 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     } catch (error) {
       this.state = 'closed';
       await transport.close(100).catch(() => undefined);
+      if (isUnauthorized(error)) {
+        throw new ConnectError('unauthorized', this.id, `server ${this.id} refused authorization: ${step} failed: ${(error as Error).message || 'Unauthorized'}`, { cause: error });
+      }
       throw new Error(`server ${this.id} failed to start: ${step} failed: ${(error as Error).message}${this.stderrSuffix()}`);
     }
   }

@@ -14,6 +14,7 @@ import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/tran
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { GarbageLine, HostTransport, WireFrame } from './types.ts';
 import { limitedFetch } from './http-limit.ts';
+import type { OAuthClientProvider } from '../auth.ts';
 
 export interface HttpServerParams {
   url: string;
@@ -21,10 +22,14 @@ export interface HttpServerParams {
   headers?: Record<string, string>;
   /** Largest answer accepted for one request, in bytes (default 16 MiB); a larger one fails that request. */
   maxMessageBytes?: number;
+  /** OAuth: given to the SDK's transport, which authorizes on 401/403 (see ../auth.ts). */
+  authProvider?: OAuthClientProvider;
 }
 
 /** Errors after which the server is considered gone for this session. */
 function isFatal(error: Error): boolean {
+  // The GET stream is optional (a stateless server answers 404 or 405): POSTs still work.
+  if (error instanceof StreamableHTTPError && /Failed to open SSE stream/.test(error.message) && error.code !== 401 && error.code !== 403) return false;
   if (error instanceof StreamableHTTPError) return error.code === 404 || error.code === 401 || error.code === 403;
   const text = `${error.name}: ${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`;
   return /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts|fetch failed|ECONNREFUSED|ECONNRESET|terminated|other side closed/i.test(text);
@@ -43,6 +48,7 @@ export class HttpTransport implements HostTransport {
   constructor(params: HttpServerParams) {
     this.inner = new StreamableHTTPClientTransport(new URL(params.url), {
       ...(params.headers ? { requestInit: { headers: params.headers } } : {}),
+      ...(params.authProvider ? { authProvider: params.authProvider } : {}),
       fetch: limitedFetch(params.maxMessageBytes ?? 16 * 1024 * 1024),
       // A cut stream is a lost server here (see isFatal); one quick retry of the standalone stream at most.
       reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 1 },
@@ -131,6 +137,14 @@ export class HttpTransport implements HostTransport {
     }
     await this.inner.close().catch(() => undefined);
     this.finish();
+  }
+
+  /**
+   * Exchanges the authorization code of a redirect for tokens (the SDK's `finishAuth`, with
+   * the resource metadata and scope this transport's 401 named). Works after the transport closed.
+   */
+  finishAuth(authorizationCode: string): Promise<void> {
+    return this.inner.finishAuth(authorizationCode);
   }
 
   kill(): void {
