@@ -14,7 +14,8 @@ import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/tran
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { GarbageLine, HostTransport, WireFrame } from './types.ts';
 import { limitedFetch } from './http-limit.ts';
-import type { OAuthClientProvider } from '../auth.ts';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 export interface HttpServerParams {
   url: string;
@@ -44,15 +45,25 @@ export class HttpTransport implements HostTransport {
   private readonly inner: StreamableHTTPClientTransport;
   private closed = false;
   private started = false;
+  /** Status of the MCP endpoint's last answer, so a failure inside the SDK's auth() reads as what it is. */
+  private lastStatus = 0;
 
   constructor(params: HttpServerParams) {
     this.inner = new StreamableHTTPClientTransport(new URL(params.url), {
       ...(params.headers ? { requestInit: { headers: params.headers } } : {}),
       ...(params.authProvider ? { authProvider: params.authProvider } : {}),
-      fetch: limitedFetch(params.maxMessageBytes ?? 16 * 1024 * 1024),
+      fetch: this.noteStatus(new URL(params.url).href, limitedFetch(params.maxMessageBytes ?? 16 * 1024 * 1024)),
       // A cut stream is a lost server here (see isFatal); one quick retry of the standalone stream at most.
       reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 1 },
     });
+  }
+
+  private noteStatus(endpoint: string, base: FetchLike): FetchLike {
+    return async (url, init) => {
+      const response = await base(url, init);
+      if (new URL(String(url)).href === endpoint) this.lastStatus = response.status;
+      return response;
+    };
   }
 
   get protocolVersion(): string | undefined {
@@ -115,7 +126,15 @@ export class HttpTransport implements HostTransport {
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.closed) throw new Error('transport closed');
     this.onwire?.({ direction: 'out', message });
-    await this.inner.send(message, options);
+    try {
+      await this.inner.send(message, options);
+    } catch (error) {
+      // The SDK's auth() failing after a 401/403 (no registration endpoint, a refused token...) is a refusal.
+      if (!(error instanceof UnauthorizedError) && (this.lastStatus === 401 || this.lastStatus === 403)) {
+        throw new UnauthorizedError(`authorization failed after HTTP ${this.lastStatus}: ${(error as Error).message}`);
+      }
+      throw error;
+    }
   }
 
   /** Each message of the batch is its own POST, in order; resolves when all were accepted. */
