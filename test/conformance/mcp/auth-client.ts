@@ -5,13 +5,13 @@
  * authorization URL to toolcell's own loopback listener. Scenario name and context come from
  * MCP_CONFORMANCE_SCENARIO / MCP_CONFORMANCE_CONTEXT, the URL as the last argument.
  */
-import { ToolHost, InteractiveAuthProvider } from '../../../src/index.ts';
+import { ToolHost, InteractiveAuthProvider, ClientCredentialsProvider, type OAuthClientProvider } from '../../../src/index.ts';
 
 const url = process.argv.at(-1)!;
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
 
-const provider = await InteractiveAuthProvider.start({
+const interactive = await InteractiveAuthProvider.start({
   clientName: 'toolcell-conformance',
   ...(scenario === 'auth/pre-registration'
     ? { clientInformation: { client_id: context.client_id!, client_secret: context.client_secret! } }
@@ -23,6 +23,8 @@ const provider = await InteractiveAuthProvider.start({
     await fetch(location);
   },
 });
+const provider: OAuthClientProvider =
+  scenario === 'auth/client-credentials-basic' ? new ClientCredentialsProvider({ clientId: context.client_id!, clientSecret: context.client_secret! }) : interactive;
 const host = new ToolHost();
 try {
   await host.connectServer({ id: 'conf', url, authProvider: provider });
@@ -30,5 +32,5 @@ try {
   if (!tools.includes('conf--test-tool')) throw new Error(`expected conf--test-tool, got ${tools.join(', ')}`);
 } finally {
   await host.close();
-  await provider.close();
+  await interactive.close();
 }
