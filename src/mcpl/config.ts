@@ -7,6 +7,7 @@ import type { ToolClass } from '../vocabulary/classes.ts';
 import type { OperatorPolicy } from '../lifecycle/grants.ts';
 import type { WireFrame } from './transports/types.ts';
 import { unmatchedEntries } from './capabilities.ts';
+import { authProviderErrors, type OAuthClientProvider } from './auth.ts';
 
 /** What every server configuration has, whatever its transport. */
 export interface ServerConfigBase {
@@ -80,6 +81,12 @@ export interface HttpServerConfig extends ServerConfigBase {
   url: string;
   /** Sent with every request (an `Authorization` header, for instance). */
   headers?: Record<string, string>;
+  /**
+   * OAuth 2.1 for this server: the SDK's client provider, used by the SDK's transport for
+   * discovery, registration, token refresh and scope step-up (see docs/oauth.md). A 401 that
+   * it cannot resolve fails `connectServer` with a `ConnectError` of code `unauthorized`.
+   */
+  authProvider?: OAuthClientProvider;
   command?: never;
 }
 
@@ -124,6 +131,10 @@ export function serverConfigErrors(config: ServerConfig): string[] {
       errors.push(`url: "${String(raw.url)}" is not a URL`);
     }
     if (protocol !== undefined && protocol !== 'http:' && protocol !== 'https:') errors.push(`url: expected http: or https:, got ${protocol}`);
+  }
+  if (raw.authProvider !== undefined) {
+    if (!hasUrl) errors.push('authProvider: only for a remote (url) server');
+    else errors.push(...authProviderErrors(raw.authProvider));
   }
   const enabled = config.policy?.enabledCapabilities;
   if (enabled !== undefined && !Array.isArray(enabled)) errors.push('policy.enabledCapabilities: expected an array of capability paths');

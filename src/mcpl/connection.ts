@@ -19,6 +19,7 @@ import { EventEmitter } from 'eventemitter3';
 import { createTransport } from './transports/create.ts';
 import type { HostTransport } from './transports/types.ts';
 import { isHttpConfig, serverConfigErrors, type ServerConfig } from './config.ts';
+import { canCompleteRedirect } from './auth.ts';
 import { computeLifecycleGrant, type OperatorPolicy } from '../lifecycle/grants.ts';
 import { parseObserveParams, OBSERVE_LIMITS } from '../lifecycle/observe-params.ts';
 import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
@@ -29,7 +30,7 @@ import type { ServerToolListing } from '../host/registry.ts';
 import type { ProgressUpdate, ToolResult } from '../host/types.ts';
 import { CallTracker } from './call-tracker.ts';
 import { sendProviderRequest, type ProviderNotification, type ProviderRequestOptions } from './gateway-hooks.ts';
-import { classifyConnectFailure } from './connect-error.ts';
+import { ConnectError, classifyConnectFailure } from './connect-error.ts';
 import { clientCapabilities, installServerRequestHandlers, type CallOwner, type OpenServerCall, type ServerRequestHandlers } from './client-features/index.ts';
 
 /** How a `tools/call` is run: its abort signal, progress relay, and where a late answer goes. */
@@ -153,8 +154,29 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     );
   }
 
-  /** Spawns the server and completes handshake, policy exchange and the first tool listing. */
+  /**
+   * Spawns (or reaches) the server and completes handshake, policy exchange and the first
+   * tool listing. A remote server that asks for authorization with a provider that runs the
+   * authorization-code flow is connected again once the code came back (see auth.ts).
+   */
   async connect(): Promise<void> {
+    try {
+      await this.connectOnce();
+    } catch (error) {
+      const provider = isHttpConfig(this.config) ? this.config.authProvider : undefined;
+      if (!(error instanceof ConnectError && error.code === 'unauthorized' && canCompleteRedirect(provider))) throw error;
+      const transport = this.transport as { finishAuth?: (code: string) => Promise<void> } | undefined;
+      if (!transport?.finishAuth) throw error;
+      try {
+        await transport.finishAuth(await provider.waitForAuthorizationCode());
+      } catch (cause) {
+        throw new ConnectError('unauthorized', this.id, 'authorization', `server ${this.id} refused authorization: the authorization code was not accepted: ${(cause as Error).message}`, { cause });
+      }
+      await this.connectOnce();
+    }
+  }
+
+  private async connectOnce(): Promise<void> {
     if (this.state === 'connecting' || this.state === 'ready') throw new Error(`server ${this.id} is already connected`);
     this.closing = false;
     this.state = 'connecting';

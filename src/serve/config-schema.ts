@@ -32,6 +32,12 @@ const common = {
 /** Keys only a spawned server takes. */
 const PROCESS_KEYS = ['command', 'args', 'env', 'inheritEnv', 'cwd'] as const;
 
+/** OAuth for a remote server (docs/oauth.md): one of the providers toolcell ships that need no person. */
+const Auth = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('client_credentials'), clientId: z.string().min(1), clientSecretFile: z.string().min(1), scope: z.string().optional(), issuer: z.url({ protocol: /^https?$/ }).optional() }).strict(),
+  z.object({ type: z.literal('token_file'), path: z.string().min(1) }).strict(),
+]);
+
 const Server = z.object({
   ...common,
   command: z.string().min(1).optional(),
@@ -41,6 +47,7 @@ const Server = z.object({
   cwd: z.string().optional(),
   url: z.url({ protocol: /^https?$/ }).optional(),
   headers: z.record(z.string(), z.string()).optional(),
+  auth: Auth.optional(),
 }).strict().superRefine((server, ctx) => {
   if (server.command !== undefined && server.url !== undefined) {
     ctx.addIssue({ code: 'custom', path: ['url'], message: 'a server is either spawned ("command") or remote ("url"), not both' });
@@ -50,8 +57,10 @@ const Server = z.object({
     for (const key of PROCESS_KEYS) {
       if (server[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only a spawned ("command") server takes "${key}"; this one is remote ("url")` });
     }
-  } else if (server.headers !== undefined) {
-    ctx.addIssue({ code: 'custom', path: ['headers'], message: 'only a remote ("url") server takes "headers"' });
+  } else {
+    for (const key of ['headers', 'auth'] as const) {
+      if (server[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: `only a remote ("url") server takes "${key}"` });
+    }
   }
 });
 

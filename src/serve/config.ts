@@ -3,6 +3,8 @@
  * reported on its own line with its full path, before anything is spawned. Turns the parsed file
  * into what the host takes (server configs, code_execution options).
  */
+import { ClientCredentialsProvider, TokenFileProvider } from '../mcpl/auth/index.ts';
+import type { OAuthClientProvider } from '../mcpl/auth.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { HttpServerConfig, StdioServerConfig } from '../mcpl/config.ts';
@@ -71,9 +73,22 @@ export function parseServeConfig(raw: unknown, source: string, base: string): Se
 }
 
 function toServerConfig(server: ParsedServer, base: string): ServeServerConfig {
-  const { url, headers, command, cwd, ...rest } = server;
-  if (url !== undefined) return { ...rest, url, ...(headers ? { headers } : {}) } as HttpServerConfig;
+  const { url, headers, auth, command, cwd, ...rest } = server;
+  if (url !== undefined) return { ...rest, url, ...(headers ? { headers } : {}), ...(auth ? { authProvider: authProvider(auth, base) } : {}) } as HttpServerConfig;
   return { ...rest, command: command!, ...(cwd !== undefined ? { cwd: resolve(base, cwd) } : {}) } as StdioServerConfig;
+}
+
+/** The provider a server's `auth` key selects; files are resolved against the config's folder, the secret read now. */
+function authProvider(auth: NonNullable<ParsedServer['auth']>, base: string): OAuthClientProvider {
+  if (auth.type === 'token_file') return new TokenFileProvider(resolve(base, auth.path));
+  const secretPath = resolve(base, auth.clientSecretFile);
+  let clientSecret: string;
+  try {
+    clientSecret = readFileSync(secretPath, 'utf8').trim();
+  } catch (error) {
+    throw new Error(`auth.clientSecretFile: cannot read ${secretPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  return new ClientCredentialsProvider({ clientId: auth.clientId, clientSecret, ...(auth.scope ? { scope: auth.scope } : {}), ...(auth.issuer ? { expectedIssuer: auth.issuer } : {}) });
 }
 
 /** Reads and checks a config file; relative `cwd`s are resolved against the file's folder. */

@@ -114,3 +114,41 @@ test('prefixTools and required are booleans, kept on the server they name', () =
   assert.equal(config.servers[0]?.prefixTools, false);
   assert.equal(config.servers[0]?.required, true);
 });
+
+test('a remote server\'s auth key selects a provider; mistakes are named by path, one line each', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { TokenFileProvider, ClientCredentialsProvider } = await import('../../src/mcpl/auth/index.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'toolcell-auth-config-'));
+  writeFileSync(join(dir, 'secret'), 's3cret\n');
+  const config = parseServeConfig(
+    {
+      servers: [
+        { id: 'a', url: 'http://127.0.0.1:1/mcp', auth: { type: 'token_file', path: 'token' } },
+        { id: 'b', url: 'http://127.0.0.1:1/mcp', auth: { type: 'client_credentials', clientId: 'cid', clientSecretFile: 'secret' } },
+      ],
+    },
+    'toolcell.json',
+    dir,
+  );
+  const [a, b] = config.servers as { authProvider?: unknown }[];
+  assert.ok(a!.authProvider instanceof TokenFileProvider);
+  assert.equal((a!.authProvider as InstanceType<typeof TokenFileProvider>).path, join(dir, 'token'));
+  assert.ok(b!.authProvider instanceof ClientCredentialsProvider);
+  const error = (() => {
+    try {
+      parseServeConfig(
+        { servers: [{ id: 'c', url: 'http://127.0.0.1:1/mcp', auth: { type: 'magic' } }, { id: 'd', command: 'x', auth: { type: 'token_file', path: 'p' } }] },
+        'toolcell.json',
+        dir,
+      );
+    } catch (e) {
+      return e as Error;
+    }
+    return undefined;
+  })();
+  assert.ok(error instanceof ServeConfigError);
+  assert.match(error.message, /servers\[0\]\.auth/);
+  assert.match(error.message, /servers\[1\]\.auth.*only a remote/);
+});

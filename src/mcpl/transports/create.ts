@@ -9,6 +9,7 @@ export function createTransport(config: ServerConfig): HostTransport {
     return new HttpTransport({
       url: config.url,
       ...(config.headers ? { headers: config.headers } : {}),
+      ...(config.authProvider ? { authProvider: config.authProvider } : {}),
       ...(config.maxMessageBytes !== undefined ? { maxMessageBytes: config.maxMessageBytes } : {}),
     });
   }

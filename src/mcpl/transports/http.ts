@@ -14,6 +14,8 @@ import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/tran
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { GarbageLine, HostTransport, WireFrame } from './types.ts';
 import { limitedFetch } from './http-limit.ts';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 export interface HttpServerParams {
   url: string;
@@ -21,10 +23,14 @@ export interface HttpServerParams {
   headers?: Record<string, string>;
   /** Largest answer accepted for one request, in bytes (default 16 MiB); a larger one fails that request. */
   maxMessageBytes?: number;
+  /** OAuth: given to the SDK's transport, which authorizes on 401/403 (see ../auth.ts). */
+  authProvider?: OAuthClientProvider;
 }
 
 /** Errors after which the server is considered gone for this session. */
 function isFatal(error: Error): boolean {
+  // The GET stream is optional (a stateless server answers 404 or 405): POSTs still work.
+  if (error instanceof StreamableHTTPError && /Failed to open SSE stream/.test(error.message) && error.code !== 401 && error.code !== 403) return false;
   if (error instanceof StreamableHTTPError) return error.code === 404 || error.code === 401 || error.code === 403;
   const text = `${error.name}: ${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`;
   return /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts|fetch failed|ECONNREFUSED|ECONNRESET|terminated|other side closed/i.test(text);
@@ -46,14 +52,25 @@ export class HttpTransport implements HostTransport {
   private started = false;
   /** The first fatal error, kept because the SDK reports the close that follows as "Connection closed". */
   failure: Error | undefined;
+  /** Status of the MCP endpoint's last answer, so a failure inside the SDK's auth() reads as what it is. */
+  private lastStatus = 0;
 
   constructor(params: HttpServerParams) {
     this.inner = new StreamableHTTPClientTransport(new URL(params.url), {
       ...(params.headers ? { requestInit: { headers: params.headers } } : {}),
-      fetch: limitedFetch(params.maxMessageBytes ?? 16 * 1024 * 1024),
+      ...(params.authProvider ? { authProvider: params.authProvider } : {}),
+      fetch: this.noteStatus(new URL(params.url).href, limitedFetch(params.maxMessageBytes ?? 16 * 1024 * 1024)),
       // A cut stream is a lost server here (see isFatal); one quick retry of the standalone stream at most.
       reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 1 },
     });
+  }
+
+  private noteStatus(endpoint: string, base: FetchLike): FetchLike {
+    return async (url, init) => {
+      const response = await base(url, init);
+      if (new URL(String(url)).href === endpoint) this.lastStatus = response.status;
+      return response;
+    };
   }
 
   get protocolVersion(): string | undefined {
@@ -123,7 +140,15 @@ export class HttpTransport implements HostTransport {
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.closed) throw new Error('transport closed');
     this.onwire?.({ direction: 'out', message });
-    await this.inner.send(message, options);
+    try {
+      await this.inner.send(message, options);
+    } catch (error) {
+      // The SDK's auth() failing after a 401/403 (no registration endpoint, a refused token...) is a refusal.
+      if (!(error instanceof UnauthorizedError) && (this.lastStatus === 401 || this.lastStatus === 403)) {
+        throw new UnauthorizedError(`authorization failed after HTTP ${this.lastStatus}: ${(error as Error).message}`);
+      }
+      throw error;
+    }
   }
 
   /** Each message of the batch is its own POST, in order; resolves when all were accepted. */
@@ -145,6 +170,14 @@ export class HttpTransport implements HostTransport {
     }
     await this.inner.close().catch(() => undefined);
     this.finish();
+  }
+
+  /**
+   * Exchanges the authorization code of a redirect for tokens (the SDK's `finishAuth`, with
+   * the resource metadata and scope this transport's 401 named). Works after the transport closed.
+   */
+  finishAuth(authorizationCode: string): Promise<void> {
+    return this.inner.finishAuth(authorizationCode);
   }
 
   kill(): void {

@@ -1,0 +1,8 @@
+/**
+ * The OAuth client providers toolcell ships, all on the SDK's `OAuthClientProvider`
+ * interface: client credentials (the SDK's own), a token file, and the interactive
+ * authorization-code flow with a loopback redirect.
+ */
+export { ClientCredentialsProvider, type ClientCredentialsProviderOptions } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+export { TokenFileProvider } from './token-file.ts';
+export { InteractiveAuthProvider, type InteractiveAuthOptions } from './interactive.ts';
