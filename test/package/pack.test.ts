@@ -1,6 +1,5 @@
 /**
- * The published package, as a user gets it: `npm pack` (which builds dist/ through
- * `prepack`), `npm install` of the tarball into an empty project, then plain Node — no tsx,
+ * The published package, as a user gets it: `npm run build` then `npm pack`, `npm install` of the tarball into an empty project, then plain Node — no tsx,
  * no loader — imports it and runs a turn, `npx toolcell --help` answers, `npx toolcell serve`
  * serves an MCP client, and plain `tsc` type-checks a file that imports it. This is the only test that exercises dist/; every other test runs
  * the .ts sources.
@@ -114,7 +113,9 @@ describe('the packed package under plain node', { timeout: 240_000, concurrency:
 
   before(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'toolcell-pack-'));
-    // prepack builds dist/ in the checkout; the tarball lands in the temp folder.
+    // The manifest has no prepack (a consumer would get an install-scripts warning): the test
+    // builds dist/ in the checkout itself, then packs; the tarball lands in the temp folder.
+    await sh('npm', ['run', 'build', '--silent'], ROOT);
     await sh('npm', ['pack', '--pack-destination', tmp, '--silent'], ROOT);
     const tarballs = readdirSync(tmp).filter((f) => f.endsWith('.tgz'));
     assert.equal(tarballs.length, 1, `npm pack wrote ${tarballs.join(', ') || 'nothing'}`);
