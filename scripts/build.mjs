@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * Builds the published package into dist/ (run by `npm run build`, and by npm on `prepare` and
- * `prepack`). Development and tests run the .ts sources through tsx and never need this.
+ * Builds the published package into dist/ (`npm run build`; no lifecycle script runs it, so that
+ * installing the package runs nothing: build before `npm pack` or `npm publish`). Development
+ * and tests run the .ts sources through tsx; the packed-package tests build first.
  *
  * 1. tsc with tsconfig.build.json: JavaScript and .d.ts files, relative `.ts` specifiers
  *    rewritten to `.js` in the JavaScript (`rewriteRelativeImportExtensions`).

@@ -7,6 +7,7 @@
 import { CallIdMinter } from './ids.ts';
 import { OpenCall, type InferenceRecord } from './open-call.ts';
 import { errorResult } from './results.ts';
+import { abortReason } from './abort-reason.ts';
 import { normalizeToolResult } from './normalize-result.ts';
 import type { ApprovalGrants } from './approval-grants.ts';
 import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolContext, ProgressUpdate, RegisteredTool, ToolResult } from './types.ts';
@@ -62,6 +63,7 @@ export class CallLifecycle {
       && !this.options.grants.covers(inference.conversationId, request.parentToolCallId, tool.name)
       && gate.required(this.approvalFacts(request, tool, inference, args, origin));
     const call = this.openCall(request, tool, inference, args, gated);
+    if (request.signal !== undefined) this.followSignal(call, request.signal);
     if (gated) {
       if (call.parentToolCallId !== undefined) {
         const siblings = this.pendingByParent.get(call.parentToolCallId) ?? new Set<OpenCall>();
@@ -93,6 +95,21 @@ export class CallLifecycle {
       }
     }
     return count;
+  }
+
+  /**
+   * The caller's own signal for this call: its abort ends the call `aborted` and stops its work,
+   * as a stream end does for model calls. The listener goes at the terminal (see OpenCall.end).
+   */
+  private followSignal(call: OpenCall, signal: AbortSignal): void {
+    const onAbort = (): void => {
+      const reason = abortReason(signal.reason);
+      if (this.finish(call, 'aborted', errorResult(`Tool call aborted: ${reason}`), reason)) call.abort(new Error(reason));
+    };
+    // Aborted since the refusal check (a lifecycle listener may run in between): end it now.
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    call.detachSignal = () => signal.removeEventListener('abort', onAbort);
   }
 
   private approvalFacts(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>, origin: 'model' | 'script') {

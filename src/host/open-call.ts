@@ -33,6 +33,8 @@ export class OpenCall {
   private resolveOutcome!: (outcome: DispatchOutcome) => void;
   private ended = false;
   timer: NodeJS.Timeout | undefined;
+  /** Removes the listener on the request's own `signal`, if it had one; run at the terminal. */
+  detachSignal: (() => void) | undefined;
 
   constructor(
     readonly toolCallId: string,
@@ -89,6 +91,7 @@ export class OpenCall {
     if (this.ended) return undefined;
     this.ended = true;
     if (this.timer) clearTimeout(this.timer);
+    this.detachSignal?.();
     this.endedAt = performance.now();
     const durationMs = Math.max(0, Math.round(this.endedAt - this.startedAt));
     this.resolveOutcome({ status: phase, result, toolCallId: this.toolCallId, durationMs, ...(refusal ? { refusal } : {}) });

@@ -6,6 +6,7 @@
 import { closestNames, echoName } from '../runtime/names.ts';
 import { compileValidator } from '../runtime/declarations/validate.ts';
 import type { InferenceRecord } from './open-call.ts';
+import { abortReason } from './abort-reason.ts';
 import type { DispatchRequest, RefusalCode, RegisteredTool } from './types.ts';
 
 /** Host tool policy: return a reason to refuse, or undefined to allow. */
@@ -47,6 +48,9 @@ export function checkRefusal(request: DispatchRequest, ctx: RefusalContext): Ref
   if (ctx.closing) return { code: 'shutting_down', message: 'The tool host is shutting down; the call was not run.' };
   if (typeof request.name !== 'string' || request.name === '') {
     return { code: 'unknown_tool', message: 'A tool call needs a tool name.' };
+  }
+  if (request.signal?.aborted === true) {
+    return { code: 'aborted', message: `"${request.name}" was not run: its signal was already aborted (${abortReason(request.signal.reason)}).` };
   }
   if (!ctx.inference) {
     return { code: 'unknown_inference', message: `Unknown inference "${request.inferenceId}": call beginInference first.` };

@@ -119,6 +119,15 @@ export interface DispatchRequest {
    */
   timeoutMs?: number;
   /**
+   * Aborts this one call: while it is open (waiting for approval or running) it ends `aborted`
+   * with the signal's reason, and its work is stopped as on any abort — a built-in's
+   * `ctx.signal` aborts, a server is sent `notifications/cancelled`, a `code_execution` stops
+   * its script. A signal already aborted when `dispatch` is called opens nothing: the call is
+   * refused (`aborted`). Works for model and script calls alike; the listener is removed at the
+   * call's terminal, so one signal may serve many calls.
+   */
+  signal?: AbortSignal;
+  /**
    * Told when the call starts waiting for approval; the function it returns is called when
    * the wait ends. `code_execution` passes the script's `pauseClock`, so that a human's wait
    * never counts against the script's time limit.
@@ -285,7 +294,9 @@ export type RefusalCode =
   /** A script call whose parent call (its `code_execution`) had already ended. */
   | 'parent_ended'
   /** Refused by the approval gate after `pending`: the call opened, and ended `aborted`. */
-  | 'approval_refused';
+  | 'approval_refused'
+  /** The request's `signal` was already aborted: nothing opened. */
+  | 'aborted';
 
 export interface DispatchOutcome {
   status: DispatchStatus;

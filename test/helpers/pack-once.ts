@@ -193,6 +193,9 @@ export async function packedTarball(options: { signal?: AbortSignal } = {}): Pro
     'tarball',
     async (scratch) => {
       pruneStale(key());
+      // The manifest has no prepack (a consumer would get an install-scripts warning), so dist/
+      // is built here, under the same lock, before it is packed.
+      await sh('npm', ['run', 'build', '--silent'], ROOT, options);
       await sh('npm', ['pack', '--pack-destination', scratch, '--silent'], ROOT, options);
       const tarballs = readdirSync(scratch).filter((f) => f.endsWith('.tgz'));
       if (tarballs.length !== 1) throw new Error(`npm pack wrote ${tarballs.join(', ') || 'nothing'} into ${scratch}`);

@@ -1,6 +1,5 @@
 /**
- * The published package, as a user gets it: `npm pack` (which builds dist/ through
- * `prepack`), `npm install` of the tarball into an empty project, then plain Node — no tsx,
+ * The published package, as a user gets it: `npm run build` then `npm pack`, `npm install` of the tarball into an empty project, then plain Node — no tsx,
  * no loader — imports it and runs a turn, `npx toolcell --help` answers, `npx toolcell serve`
  * serves an MCP client, and plain `tsc` type-checks a file that imports it. This is the only test that exercises dist/; every other test runs
  * the .ts sources.
