@@ -26,7 +26,7 @@ for (const scenario of all) {
   console.log(`${ok ? 'pass' : 'FAIL'}  ${scenario}${REQUIRED.includes(scenario) ? '  (required)' : ''}`);
 }
 const requiredFailed = REQUIRED.filter((s) => failed.includes(s) || !all.includes(s));
-console.log(`auth: ${all.length - failed.length} passed, ${failed.length} failed`);
+console.log(`auth scenarios: ${all.length - failed.length} of ${all.length} pass${failed.length ? ` (not: ${failed.join(", ")})` : ""}`);
 if (requiredFailed.length > 0) {
   console.error(`required auth scenarios failed: ${requiredFailed.join(', ')} (details in ${out})`);
   process.exit(1);
