@@ -5,6 +5,7 @@
  */
 export { ToolHost, type ToolHostOptions, type ToolHostEvents, type Stream, type ConversationEndHook } from './host/tool-host.ts';
 export { textResult, errorResult, resultText } from './host/results.ts';
+export type { ZodToolDefinition } from './host/zod-tool.ts';
 export type {
   ToolResult,
   ContentBlock,

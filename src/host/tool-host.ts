@@ -25,6 +25,7 @@ import { ApprovalGrants } from './approval-grants.ts';
 import { CallLifecycle } from './call-lifecycle.ts';
 import type { InferenceRecord } from './open-call.ts';
 import { ToolRegistry } from './registry.ts';
+import { fromZodTool, isZodSchema, type ZodToolDefinition } from './zod-tool.ts';
 import { checkRefusal, type RefusalPolicy } from './refusals.ts';
 import { errorResult } from './results.ts';
 import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolDefinition, RegisteredTool, ToolListing } from './types.ts';
@@ -176,9 +177,14 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   // ── tools ────────────────────────────────────────────────────────────────
 
-  /** Registers a host built-in tool. */
-  registerTool(def: HostToolDefinition): void {
-    this.registry.addHostTool(def);
+  /**
+   * Registers a host built-in tool. `inputSchema` is a JSON Schema object or a zod 4 object
+   * schema; with zod, the handler's `args` are the schema's parsed (typed) output.
+   */
+  registerTool<S extends z.ZodType>(def: ZodToolDefinition<S>): void;
+  registerTool(def: HostToolDefinition): void;
+  registerTool(def: HostToolDefinition | ZodToolDefinition<z.ZodType>): void {
+    this.registry.addHostTool(isZodSchema(def.inputSchema) ? fromZodTool(def as ZodToolDefinition<z.ZodType>) : (def as HostToolDefinition));
   }
 
   /**
