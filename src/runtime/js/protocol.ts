@@ -175,3 +175,27 @@ export function runHeader(run: number, limits: JsLimits): { t: 'run'; run: numbe
     limits: { maxCalls, maxInFlight, maxArgsBytes, maxInFlightBytes, maxLogBytes, maxLogEntries, maxDepth, maxReturnBytes },
   };
 }
+
+/** What a sandbox's host side does with one parsed message (see {@link routeChildMessage}). */
+export type ChildRoute =
+  | { do: 'break'; reason: string }
+  | { do: 'ready' }
+  | { do: 'deliver'; message: ChildMessage };
+
+/**
+ * The order every sandbox (a process behind a pipe, or a worker thread) must keep: exactly one
+ * `ready` first; then `fatal` ends it; anything else goes to the run listening, and a message
+ * while no run listens is a broken bridge. `who` names the sandbox in the reasons.
+ */
+export function routeChildMessage(
+  message: ChildMessage | InvalidMessage,
+  state: { ready: boolean; listening: boolean },
+  who: string,
+): ChildRoute {
+  if (message.t === 'invalid') return { do: 'break', reason: message.reason };
+  if (message.t === 'ready') return state.ready ? { do: 'break', reason: `the ${who} announced itself twice` } : { do: 'ready' };
+  if (!state.ready) return { do: 'break', reason: `${message.t} before ready` };
+  if (message.t === 'fatal') return { do: 'break', reason: `the ${who} failed: ${message.message}` };
+  if (!state.listening) return { do: 'break', reason: `unexpected ${message.t} while idle` };
+  return { do: 'deliver', message };
+}

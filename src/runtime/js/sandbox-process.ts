@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { encodeFrame, FrameDecoder } from './sandbox/frames.mjs';
 import { spawnIsolated, type IsolationMode } from '../isolation/index.ts';
-import { parseChildMessage, type ChildMessage } from './protocol.ts';
+import { parseChildMessage, routeChildMessage, type ChildMessage } from './protocol.ts';
 import { HeldCatalogs } from './held-catalogs.ts';
 
 const DEFAULT_ENTRY = fileURLToPath(new URL('./engines/v8/main.mjs', import.meta.url));
@@ -318,19 +318,15 @@ export class SandboxProcess {
     try {
       this.decoder.push(chunk);
       for (let frame = this.decoder.next(); frame !== null; frame = this.decoder.next()) {
-        const message = parseChildMessage(frame.header, frame.payloads);
-        if (message.t === 'invalid') return this.broken(message.reason);
-        if (message.t === 'ready') {
-          if (this.isReady) return this.broken('the sandbox process announced itself twice');
+        const route = routeChildMessage(parseChildMessage(frame.header, frame.payloads), { ready: this.isReady, listening: this.listener !== null }, 'sandbox process');
+        if (route.do === 'break') return this.broken(route.reason);
+        if (route.do === 'ready') {
           this.isReady = true;
           clearTimeout(this.readyTimer);
           this.settleReady();
           continue;
         }
-        if (!this.isReady) return this.broken(`${message.t} before ready`);
-        if (message.t === 'fatal') return this.broken(`the sandbox process failed: ${message.message}`);
-        if (this.listener === null) return this.broken(`unexpected ${message.t} while idle`);
-        this.listener.message(message);
+        this.listener!.message(route.message);
         if (this.ended) return;
       }
     } catch (error) {

@@ -9,7 +9,7 @@ import { encodeFrame, FrameDecoder, FrameError } from '../../../src/runtime/js/s
 import { planBindings } from '../../../src/runtime/js/bindings.ts';
 import { PausableDeadline } from '../../../src/runtime/js/clock.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../../../src/runtime/js/limits.ts';
-import { parseChildMessage } from '../../../src/runtime/js/protocol.ts';
+import { parseChildMessage, routeChildMessage } from '../../../src/runtime/js/protocol.ts';
 import { closestNames, sanitizeToolName } from '../../../src/runtime/names.ts';
 import { tool } from './helpers.ts';
 
@@ -186,5 +186,21 @@ describe('suggestions in the sandbox process', () => {
     for (const wanted of ['searchIssues', 'get_isue', 'x_run', 'lst', 'AB', '', 'zzzzzzzz', 'create-issue']) {
       assert.deepEqual(closestTools(wanted, tools).map((t) => t.name), closestNames(wanted, names), wanted);
     }
+  });
+});
+
+describe('routeChildMessage: the order both sandbox kinds must keep', () => {
+  const ready = { t: 'ready' } as const;
+  const idle = parseChildMessage({ t: 'idle', run: 1 }, []);
+  test('one ready first, then messages go to the listening run', () => {
+    assert.deepEqual(routeChildMessage(ready, { ready: false, listening: false }, 'x'), { do: 'ready' });
+    assert.deepEqual(routeChildMessage(idle, { ready: true, listening: true }, 'x'), { do: 'deliver', message: idle });
+  });
+  test('a second ready, a message before ready, fatal, a message while idle and an invalid frame break the bridge', () => {
+    assert.deepEqual(routeChildMessage(ready, { ready: true, listening: false }, 'sandbox thread'), { do: 'break', reason: 'the sandbox thread announced itself twice' });
+    assert.deepEqual(routeChildMessage(idle, { ready: false, listening: true }, 'x'), { do: 'break', reason: 'idle before ready' });
+    assert.deepEqual(routeChildMessage({ t: 'fatal', message: 'boom' }, { ready: true, listening: true }, 'sandbox process'), { do: 'break', reason: 'the sandbox process failed: boom' });
+    assert.deepEqual(routeChildMessage(idle, { ready: true, listening: false }, 'x'), { do: 'break', reason: 'unexpected idle while idle' });
+    assert.deepEqual(routeChildMessage({ t: 'invalid', reason: 'bad' }, { ready: true, listening: true }, 'x'), { do: 'break', reason: 'bad' });
   });
 });

@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
-import { parseChildMessage } from '../../protocol.ts';
+import { parseChildMessage, routeChildMessage } from '../../protocol.ts';
 import { HeldCatalogs } from '../../held-catalogs.ts';
 import type { ProcessEnd, ProcessListener } from '../../sandbox-process.ts';
 
@@ -144,19 +144,15 @@ export class SandboxThread {
       if (!Array.isArray(frame) || frame.length !== 2 || !Array.isArray(frame[1]) || !frame[1].every((p) => typeof p === 'string')) {
         return this.broken('a message that is not a frame');
       }
-      const message = parseChildMessage(frame[0], frame[1] as string[]);
-      if (message.t === 'invalid') return this.broken(message.reason);
-      if (message.t === 'ready') {
-        if (this.isReady) return this.broken('the sandbox thread announced itself twice');
+      const route = routeChildMessage(parseChildMessage(frame[0], frame[1] as string[]), { ready: this.isReady, listening: this.listener !== null }, 'sandbox thread');
+      if (route.do === 'break') return this.broken(route.reason);
+      if (route.do === 'ready') {
         this.isReady = true;
         clearTimeout(this.readyTimer);
         this.settleReady();
         return;
       }
-      if (!this.isReady) return this.broken(`${message.t} before ready`);
-      if (message.t === 'fatal') return this.broken(`the sandbox thread failed: ${message.message}`);
-      if (this.listener === null) return this.broken(`unexpected ${message.t} while idle`);
-      this.listener.message(message);
+      this.listener!.message(route.message);
     } catch (error) {
       this.broken((error as Error).message);
     }
