@@ -4,10 +4,11 @@
  * pure function in the runtime room; this file only orders them per language.
  */
 import { stripFence } from '../runtime/js/normalize/fence.ts';
+import { callLoneFunction } from '../runtime/js/normalize/lone-function.ts';
 import type { ScriptLanguage } from './options.ts';
 
 /** A normalization applied to a script, as reported in the envelope's `normalized`. */
-export type Normalization = 'fence';
+export type Normalization = 'fence' | 'function';
 
 /** The script to run and the normalizations that produced it (empty when it runs as written). */
 export interface NormalizedScript {
@@ -22,6 +23,13 @@ export function normalizeScript(code: string, language: ScriptLanguage): Normali
   if (unfenced !== undefined) {
     code = unfenced;
     normalized.push('fence');
+  }
+  if (language === 'javascript') {
+    const called = callLoneFunction(code);
+    if (called !== undefined) {
+      code = called;
+      normalized.push('function');
+    }
   }
   return { code, normalized };
 }

@@ -46,7 +46,7 @@ export const RESULT_ENVELOPE_SCHEMA = {
     },
     normalized: {
       type: 'array',
-      description: 'What was changed in the script before it ran, in order: "fence" (a surrounding Markdown fence was removed).',
+      description: 'What was changed in the script before it ran, in order: "fence" (a surrounding Markdown fence was removed), "function" (the script was one lone function: it was called and its result returned).',
       items: { type: 'string' },
       minItems: 1,
     },

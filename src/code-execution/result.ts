@@ -63,7 +63,7 @@ export interface ResultEnvelope {
   logs?: LogEntry[];
   /** `fresh`: the run started in a new session, so no variable of an earlier run exists. */
   session?: SessionInfo;
-  /** What was changed in the script before it ran (e.g. `"fence"`: a Markdown fence was removed). */
+  /** What was changed in the script before it ran (`"fence"`: a Markdown fence was removed; `"function"`: a lone function was called). */
   normalized?: string[];
   error?: EnvelopeError;
   truncated?: Truncation;
