@@ -44,6 +44,12 @@ export const RESULT_ENVELOPE_SCHEMA = {
       required: ['fresh'],
       additionalProperties: false,
     },
+    normalized: {
+      type: 'array',
+      description: 'What was changed in the script before it ran, in order: "fence" (a surrounding Markdown fence was removed), "function" (the script was one lone function: it was called and its result returned).',
+      items: { type: 'string' },
+      minItems: 1,
+    },
     error: {
       type: 'object',
       description: 'Why the run failed (present exactly when ok is false).',

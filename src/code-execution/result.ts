@@ -63,6 +63,8 @@ export interface ResultEnvelope {
   logs?: LogEntry[];
   /** `fresh`: the run started in a new session, so no variable of an earlier run exists. */
   session?: SessionInfo;
+  /** What was changed in the script before it ran (`"fence"`: a Markdown fence was removed; `"function"`: a lone function was called). */
+  normalized?: string[];
   error?: EnvelopeError;
   truncated?: Truncation;
   /** The first calls in start order (all of them when there are few). */
@@ -120,8 +122,8 @@ function envelopeError(error: RunReport['error']): EnvelopeError | undefined {
   return out;
 }
 
-/** Builds the envelope from a run of either language. */
-export function buildEnvelope(run: RunReport, timeLimit: TimeLimit): ResultEnvelope {
+/** Builds the envelope from a run of either language; `normalized` names the changes made to its script. */
+export function buildEnvelope(run: RunReport, timeLimit: TimeLimit, normalized: readonly string[] = []): ResultEnvelope {
   const logs = [...(run.logs ?? [])];
   if (run.stderr) logs.push({ level: 'error', message: run.stderr });
   const error = envelopeError(run.error);
@@ -131,6 +133,7 @@ export function buildEnvelope(run: RunReport, timeLimit: TimeLimit): ResultEnvel
     ...(run.stdout ? { stdout: run.stdout } : {}),
     ...(logs.length > 0 ? { logs } : {}),
     ...(run.session ? { session: { fresh: run.session.fresh } } : {}),
+    ...(normalized.length > 0 ? { normalized: [...normalized] } : {}),
     ...(error ? { error } : {}),
     ...(run.truncated ? { truncated: { output: true } } : {}),
     ...summarizeCalls(run.calls),

@@ -22,6 +22,7 @@ import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguag
 import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
 import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
+import { normalizeScript, type Normalization } from './normalize.ts';
 
 export interface CodeExecution {
   /** The current model-facing description (built once per change of the host's tools). */
@@ -94,10 +95,13 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   async function handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult> {
     // Read now: an abort that came before this point must reach the script (the signal is lazy).
     const signal = ctx.signal;
-    const code = args.code;
-    if (typeof code !== 'string' || code.trim() === '') return refusalResult('code_execution needs `code`: a non-empty string.');
+    const written = args.code;
+    if (typeof written !== 'string' || written.trim() === '') return refusalResult('code_execution needs `code`: a non-empty string.');
     const language = (args.language ?? 'javascript') as ScriptLanguage;
     if (!languages.includes(language)) return refusalResult(`language must be one of: ${languages.join(', ')}.`);
+    // Normalized first, so that the up-front approval reads the same script that runs.
+    const { code, normalized } = normalizeScript(written, language);
+    if (code.trim() === '') return refusalResult('code_execution needs `code`: the fenced script is empty.');
     const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
     if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
     const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
@@ -115,7 +119,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       if (!approval.run) return refusalResult(`${DECLINED_TEXT}: ${approval.reason}`);
     }
     try {
-      return await runScript(code, language, timeLimit, reset, ctx, signal, gate !== undefined);
+      return await runScript(code, language, timeLimit, reset, ctx, signal, gate !== undefined, normalized);
     } finally {
       host.approvals.endExecution(ctx.toolCallId);
     }
@@ -129,6 +133,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     ctx: HostToolContext,
     signal: AbortSignal,
     callSites: boolean,
+    normalized: readonly Normalization[],
   ): Promise<ToolResult> {
     // Claim synchronously, before any await: a second execution started in the same tick must not get in.
     let acquired = runners.claim(ctx.conversationId, { signal, whenBusy, busyWaitMs });
@@ -156,7 +161,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
         report = await runners.pythonFor(ctx.conversationId).run(code, { tools, scope, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}) });
       }
       ledger.live = false;
-      return toToolResult(buildEnvelope(report, timeLimit), maxResultChars, ledger.endTurn);
+      return toToolResult(buildEnvelope(report, timeLimit, normalized), maxResultChars, ledger.endTurn);
     } finally {
       // The runtime has returned: the script has stopped (JavaScript: its process killed;
       // Python: it reported done, or its interpreter exited).
