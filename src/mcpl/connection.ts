@@ -27,6 +27,7 @@ import type { ObserverEndpoint } from '../lifecycle/emitter.ts';
 import { readAdvertisement, derivePolicyExchange, type PolicyExchange } from './handshake.ts';
 import { lifecycleKey } from '../lifecycle/state-key.ts';
 import type { ServerToolListing } from '../host/registry.ts';
+import { partitionByTaskSupport, TASK_REQUIRED_UNSUPPORTED } from './tasks.ts';
 import type { ProgressUpdate, ToolResult } from '../host/types.ts';
 import { CallTracker } from './call-tracker.ts';
 import { sendProviderRequest, type ProviderNotification, type ProviderRequestOptions } from './gateway-hooks.ts';
@@ -383,7 +384,14 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       for (const tool of page.tools) tools.push(tool as ServerToolListing);
       cursor = page.nextCursor;
     } while (cursor);
-    this.emit('tools', tools);
+    const { callable, taskRequired } = partitionByTaskSupport(tools);
+    for (const name of taskRequired) {
+      this.emit('diagnostic', {
+        code: TASK_REQUIRED_UNSUPPORTED,
+        message: `${this.id}/${name} not listed: its execution.taskSupport is "required" and toolcell does not call tools as tasks`,
+      });
+    }
+    this.emit('tools', callable);
   }
 
   /**
