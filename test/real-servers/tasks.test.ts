@@ -1,50 +1,78 @@
 /**
  * MCP tasks against the real server-everything: its `simulate-research-query` declares
- * `execution.taskSupport: "required"`, so a plain `tools/call` always fails. toolcell must
- * never list a tool it cannot call; the others keep working.
+ * `execution.taskSupport: "required"`, so a plain `tools/call` always fails ("requires task
+ * augmentation"). toolcell lists it and calls it as a task — `tools/call` with `params.task`,
+ * `tasks/get` until terminal, `tasks/result` — as one call with one started and one terminal
+ * lifecycle event; an aborted call sends `tasks/cancel`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ToolHost } from '../../src/host/tool-host.ts';
 import { resultText } from '../../src/host/results.ts';
-import { waitUntil } from '../helpers/peers.ts';
+import { makePeer, observePolicy, scratchDir, waitUntil } from '../helpers/peers.ts';
 import { officialServer } from './servers.ts';
 
-const TASK_TOOL = 'simulate-research-query';
+const TOOL = 'ev--simulate-research-query';
 
-/** True when the server's own tools/list answer (on the wire) contained `name`. */
-function serverListed(wire: ReturnType<typeof officialServer>['wire'], name: string): boolean {
-  return wire.frames.some((f) => {
-    const result = (f.message as { result?: { tools?: { name: string }[] } }).result;
-    return f.direction === 'in' && Array.isArray(result?.tools) && result.tools.some((t) => t.name === name);
-  });
-}
-
-test('server-everything: a taskSupport "required" tool is left out of the listing with a diagnostic; other tools still work', async () => {
+async function connected() {
+  const dir = scratchDir();
+  const observer = makePeer(dir, 'obs', { observer: true, policy: observePolicy() });
   const everything = officialServer('everything', 'ev');
   const host = new ToolHost({ logger: pino({ level: 'silent' }) });
-  const diagnostics: { serverId?: string; code: string; message: string }[] = [];
-  host.on('diagnostic', (d) => diagnostics.push(d));
+  await host.connectServer(observer.config);
+  await host.connectServer(everything.config);
+  // server-everything registers its task tool after initialization and announces a list change.
+  await waitUntil(() => host.listTools().some((t) => t.name === TOOL), `${TOOL} listed`, 15_000);
+  return { host, observer, wire: everything.wire };
+}
+
+function out(wire: ReturnType<typeof officialServer>['wire'], method: string) {
+  return wire.frames.filter((f) => f.direction === 'out' && (f.message as { method?: string }).method === method).map((f) => f.message as { params?: Record<string, unknown> });
+}
+
+test('server-everything: a taskSupport "required" tool is listed and called as a task from the model, as one call', async () => {
+  const { host, observer, wire } = await connected();
   try {
-    await host.connectServer(everything.config);
-    // server-everything registers its task tool after initialization and re-lists; wait for the listing that has it.
-    await waitUntil(() => serverListed(everything.wire, TASK_TOOL), 'server-everything to list its task tool', 15_000);
-    const diagnostic = await waitUntil(
-      () => diagnostics.find((d) => d.code === 'task-required-unsupported' && d.message.includes(TASK_TOOL)),
-      'the task-required-unsupported diagnostic',
-    );
-    assert.equal(diagnostic.serverId, 'ev');
-    await waitUntil(() => host.listTools().some((t) => t.name === 'ev--echo'), 'ev--echo listed');
-
-    const names = host.listTools().map((t) => t.name);
-    assert.ok(!names.includes(`ev--${TASK_TOOL}`), `ev--${TASK_TOOL} must not be listed: ${names.join(', ')}`);
-    assert.ok(names.includes('ev--get-sum'));
-
     const inferenceId = host.beginInference({ conversationId: 'c' });
+    const outcome = await host.dispatch({ inferenceId, name: TOOL, input: { topic: 'tide pools' } });
+    assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+    assert.match(resultText(outcome.result), /tide pools/);
+
+    const calls = out(wire, 'tools/call').filter((m) => m.params?.name === 'simulate-research-query');
+    assert.equal(calls.length, 1);
+    assert.ok(calls[0]!.params!.task && typeof calls[0]!.params!.task === 'object', 'tools/call carried params.task');
+    assert.ok(out(wire, 'tasks/get').length >= 1, 'polled tasks/get');
+    assert.equal(out(wire, 'tasks/result').length, 1);
+
+    await host.flush();
+    const events = await observer.waitFor((e) => e.some((x) => x.event === 'lifecycle' && x.params.phase === 'completed'), 'the terminal');
+    const phases = events.filter((x) => x.event === 'lifecycle').map((x) => x.params.phase as string);
+    assert.equal(phases.filter((p) => p === 'started').length, 1, phases.join(','));
+    assert.equal(phases.filter((p) => p !== 'started' && p !== 'progress').length, 1, phases.join(','));
+
     const echo = await host.dispatch({ inferenceId, name: 'ev--echo', input: { message: 'still here' } });
-    assert.equal(echo.status, 'completed');
     assert.equal(resultText(echo.result), 'Echo: still here');
+  } finally {
+    await host.close();
+  }
+});
+
+test('server-everything: aborting a task call sends tasks/cancel for its task', async () => {
+  const { host, wire } = await connected();
+  try {
+    const inferenceId = host.beginInference({ conversationId: 'c' });
+    const controller = new AbortController();
+    const outcome = host.dispatch({ inferenceId, name: TOOL, input: { topic: 'glaciers' }, signal: controller.signal });
+    await wire.waitFor((f) => f.direction === 'in' && typeof (f.message as { result?: { task?: { taskId?: unknown } } }).result?.task?.taskId === 'string', 'the CreateTaskResult');
+    controller.abort(new Error('user stopped it'));
+    assert.equal((await outcome).status, 'aborted');
+    const [cancel] = await wire.waitFor((f) => f.direction === 'out' && (f.message as { method?: string }).method === 'tasks/cancel', 'tasks/cancel');
+    const created = wire.frames.find((f) => f.direction === 'in' && (f.message as { result?: { task?: unknown } }).result?.task)!;
+    assert.equal(
+      (cancel!.message as unknown as { params: { taskId: string } }).params.taskId,
+      (created.message as unknown as { result: { task: { taskId: string } } }).result.task.taskId,
+    );
   } finally {
     await host.close();
   }
