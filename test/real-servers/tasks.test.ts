@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ToolHost } from '../../src/host/tool-host.ts';
+import { registerCodeExecution } from '../../src/code-execution/index.ts';
 import { resultText } from '../../src/host/results.ts';
 import { makePeer, observePolicy, scratchDir, waitUntil } from '../helpers/peers.ts';
 import { officialServer } from './servers.ts';
@@ -74,6 +75,33 @@ test('server-everything: aborting a task call sends tasks/cancel for its task', 
       (created.message as unknown as { result: { task: { taskId: string } } }).result.task.taskId,
     );
   } finally {
+    await host.close();
+  }
+});
+
+test('server-everything: a script calls the task tool; the inner call is one call with one started and one terminal event', async () => {
+  const { host, wire } = await connected();
+  const codeExecution = registerCodeExecution(host, { languages: ['javascript'] });
+  const inner: string[] = [];
+  host.on('lifecycle', (e) => {
+    if (e.origin === 'script' && e.tool === TOOL) inner.push(e.phase);
+  });
+  try {
+    const inferenceId = host.beginInference({ conversationId: 'c' });
+    const outcome = await host.dispatch({
+      inferenceId,
+      name: 'code_execution',
+      input: { language: 'javascript', code: `const r = await tools['${TOOL}']({ topic: 'coral reefs' }); return JSON.stringify(r);` },
+    });
+    assert.equal(outcome.status, 'completed', resultText(outcome.result));
+    const summary = outcome.result.structuredContent as { ok: boolean; value: unknown };
+    assert.equal(summary.ok, true, JSON.stringify(summary));
+    assert.match(JSON.stringify(summary), /coral reefs/, JSON.stringify(summary));
+    assert.equal(out(wire, 'tasks/result').length, 1);
+    assert.equal(inner.filter((p) => p === 'started').length, 1, inner.join(','));
+    assert.equal(inner.filter((p) => p !== 'started' && p !== 'progress').length, 1, inner.join(','));
+  } finally {
+    await codeExecution.close();
     await host.close();
   }
 });
