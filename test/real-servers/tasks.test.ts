@@ -36,9 +36,13 @@ test('server-everything: a taskSupport "required" tool is listed and called as a
   const { host, observer, wire } = await connected();
   try {
     const inferenceId = host.beginInference({ conversationId: 'c' });
-    const outcome = await host.dispatch({ inferenceId, name: TOOL, input: { topic: 'tide pools' } });
+    const progress: { progress: number; message?: string }[] = [];
+    const outcome = await host.dispatch({ inferenceId, name: TOOL, input: { topic: 'tide pools' }, onProgress: (p) => progress.push(p) });
     assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
     assert.match(resultText(outcome.result), /tide pools/);
+    // The task's status messages reach the caller as progress, in order.
+    assert.ok(progress.some((p) => p.message === 'Gathering sources...'), JSON.stringify(progress));
+    assert.deepEqual(progress.map((p) => p.progress), progress.map((_, i) => i + 1));
 
     const calls = out(wire, 'tools/call').filter((m) => m.params?.name === 'simulate-research-query');
     assert.equal(calls.length, 1);
