@@ -64,8 +64,9 @@ export interface TaskCallOptions {
  * Calls a tool as a task (`tools/call` with `params.task`): the server answers a
  * `CreateTaskResult`, the SDK polls `tasks/get` until a terminal status and then fetches
  * `tasks/result`. When `signal` aborts or the timeout passes, the server is sent
- * `tasks/cancel` for the task. Resolves with the tool's result; rejects with an error that
- * says how the task ended.
+ * `tasks/cancel` for the task. Resolves with the tool's result — for a task that ended
+ * `failed`, the result `tasks/result` holds (the tool's `isError` result); rejects with an
+ * error that says how the task ended when there is no result.
  */
 export async function callToolAsTask(client: Client, params: CallToolRequest['params'], options: TaskCallOptions): Promise<CallToolResult> {
   const timeout = AbortSignal.timeout(options.timeoutMs);
@@ -94,6 +95,16 @@ export async function callToolAsTask(client: Client, params: CallToolRequest['pa
           },
         );
         throw new Error(`task ${taskId} ${why}; it was cancelled (tasks/cancel)`);
+      }
+      // A failed task may hold the tool's own error result (isError): that is what the caller should see.
+      if (last?.status === 'failed' && taskId !== undefined) {
+        const stored = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, { timeout: options.timeoutMs }).then(
+          (result) => result as CallToolResult,
+          (error: Error) => {
+            throw new Error(`${message.error.message}${last?.statusMessage ? `: ${last.statusMessage}` : ''} (tasks/result: ${error.message})`);
+          },
+        );
+        return stored;
       }
       const detail = last?.statusMessage ? `: ${last.statusMessage}` : '';
       throw new Error(`${message.error.message}${detail}`);

@@ -34,3 +34,16 @@ test('a taskSupport "required" tool of a server without the tasks capability is 
     await host.close();
   }
 });
+
+test('a task that ends "failed" gives the caller the tool\'s own error result (tasks/result), not a bare "Task failed"', async () => {
+  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
+  try {
+    await host.connectServer({ id: 'ft', command: process.execPath, args: [fileURLToPath(new URL('./fixtures/failing-task-server.mjs', import.meta.url))] });
+    const inferenceId = host.beginInference({ conversationId: 'c' });
+    const outcome = await host.dispatch({ inferenceId, name: 'ft--fails', input: {} });
+    assert.match(resultText(outcome.result), /the disk is full/, JSON.stringify(outcome));
+    assert.equal(outcome.result.isError, true);
+  } finally {
+    await host.close();
+  }
+});
