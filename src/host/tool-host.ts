@@ -111,7 +111,7 @@ export interface Stream {
 
 const MAX_INFERENCES = 100_000;
 /** Diagnostics an operator should see at the default log level. */
-const WARN_CODES = new Set(['name-collision', 'grants-nothing', 'reconnect-failed', 'delivery-failed', 'progress-listener-failed', 'plain-mcp', 'response-too-large', 'conversation-end-failed']);
+const WARN_CODES = new Set(['name-collision', 'grants-nothing', 'reconnect-failed', 'delivery-failed', 'progress-listener-failed', 'plain-mcp', 'response-too-large', 'conversation-end-failed', 'task-required-unsupported']);
 
 export class ToolHost extends EventEmitter<ToolHostEvents> {
   readonly registry: ToolRegistry;

@@ -27,6 +27,7 @@ import type { ObserverEndpoint } from '../lifecycle/emitter.ts';
 import { readAdvertisement, derivePolicyExchange, type PolicyExchange } from './handshake.ts';
 import { lifecycleKey } from '../lifecycle/state-key.ts';
 import type { ServerToolListing } from '../host/registry.ts';
+import { callToolAsTask, partitionByTaskSupport, statusProgress, serverCallsToolsAsTasks, TASK_REQUIRED_UNSUPPORTED } from './tasks.ts';
 import type { ProgressUpdate, ToolResult } from '../host/types.ts';
 import { CallTracker } from './call-tracker.ts';
 import { sendProviderRequest, type ProviderNotification, type ProviderRequestOptions } from './gateway-hooks.ts';
@@ -99,6 +100,8 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   stderrTail = '';
   /** Cached {@link lifecycleKey}; cleared whenever the grant or the filter changes. */
   private stateKey: string | undefined;
+  /** Own names of the listed tools that must be called as tasks (execution.taskSupport "required"). */
+  private taskTools = new Set<string>();
   private client: Client | undefined;
   private transport: HostTransport | undefined;
   private policy: OperatorPolicy;
@@ -383,7 +386,15 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       for (const tool of page.tools) tools.push(tool as ServerToolListing);
       cursor = page.nextCursor;
     } while (cursor);
-    this.emit('tools', tools);
+    const { callable, asTasks, leftOut } = partitionByTaskSupport(tools, serverCallsToolsAsTasks(client.getServerCapabilities()));
+    for (const name of leftOut) {
+      this.emit('diagnostic', {
+        code: TASK_REQUIRED_UNSUPPORTED,
+        message: `${this.id}/${name} not listed: its execution.taskSupport is "required" but the server does not declare tasks.requests.tools.call`,
+      });
+    }
+    this.taskTools = asTasks;
+    this.emit('tools', callable);
   }
 
   /**
@@ -400,10 +411,17 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     const _meta = token ? { ...meta, progressToken: token } : meta;
     const params = { name, arguments: args, ...(_meta ? { _meta } : {}) };
     tracker.expectCall();
-    const result = client.request({ method: 'tools/call', params }, CallToolResultSchema, {
-      timeout: timeoutMs,
-      ...(signal ? { signal } : {}),
-    });
+    const result = this.taskTools.has(name)
+      ? callToolAsTask(client, params, {
+          timeoutMs,
+          ...(signal ? { signal } : {}),
+          // A task's status messages are its progress (2025-11-25 tasks carry no progress counter).
+          ...(onProgress ? { onStatus: statusProgress(onProgress) } : {}),
+        })
+      : client.request({ method: 'tools/call', params }, CallToolResultSchema, {
+          timeout: timeoutMs,
+          ...(signal ? { signal } : {}),
+        });
     tracker.track(result, token, signal, onLate);
     const open: OpenServerCall = { owner, signal, progressToken: token };
     this.openCalls.add(open);
