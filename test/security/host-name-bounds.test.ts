@@ -92,14 +92,18 @@ for (const engine of ['quickjs', 'v8'] as const) {
     // Started and warmed outside the measurement: starting an engine is not what is measured.
     assert.equal((await runScript(host, `s-${engine}`, 'return 1')).value, 1);
     let value: any;
+    const startedAt = performance.now();
     const delay = await maxLoopDelay(async () => {
       value = (await runScript(host, `s-${engine}`, JS_ATTACK)).value;
     });
+    // The scheduler's own jitter over as long a span, with no work at all: on a loaded machine
+    // the process can be off the CPU for tens of milliseconds, which is not host work.
+    const jitter = await maxLoopDelay(() => new Promise((resolve) => setTimeout(resolve, performance.now() - startedAt)));
     assert.equal(value.errors.length, 3, JSON.stringify(value));
     // The messages echo a bounded excerpt of the name, not a megabyte.
     for (const length of value.errors) assert.ok(length < 2_000, `error message of ${length} chars`);
     assert.ok(value.found >= 1);
-    assert.ok(delay < MAX_DELAY_MS, `the host's event loop waited ${delay.toFixed(1)} ms`);
+    assert.ok(delay < MAX_DELAY_MS + jitter, `the host's event loop waited ${delay.toFixed(1)} ms (idle jitter ${jitter.toFixed(1)} ms)`);
   });
 }
 
