@@ -34,7 +34,7 @@ import { installedApp, plainEnv } from './helpers/pack-once.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
 
 export interface Block {
   file: string;
@@ -105,12 +105,17 @@ const TEXT = new Map(FILES.map((f) => [f, readFileSync(f, 'utf8')]));
 const blocks = FILES.flatMap((f) => runnableBlocks(relative(ROOT, f), TEXT.get(f)!));
 const packaged = (b: Block): boolean => b.lang !== 'sh' && importedPackages(b.code).includes('toolcell');
 
-/** Frameworks and other packages the packaged blocks import, at this repository's declared ranges. */
+/**
+ * Frameworks and other packages the packaged blocks import, at this repository's declared
+ * ranges (devDependencies, or dependencies for one a block imports directly, such as zod).
+ */
 function frameworkDependencies(): string[] {
   const wanted = new Set(blocks.filter(packaged).flatMap((b) => importedPackages(b.code)));
   wanted.delete('toolcell');
-  const dev = PACKAGE.devDependencies ?? {};
-  return [...wanted].filter((name) => dev[name] !== undefined).sort().map((name) => `${name}@${dev[name]}`);
+  const declared = { ...PACKAGE.dependencies, ...PACKAGE.devDependencies };
+  const unknown = [...wanted].filter((name) => declared[name] === undefined);
+  if (unknown.length > 0) throw new Error(`manual blocks import packages this repository does not declare: ${unknown.join(', ')}`);
+  return [...wanted].sort().map((name) => `${name}@${declared[name]}`);
 }
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
@@ -174,6 +179,12 @@ describe('the manual: README.md and docs/**/*.md', { concurrency: 2 }, () => {
     const dependencies = frameworkDependencies();
     const key = createHash('sha256').update(dependencies.join('\n')).digest('hex').slice(0, 8);
     app = await installedApp(`manual-${key}`, { dependencies, signal: (t as { signal?: AbortSignal }).signal });
+  });
+
+  it('a packaged block resolves toolcell to the installed tarball, not to this checkout', async () => {
+    assert.ok(app, 'the packed package was installed');
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('toolcell'), import.meta.resolve('toolcell/ai-sdk'))"], app, plainEnv());
+    for (const url of stdout.trim().split(' ')) assert.ok(url.startsWith(pathToFileURL(join(app, 'node_modules', 'toolcell', 'dist')).href), url);
   });
 
   it('the README marks its library example runnable, against the packed package', () => {
