@@ -1,13 +1,15 @@
 /**
  * Every relative link in the README, the guides in docs/ and the READMEs beside the code names a
  * file or folder that exists in the repository: a moved or renamed guide breaks this test, not a
- * reader's click. Web links and in-page anchors are not followed (no network here).
+ * reader's click. The same holds inside the packed package: every Markdown file it ships links
+ * only to files it ships. Web links and in-page anchors are not followed (no network here).
  */
-import { test } from 'node:test';
+import { before, describe, it, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { packedTarball, sh } from './helpers/pack-once.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -49,4 +51,42 @@ test('every relative link in README.md, docs/ and src/**/README.md resolves', ()
     }
   }
   assert.deepEqual(broken, [], `broken relative links:\n${broken.join('\n')}`);
+});
+
+/**
+ * The package ships README.md, docs/ and the JavaScript sandbox's README (package.json "files"),
+ * so the README's relative links resolve in the installed package and on a registry page that
+ * browses the package's files. There is no repository URL to point links at instead.
+ */
+describe('links inside the packed package', () => {
+  let listing: Set<string>;
+  let tarball = '';
+
+  before(async (t) => {
+    tarball = await packedTarball({ signal: (t as { signal?: AbortSignal }).signal });
+    const { stdout } = await sh('tar', ['-tzf', tarball], ROOT);
+    listing = new Set(stdout.split('\n').filter((l) => l.startsWith('package/')).map((l) => l.slice('package/'.length)));
+  });
+
+  it('ships the README, the guides and the engine README', () => {
+    for (const file of ['README.md', 'docs/README.md', 'docs/getting-started.md', 'src/runtime/js/README.md']) assert.ok(listing.has(file), `${file} is in the tarball`);
+  });
+
+  it('every relative link of every Markdown file in the tarball names a file in the tarball', async (t) => {
+    const shipped = [...listing].filter((f) => f.endsWith('.md'));
+    const broken: string[] = [];
+    let checked = 0;
+    for (const file of shipped) {
+      const { stdout: text } = await sh('tar', ['-xzOf', tarball, `package/${file}`], ROOT, { signal: t.signal });
+      for (const target of relativeTargets(text)) {
+        if (target === '') continue;
+        checked += 1;
+        const path = posix.normalize(posix.join(posix.dirname(file), decodeURIComponent(target))).replace(/\/$/, '');
+        const found = listing.has(path) || [...listing].some((f) => f.startsWith(`${path}/`));
+        if (path.startsWith('..') || !found) broken.push(`${file} → ${target}`);
+      }
+    }
+    assert.ok(checked > 20, `links checked: ${checked}`);
+    assert.deepEqual(broken, [], `links that leave the package or name a file it does not ship:\n${broken.join('\n')}`);
+  });
 });

@@ -1,27 +1,43 @@
 /**
- * The README's examples run as written. A fenced ```ts, ```js or ```sh block directly after
- * an HTML comment `<!-- run -->` is runnable; `<!-- run expect="text" … -->` also requires
- * each `text` in what the block prints. Each runnable block is run from the repository root (so
- * `fixtures/…` and `./src/…` mean what they say there), ts/js under node with tsx, sh under
- * bash -e, and must exit 0.
+ * The manual's examples run as written: README.md and every guide under docs/. A fenced ```ts,
+ * ```js or ```sh block directly after an HTML comment `<!-- run -->` is runnable;
+ * `<!-- run expect="text" … -->` also requires each `text` in what the block prints. Every
+ * runnable block must exit 0. A ts/js block that is not marked must say so on its first line
+ * (`// illustrative: <why>`, e.g. it needs a model API key or a remote server), so a reader
+ * can tell which examples are proven.
  *
- * `import … from 'toolcell'` resolves to this checkout's sources, not to a build: node is
- * started with the `toolcell-source` export condition (package.json `exports`), which maps
- * the package's own name to src/index.ts. Published installs never set that condition.
+ * Where a block runs:
+ * - A block that imports `toolcell` (or a subpath, `toolcell/ai-sdk`) runs against the packed
+ *   tarball installed into one temporary project (test/helpers/pack-once.ts), the way a user
+ *   gets the package: the file is written into that project, so `toolcell` and the frameworks
+ *   it imports (taken from this repository's devDependencies, at their declared ranges, from
+ *   the npm cache) resolve there. Its working directory is still the repository root, so
+ *   `fixtures/…` paths in it mean what they say there.
+ * - Any other ts/js block (one that imports `./src/…`) runs beside README.md, with node's
+ *   `toolcell-source` condition so a stray `toolcell` import would map to the sources.
+ * - sh blocks run under `bash -euo pipefail` from the repository root.
+ * TypeScript runs through this repository's tsx (the installed project has no TypeScript
+ * tooling of its own; tsx only strips types, resolution is node's).
+ *
+ * Blocks run at most two at a time: each one starts processes (servers, sandboxes) and the
+ * whole `npm test` shares two cores.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { installedApp, plainEnv } from './helpers/pack-once.ts';
 
-const run = promisify(execFile);
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
 
-interface Block {
+export interface Block {
+  file: string;
   line: number;
   lang: 'ts' | 'js' | 'sh';
   code: string;
@@ -31,42 +47,166 @@ interface Block {
 /** The marker, then the fence on the very next line; the block ends at the next fence line. */
 const RUNNABLE = /^<!-- run((?: expect="[^"]*")*) -->\n```(ts|js|sh)\n([\s\S]*?)^```$/gm;
 
-function runnableBlocks(markdown: string): Block[] {
+export function runnableBlocks(file: string, markdown: string): Block[] {
   const blocks: Block[] = [];
   for (const m of markdown.matchAll(RUNNABLE)) {
     const line = markdown.slice(0, m.index).split('\n').length + 2;
     const expect = [...m[1]!.matchAll(/expect="([^"]*)"/g)].map((e) => e[1]!);
-    blocks.push({ line, lang: m[2] as Block['lang'], code: m[3]!, expect });
+    blocks.push({ file, line, lang: m[2] as Block['lang'], code: m[3]!, expect });
   }
   return blocks;
 }
 
+/** ts/js fences that are neither marked runnable nor say on their first line that they are illustrative. */
+export function unlabelledBlocks(markdown: string): number[] {
+  const lines = markdown.split('\n');
+  const found: number[] = [];
+  let inFence = false;
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^```(\S*)/.exec(lines[i]!);
+    if (fence === null) continue;
+    if (inFence) {
+      inFence = false;
+      continue;
+    }
+    inFence = true;
+    if (!/^(ts|js|typescript|javascript|tsx|mjs)$/.test(fence[1]!)) continue;
+    const marked = i > 0 && /^<!-- run\b/.test(lines[i - 1]!);
+    const illustrative = /^\/\/ illustrative\b/.test(lines[i + 1] ?? '');
+    if (!marked && !illustrative) found.push(i + 1);
+  }
+  return found;
+}
+
+/** Package names a block imports (bare specifiers, `node:` builtins left out). */
+export function importedPackages(code: string): string[] {
+  const names = new Set<string>();
+  for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^import\s+)['"]([^'"./][^'"]*)['"]/gm)) {
+    const spec = m[1]!;
+    if (spec.startsWith('node:')) continue;
+    const parts = spec.split('/');
+    names.add(spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!);
+  }
+  return [...names];
+}
+
+function markdownUnder(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir).sort()) {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) found.push(...markdownUnder(path));
+    else if (entry.endsWith('.md')) found.push(path);
+  }
+  return found;
+}
+
+const FILES = [join(ROOT, 'README.md'), ...markdownUnder(join(ROOT, 'docs'))];
+const TEXT = new Map(FILES.map((f) => [f, readFileSync(f, 'utf8')]));
+const blocks = FILES.flatMap((f) => runnableBlocks(relative(ROOT, f), TEXT.get(f)!));
+const packaged = (b: Block): boolean => b.lang !== 'sh' && importedPackages(b.code).includes('toolcell');
+
+/**
+ * Frameworks and other packages the packaged blocks import, at this repository's declared
+ * ranges (devDependencies, or dependencies for one a block imports directly, such as zod).
+ */
+function frameworkDependencies(): string[] {
+  const wanted = new Set(blocks.filter(packaged).flatMap((b) => importedPackages(b.code)));
+  wanted.delete('toolcell');
+  const declared = { ...PACKAGE.dependencies, ...PACKAGE.devDependencies };
+  const unknown = [...wanted].filter((name) => declared[name] === undefined);
+  if (unknown.length > 0) throw new Error(`manual blocks import packages this repository does not declare: ${unknown.join(', ')}`);
+  return [...wanted].sort().map((name) => `${name}@${declared[name]}`);
+}
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { cwd, env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error === null) resolve({ stdout, stderr });
+      else reject(Object.assign(error, { stdout, stderr }));
+    });
+  });
+}
+
+let app: string | undefined;
+
 async function runBlock(block: Block): Promise<{ stdout: string; stderr: string }> {
-  if (block.lang === 'sh') return run('bash', ['-euo', 'pipefail', '-c', block.code], { cwd: ROOT, timeout: 120_000 });
+  if (block.lang === 'sh') return run('bash', ['-euo', 'pipefail', '-c', block.code], ROOT, process.env);
+  const ext = block.lang === 'ts' ? 'mts' : 'mjs';
+  const name = `.readme-block-${block.file.replace(/[^a-z0-9]+/gi, '-')}-${block.line}.${ext}`;
+  if (packaged(block)) {
+    assert.ok(app, 'the packed package was installed');
+    const file = join(app, name);
+    writeFileSync(file, block.code);
+    try {
+      // A user's environment (no tsx preloaded, no npm_ variables), with tsx only to strip types.
+      return await run(process.execPath, ['--import', TSX, file], ROOT, plainEnv());
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }
   // Beside README.md, so relative imports resolve as a reader at the root would expect.
-  const file = join(ROOT, `.readme-block-${block.line}.${block.lang === 'ts' ? 'mts' : 'mjs'}`);
+  const file = join(ROOT, name);
   writeFileSync(file, block.code);
   try {
-    return await run(process.execPath, ['--conditions=toolcell-source', '--import', 'tsx', file], { cwd: ROOT, timeout: 120_000 });
+    return await run(process.execPath, ['--conditions=toolcell-source', '--import', TSX, file], ROOT, process.env);
   } finally {
     rmSync(file, { force: true });
   }
 }
 
-const blocks = runnableBlocks(README);
+// The parsers above decide what runs; pin them on small inputs.
+{
+  const md = '<!-- run expect="a" expect="b" -->\n```ts\nimport { x } from \'toolcell/ai-sdk\';\n```\n\n```js\n// illustrative: needs a key\n```\n```ts\nlost();\n```\n';
+  describe('the manual test finds what it should', () => {
+    it('reads markers, expectations and imports', () => {
+      const [b] = runnableBlocks('x.md', md);
+      assert.deepEqual(b?.expect, ['a', 'b']);
+      assert.equal(b?.line, 3);
+      assert.deepEqual(importedPackages(b!.code), ['toolcell']);
+      assert.deepEqual(importedPackages("import a from '@openai/agents/x';\nimport 'node:fs';\nconst m = await import('ai');\nimport b from './src/y.ts';"), ['@openai/agents', 'ai']);
+    });
+    it('flags an unmarked ts/js block without the illustrative line', () => {
+      assert.deepEqual(unlabelledBlocks(md), [9]);
+    });
+  });
+}
 
-describe('README examples', () => {
-  it('marks the library example runnable', () => {
-    assert.ok(blocks.length >= 2, `runnable blocks: ${blocks.length}`);
-    assert.ok(blocks.some((b) => /new ToolHost\(/.test(b.code) && /from 'toolcell'/.test(b.code)), 'the library example is marked <!-- run -->');
+describe('the manual: README.md and docs/**/*.md', { concurrency: 2 }, () => {
+  // One install per source state, shared with later runs (pack-once caches it). No fixed time
+  // limit: it stops with the suite's signal.
+  before(async (t) => {
+    if (!blocks.some(packaged)) return;
+    const dependencies = frameworkDependencies();
+    const key = createHash('sha256').update(dependencies.join('\n')).digest('hex').slice(0, 8);
+    app = await installedApp(`manual-${key}`, { dependencies, signal: (t as { signal?: AbortSignal }).signal });
+  });
+
+  it('a packaged block resolves toolcell to the installed tarball, not to this checkout', async () => {
+    assert.ok(app, 'the packed package was installed');
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('toolcell'), import.meta.resolve('toolcell/ai-sdk'))"], app, plainEnv());
+    for (const url of stdout.trim().split(' ')) assert.ok(url.startsWith(pathToFileURL(join(app, 'node_modules', 'toolcell', 'dist')).href), url);
+  });
+
+  it('the README marks its library example runnable, against the packed package', () => {
+    const readme = blocks.filter((b) => b.file === 'README.md');
+    assert.ok(readme.some((b) => /new ToolHost\(/.test(b.code) && packaged(b)), 'the README library example is marked <!-- run --> and imports toolcell');
   });
 
   it('finds every marked block (a marker not directly followed by a ts/js/sh fence is a mistake)', () => {
-    assert.equal(README.match(/^<!-- run\b/gm)?.length ?? 0, blocks.length);
+    for (const file of FILES) {
+      const text = TEXT.get(file)!;
+      assert.equal(text.match(/^<!-- run\b/gm)?.length ?? 0, runnableBlocks(file, text).length, relative(ROOT, file));
+    }
+  });
+
+  it('every ts/js block either runs or says it is illustrative', () => {
+    const unlabelled = FILES.flatMap((f) => unlabelledBlocks(TEXT.get(f)!).map((line) => `${relative(ROOT, f)}:${line}`));
+    assert.deepEqual(unlabelled, [], 'mark these <!-- run --> or start them with "// illustrative: <why>"');
   });
 
   for (const block of blocks) {
-    it(`README.md line ${block.line} (${block.lang}) runs to completion`, { timeout: 150_000 }, async () => {
+    const where = packaged(block) ? 'packed package' : block.lang === 'sh' ? 'bash' : 'sources';
+    it(`${block.file} line ${block.line} (${block.lang}, ${where}) runs to completion`, { timeout: 150_000 }, async () => {
       let out: { stdout: string; stderr: string };
       try {
         out = await runBlock(block);

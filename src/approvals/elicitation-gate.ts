@@ -64,6 +64,11 @@ function shownArguments(input: unknown): { text: string; arguments?: Record<stri
 /** The form's one field besides accept/decline. */
 export const FOR_CONVERSATION_FIELD = 'forConversation';
 
+/**
+ * An {@link ApprovalGate} that asks the person behind an MCP client with an
+ * `elicitation/create` form (what `toolcell serve` uses): the calls its {@link ApprovalRules}
+ * name wait for the answer; every failure to ask is a decline with its reason.
+ */
 export class ElicitationGate implements ApprovalGate {
   private readonly toolPatterns: CompiledPattern[];
   private readonly classes: ReadonlySet<string>;

@@ -7,6 +7,7 @@ import type { WhenBusy } from './conversation-lock.ts';
 
 export type ScriptLanguage = 'javascript' | 'python';
 
+/** Options of {@link registerCodeExecution} (defaults in docs/configuration.md). */
 export interface CodeExecutionOptions {
   /** Languages offered to the model. Default both. */
   languages?: readonly ScriptLanguage[];

@@ -24,6 +24,7 @@ import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLi
 import { ConversationRunners } from './runners.ts';
 import { normalizeScript, type Normalization } from './normalize.ts';
 
+/** What {@link registerCodeExecution} returns: the registered tool's handle. */
 export interface CodeExecution {
   /** The current model-facing description (built once per change of the host's tools). */
   describe(): string;
@@ -42,6 +43,11 @@ export interface CodeExecution {
   readonly runners: ConversationRunners;
 }
 
+/**
+ * Registers the `code_execution` tool (class `shell`) on the host: model-written JavaScript and
+ * Python whose every tool call is dispatched and observed like the model's own.
+ * `close()` the returned handle before the host.
+ */
 export function registerCodeExecution(host: ToolHost, options: CodeExecutionOptions = {}): CodeExecution {
   const languages = options.languages ?? (['javascript', 'python'] as const);
   if (languages.length === 0) throw new Error('code_execution needs at least one language');

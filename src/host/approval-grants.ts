@@ -14,6 +14,10 @@ export interface ConversationGrant {
   grantedFor: string;
 }
 
+/**
+ * The host's standing approvals (`host.approvals`): `list(conversationId)` shows a
+ * conversation's grants and `revoke(conversationId, tool?)` ends one or all of them.
+ */
 export class ApprovalGrants {
   private readonly conversations = new Map<string, Map<string, ConversationGrant>>();
   private readonly executions = new Map<string, ReadonlySet<string>>();

@@ -37,6 +37,7 @@ import { serverConfigErrors, type ServerConfig } from '../mcpl/config.ts';
 import type { ProviderNotification, ProviderRequestOptions } from '../mcpl/gateway-hooks.ts';
 import type { z } from 'zod';
 
+/** Options of {@link ToolHost}; every one is optional (docs/configuration.md lists them with their defaults). */
 export interface ToolHostOptions {
   /**
    * Handlers for requests servers make of toolcell as their client (elicitation, sampling,
@@ -72,6 +73,7 @@ export interface ToolHostOptions {
   logger?: Logger;
 }
 
+/** The events a {@link ToolHost} emits (`host.on(name, listener)`), by name. */
 export interface ToolHostEvents {
   /** Every phase of every call, unfiltered. */
   lifecycle: (event: HostLifecycleEvent) => void;
@@ -113,6 +115,15 @@ const MAX_INFERENCES = 100_000;
 /** Diagnostics an operator should see at the default log level. */
 const WARN_CODES = new Set(['name-collision', 'grants-nothing', 'reconnect-failed', 'delivery-failed', 'progress-listener-failed', 'plain-mcp', 'response-too-large', 'conversation-end-failed', 'task-required-unsupported']);
 
+/**
+ * The tool host an agent framework embeds: one dispatch path for every tool call, the model's
+ * own and every call a script makes (refusal sites, then `started`, the result, and exactly one
+ * terminal), reported to MCPL observers and, unfiltered, to `lifecycle` listeners.
+ *
+ * Register built-ins with {@link ToolHost.registerTool}, connect MCP servers with
+ * {@link ToolHost.connectServer}, list tools for the model with {@link ToolHost.listTools}, and
+ * call {@link ToolHost.dispatch} once per model tool call. docs/getting-started.md walks through it.
+ */
 export class ToolHost extends EventEmitter<ToolHostEvents> {
   readonly registry: ToolRegistry;
   readonly logger: Logger;

@@ -226,6 +226,7 @@ export interface ApprovalRequest {
   callSite?: CallSite;
 }
 
+/** A gate's answer for one call: approved or not, with a reason the refused call's result carries. */
 export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
 
 /** One tool a script references, as the up-front approval request lists it. */
@@ -255,6 +256,7 @@ export interface BatchApprovalRequest {
 /** How long an up-front approval lasts: this execution, or the conversation until revoked. */
 export type ApprovalScope = 'execution' | 'conversation';
 
+/** A gate's answer to an up-front request for a script: approved or not, for this execution (default) or the conversation. */
 export type BatchApprovalDecision = boolean | { approved: boolean; scope?: ApprovalScope; reason?: string };
 
 /**
@@ -298,6 +300,7 @@ export type RefusalCode =
   /** The request's `signal` was already aborted: nothing opened. */
   | 'aborted';
 
+/** What {@link ToolHost.dispatch} resolves to (it never rejects): how the call ended and the result the model sees. */
 export interface DispatchOutcome {
   status: DispatchStatus;
   /** What the framework hands back to the model. Always present, an error result when not completed. */

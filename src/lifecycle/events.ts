@@ -4,6 +4,7 @@
  */
 import type { ToolClass } from '../vocabulary/classes.ts';
 
+/** A call's lifecycle phase (RFC-007): `pending` while an approval is awaited, `started`, then one terminal. */
 export type ToolPhase = 'pending' | 'started' | 'completed' | 'failed' | 'aborted';
 export type TerminalPhase = 'completed' | 'failed' | 'aborted';
 

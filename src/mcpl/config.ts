@@ -90,6 +90,7 @@ export interface HttpServerConfig extends ServerConfigBase {
   command?: never;
 }
 
+/** One server for {@link ToolHost.connectServer}: spawned over stdio (`command`) or remote over Streamable HTTP (`url`). */
 export type ServerConfig = StdioServerConfig | HttpServerConfig;
 
 /** Whether a config names a remote server. */

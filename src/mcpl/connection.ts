@@ -81,6 +81,10 @@ export interface ConnectionEvents {
 
 export type ConnectionState = 'idle' | 'connecting' | 'ready' | 'closed';
 
+/**
+ * One connected MCP or MCPL server (provider, observer or both), as {@link ToolHost.connectServer}
+ * makes it: handshake, policy exchange, tool listing, calls, and the observer's own bounded queue.
+ */
 export class McplConnection extends EventEmitter<ConnectionEvents> implements ObserverEndpoint {
   readonly id: string;
   epoch = 0;

@@ -19,8 +19,10 @@ import { ToolMetrics } from './metrics.ts';
 
 /** Instrumentation scope name and version of toolcell's tracer and meter. */
 export const INSTRUMENTATION_NAME = 'toolcell';
+/** The package version, reported as the instrumentation scope's version. */
 export const INSTRUMENTATION_VERSION = '0.1.0';
 
+/** Options of {@link instrumentOpenTelemetry}. */
 export interface OpenTelemetryOptions {
   /** Default: the global tracer provider's `toolcell` tracer. */
   tracer?: Tracer;
@@ -39,6 +41,7 @@ export interface OpenTelemetryOptions {
   toolDescriptions?: boolean;
 }
 
+/** What {@link instrumentOpenTelemetry} returns: close or uninstall it to stop making spans. */
 export interface OpenTelemetryInstrumentation {
   /** Calls whose span is open now. */
   readonly openSpans: number;

@@ -13,6 +13,7 @@
 import type { MeterProvider, TracerProvider } from '@opentelemetry/api';
 import { requirePeers } from './peers.ts';
 
+/** Options of {@link startOtlpExport}. */
 export interface OtlpExportOptions {
   /**
    * The collector's OTLP/HTTP endpoint: a base URL (`http://localhost:4318`), to which
@@ -41,6 +42,7 @@ export interface OtlpExportOptions {
   metricsIntervalMs?: number;
 }
 
+/** What {@link startOtlpExport} resolves to: the providers to take tracers and meters from, and flush/shutdown. */
 export interface OtlpExport {
   readonly tracerProvider: TracerProvider;
   /** The metrics provider (registered globally with `register`), unless `metrics: false`. */

@@ -6,8 +6,8 @@
  * overran.
  *
  * Results live under `$TMPDIR/toolcell-pack/<key>/`, where the key hashes everything that goes
- * into the tarball (src/, scripts/, package.json, the lock file, tsconfig.build.json, fixtures/peer.mjs,
- * README.md): a run with unchanged sources reuses the last one, and a change makes a fresh one.
+ * into the tarball (src/, scripts/, docs/, package.json, the lock file, tsconfig.build.json,
+ * fixtures/peer.mjs, README.md, LICENSE): a run with unchanged sources reuses the last one, and a change makes a fresh one.
  * One process builds (it holds a lock directory with its pid); the others wait for the result to
  * appear (a directory watch, not a poll) or for the builder to die, then take over. Nothing has a
  * fixed time limit: pass the test's `signal` and the work stops with the test.
@@ -63,8 +63,8 @@ function* files(dir: string): Generator<string> {
 /** A hash of every input of the tarball, so a cached one is used only while it is current. */
 function sourceKey(): string {
   const hash = createHash('sha256');
-  const inputs = [join(ROOT, 'src'), join(ROOT, 'scripts')];
-  const single = ['package.json', 'package-lock.json', 'tsconfig.build.json', 'tsconfig.json', 'README.md', 'fixtures/peer.mjs'].map((f) => join(ROOT, f));
+  const inputs = [join(ROOT, 'src'), join(ROOT, 'scripts'), join(ROOT, 'docs')];
+  const single = ['package.json', 'package-lock.json', 'tsconfig.build.json', 'tsconfig.json', 'README.md', 'LICENSE', 'fixtures/peer.mjs'].map((f) => join(ROOT, f));
   const all = [...inputs.flatMap((dir) => [...files(dir)]), ...single.filter((f) => existsSync(f))].sort();
   for (const file of all) {
     hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { AuthorizationCodeProvider } from '../auth.ts';
 
+/** Options of {@link InteractiveAuthProvider.start}. */
 export interface InteractiveAuthOptions {
   /** Loopback port of the redirect listener; 0 (default) picks a free one. */
   redirectPort?: number;
