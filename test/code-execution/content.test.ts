@@ -16,6 +16,8 @@ import type { ToolResult } from '../../src/host/types.ts';
 import { REPO_ROOT } from '../helpers/peers.ts';
 import { binPath } from '../real-servers/servers.ts';
 import { CONTENT, PNG, WAV } from './content/blocks.ts';
+import { CONTENT_DECLARATION } from '../../src/code-execution/description-content.ts';
+import { typeCheck } from '../runtime/declarations/helpers.ts';
 
 const PROVIDER = join(REPO_ROOT, 'test', 'code-execution', 'content', 'provider.ts');
 /** server-everything's get-tiny-image, read from the package so the test compares real bytes. */
@@ -105,6 +107,9 @@ import base64
       ], language);
       assert.equal(links.at(-1).type, 'resource_link', JSON.stringify(links));
       assert.match(links.at(-1).uri, /^demo:\/\//);
+      // What scripts really receive is what the description declares (`Content[]`).
+      const use = `const received: Content[][] = ${JSON.stringify([audio, link, embedded, links])};\nexport { received };`;
+      assert.deepEqual(typeCheck({ 'content.d.ts': CONTENT_DECLARATION, 'use.ts': `/// <reference path="content.d.ts" />\n${use}` }), { 'content.d.ts': [], 'use.ts': [] }, language);
     }
   });
 
