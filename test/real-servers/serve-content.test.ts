@@ -22,11 +22,12 @@ import { binPath } from './servers.ts';
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 const TINY = (await import(join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'tools', 'get-tiny-image.js'))).MCP_TINY_IMAGE as string;
 
+/** serve's config for these tests: maxContentBytes proves the key reaches code_execution. */
 function config(): string {
   const path = join(scratchDir(), 'toolcell.json');
   writeFileSync(path, JSON.stringify({
     servers: [{ id: 'ev', command: process.execPath, args: [binPath('everything')] }],
-    codeExecution: { languages: ['javascript', 'python'] },
+    codeExecution: { languages: ['javascript', 'python'], maxContentBytes: 1024 * 1024 },
   }));
   return path;
 }
@@ -71,6 +72,15 @@ describe('serve over stdio: a script returns server-everything\'s image', () => 
 
   test('the client receives an image content block with the same bytes and MIME type (JavaScript and Python)', async () => {
     await assertImageArrives(client);
+  });
+
+  test('content over the configured maxContentBytes is refused with a ContentError', async () => {
+    const result = await client.callTool({ name: 'code_execution', arguments: { code: "return { type: 'image', mimeType: 'image/png', data: 'A'.repeat(1400 * 1024) };" } });
+    assert.equal(result.isError, true);
+    const envelope = result.structuredContent as { error?: { name?: string; message?: string } };
+    assert.equal(envelope.error?.name, 'ContentError');
+    assert.match(envelope.error?.message ?? '', /over its limit of 1048576 bytes/);
+    assert.equal((result.content as unknown[]).length, 1);
   });
 });
 
