@@ -43,8 +43,8 @@ export type ReturnedContent =
   | { kind: 'error'; message: string };
 
 const MEDIA_TYPES = new Set(['image', 'audio']);
-/** A MIME type's grammar (RFC 6838 restricted names), parameters not allowed. */
-const MIME = /^([A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126})\/([A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126})$/;
+/** A MIME type's grammar (RFC 6838 restricted names), with parameters (`; charset=utf-8`). */
+const MIME = /^([A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126})\/([A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126})(\s*;\s*[A-Za-z0-9!#$&^_.+-]+=("[^"\\\r\n]*"|[A-Za-z0-9!#$%&'*^_.+`|~-]+))*$/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /** A URI needs a scheme; anything after it is the server's business. */
 const URI = /^[A-Za-z][A-Za-z0-9+.-]*:\S*$/;
@@ -77,8 +77,13 @@ function base64Bytes(value: unknown, field: string): number {
   if (typeof value !== 'string') throw new ContentError(`${field} must be a base64 string, got ${value === null ? 'null' : typeof value}`);
   if (value.length === 0) throw new ContentError(`${field} is empty`);
   if (value.length % 4 !== 0 || !BASE64.test(value)) {
-    const bad = [...value].findIndex((c) => !/[A-Za-z0-9+/=]/.test(c));
-    const where = bad >= 0 ? `character ${bad + 1} is ${JSON.stringify(value[bad])}` : `its length ${value.length} is not a multiple of 4 (padding with "=" is required)`;
+    const bad = value.search(/[^A-Za-z0-9+/=]/);
+    const where =
+      bad >= 0
+        ? `character ${bad + 1} is ${JSON.stringify(value[bad])}`
+        : value.length % 4 !== 0
+          ? `its length ${value.length} is not a multiple of 4 (padding with "=" is required)`
+          : '"=" may only pad its end (at most two)';
     throw new ContentError(`${field} is not valid base64: ${where}`);
   }
   const padding = value.endsWith('==') ? 2 : value.endsWith('=') ? 1 : 0;
