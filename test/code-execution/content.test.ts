@@ -18,6 +18,11 @@ import { binPath } from '../real-servers/servers.ts';
 import { CONTENT, PNG, WAV } from './content/blocks.ts';
 import { CONTENT_DECLARATION } from '../../src/code-execution/description-content.ts';
 import { typeCheck } from '../runtime/declarations/helpers.ts';
+import { Ajv } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { RESULT_ENVELOPE_SCHEMA } from '../../src/code-execution/output-schema.ts';
+
+const validators = [new Ajv({ strict: false }).compile(RESULT_ENVELOPE_SCHEMA), new Ajv2020({ strict: false }).compile(RESULT_ENVELOPE_SCHEMA)];
 
 const PROVIDER = join(REPO_ROOT, 'test', 'code-execution', 'content', 'provider.ts');
 /** server-everything's get-tiny-image, read from the package so the test compares real bytes. */
@@ -53,6 +58,7 @@ const okValue = (r: ToolResult) => {
 
 /** Only the blocks the script returned: the first block is always the envelope's JSON. */
 function returned(r: ToolResult) {
+  for (const validate of validators) assert.ok(validate(r.structuredContent), `the envelope fits the outputSchema: ${JSON.stringify(validate.errors)}`);
   assert.equal(r.content[0]!.type, 'text');
   assert.deepEqual(JSON.parse(r.content[0]!.text as string), r.structuredContent, 'the first block is the envelope');
   return r.content.slice(1);
@@ -203,6 +209,7 @@ return r.find((b) => b.type === 'image');`);
       assert.equal(r.isError, true, value);
       assert.equal(env.ok, false);
       assert.equal(env.error.name, 'ContentError');
+      for (const validate of validators) assert.ok(validate(env), JSON.stringify(validate.errors));
       assert.equal(env.error.kind, 'script');
       assert.match(env.error.message, message);
       assert.equal(r.content.length, 1, 'nothing is sent as content');
