@@ -6,8 +6,9 @@
  * The rule, in the description and docs/script-results.md: the value is content when it is one
  * content object of a media type (content-objects.ts) or an array holding at least one, whose
  * other items are content objects or strings (text). A content object is recognised by its
- * `type` together with its payload field (`data` for image and audio, `uri` for links and
- * resources), so plain data that merely has a `type` field stays JSON. Once recognised, it is
+ * `type` together with its payload field (`data` for image and audio, `uri` for links, `uri`
+ * with `text` or `blob` — or MCP's nested `resource` — for resources), so plain data that
+ * merely has a `type` field stays JSON. Once recognised, it is
  * checked in full (base64, mimeType, size) and a bad one fails the run with a `ContentError`
  * saying what is wrong, rather than reaching the model as JSON it cannot see.
  *
@@ -66,7 +67,7 @@ export function isMediaObject(v: unknown): v is Record<string, unknown> {
   if (!isRecord(v) || typeof v.type !== 'string') return false;
   if (MEDIA_TYPES.has(v.type)) return 'data' in v;
   if (v.type === 'resource_link') return 'uri' in v;
-  if (v.type === 'resource') return 'uri' in v || isRecord(v.resource);
+  if (v.type === 'resource') return ('uri' in v && ('text' in v || 'blob' in v)) || isRecord(v.resource);
   return false;
 }
 

@@ -199,7 +199,7 @@ return r.find((b) => b.type === 'image');`);
       [`{ type: 'audio', data: ${JSON.stringify(WAV)} }`, /audio mimeType must be a MIME type like audio\/wav/],
       [`['caption', { type: 'image', mimeType: 'image/png', data: ${JSON.stringify(PNG)} }, 42]`, /item 2 of the returned content array: it is number, not a string or a content object/],
       [`{ type: 'image', mimeType: 'image/png', data: ${JSON.stringify(PNG)}, alt: 'x' }`, /a image object has no field "alt"/],
-      [`{ type: 'resource', uri: 'test://a' }`, /exactly one of `text`/],
+      [`{ type: 'resource', uri: 'test://a', text: 'a', blob: 'AAAA' }`, /exactly one of `text`/],
       [`{ type: 'resource_link', uri: 'no scheme' }`, /resource_link uri must be a URI with a scheme/],
       [`{ type: 'image', mimeType: 'image/png', data: 'A'.repeat(1400 * 1024) }`, /over its limit of 1048576 bytes/],
     ];

@@ -28,7 +28,7 @@ test('a resource link without a name is named by its uri', () => {
 });
 
 test('values that stay JSON: no media object at the top level or in the top-level array', () => {
-  for (const value of [null, 1, 'text', { type: 'text', text: 'a' }, [{ type: 'text', text: 'a' }, 'b'], { type: 'image', src: 'x.png' }, [[{ type: 'image', data: PNG, mimeType: 'image/png' }]], { wrapped: { type: 'image', data: PNG, mimeType: 'image/png' } }]) {
+  for (const value of [null, 1, 'text', { type: 'text', text: 'a' }, [{ type: 'text', text: 'a' }, 'b'], { type: 'image', src: 'x.png' }, { type: 'resource', uri: 'test://a', name: 'a' }, [[{ type: 'image', data: PNG, mimeType: 'image/png' }]], { wrapped: { type: 'image', data: PNG, mimeType: 'image/png' } }]) {
     assert.deepEqual(returnedContent(value, LIMITS), { kind: 'none' }, JSON.stringify(value));
   }
 });

@@ -293,7 +293,7 @@ def is_media(item):
         return False
     kind = item.get("type")
     if kind == "resource":
-        return "uri" in item or isinstance(item.get("resource"), dict)
+        return ("uri" in item and ("text" in item or "blob" in item)) or isinstance(item.get("resource"), dict)
     return isinstance(kind, str) and MEDIA_PAYLOAD.get(kind) in item
 
 
