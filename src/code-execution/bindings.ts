@@ -22,6 +22,7 @@ import type { DispatchOutcome, ExecutionBudget, RegisteredTool, ToolResult } fro
 import { resultText } from '../host/results.ts';
 import type { ToolBinding, ToolCallContext } from '../runtime/types.ts';
 import { END_TURN_META_KEY } from './options.ts';
+import { contentValue } from './content-objects.ts';
 
 /** What the script sees when a call does not produce a successful result. */
 export class ToolError extends Error {
@@ -58,25 +59,14 @@ function innerProgress(ledger: ExecutionLedger, name: string): ((p: { progress: 
   };
 }
 
-/** What a script receives for a successful result: structured content, parsed JSON text, text, or the blocks. */
+/**
+ * What a script receives for a successful result: its structured content when it has some;
+ * otherwise the text of a lone text block (parsed when it is JSON), `null` for no blocks, or
+ * one content object per block (content-objects.ts: images, audio, resources as typed objects).
+ */
 export function scriptValue(result: ToolResult): unknown {
   if (result.structuredContent !== undefined) return result.structuredContent;
-  const blocks = result.content;
-  if (blocks.length === 1 && blocks[0]!.type === 'text' && typeof blocks[0]!.text === 'string') {
-    const text = blocks[0]!.text as string;
-    const trimmed = text.trimStart();
-    if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-      try {
-        return JSON.parse(text);
-      } catch {
-        // Text that merely looks like JSON is handed over as text.
-        return text;
-      }
-    }
-    return text;
-  }
-  if (blocks.length === 0) return null;
-  return blocks;
+  return contentValue(result.content);
 }
 
 function failure(name: string, outcome: DispatchOutcome): ToolError {
@@ -118,7 +108,8 @@ class ScriptBinding implements ToolBinding {
     const outcome = await host.dispatch({
       inferenceId: parent.inferenceId,
       name,
-      input: args,
+      // Python's `tools.x()` sends None for "no arguments", as JavaScript's sends undefined.
+      input: args === null ? undefined : args,
       parentToolCallId: parent.toolCallId,
       timeoutMs: callTimeoutMs,
       // A human approving the call never counts against the script's time limit.

@@ -16,6 +16,7 @@ import type { ScriptLanguage } from './options.ts';
 import { scriptPath } from '../runtime/names.ts';
 import { clipSummary, firstSentence, HELPER_DESCRIPTORS } from './tool-search.ts';
 import { describeSessionsAndHelpers } from './description-sessions.ts';
+import { describeContent } from './description-content.ts';
 
 /**
  * How to use code_execution well, first in the description. Kept short (≤ 600 characters, a
@@ -66,7 +67,7 @@ function fullDescription(list: readonly ToolDescriptor[], languages: readonly Sc
   if (languages.includes('python')) {
     parts.push('', PY_INTRO, '```python', renderPythonStubs(all).trimEnd(), '```');
   }
-  parts.push('', describeSessionsAndHelpers(languages));
+  parts.push('', describeSessionsAndHelpers(languages), '', describeContent(languages));
   return parts.join('\n');
 }
 
@@ -89,7 +90,7 @@ function compactDescription(list: readonly ToolDescriptor[], languages: readonly
   const parts = head(options);
   if (languages.includes('javascript')) parts.push('', JS_INTRO);
   if (languages.includes('python')) parts.push('', PY_INTRO);
-  parts.push('', describeSessionsAndHelpers(languages));
+  parts.push('', describeSessionsAndHelpers(languages), '', describeContent(languages));
   const intro = (how: string) =>
     `${sorted.length} tools, too many to declare here: ${how}. Before calling one, read its full declaration (arguments and result) with \`await describe("name")\`; find tools with \`await searchTools("words")\` (ranked names and summaries). Neither is a tool call.`;
   const fixed = [...parts, '', intro('listed by name, grouped by server ("x--: a, b" is x--a and x--b)'), '```', '```'].join('\n').length;

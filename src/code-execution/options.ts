@@ -60,6 +60,13 @@ export interface CodeExecutionOptions {
   /** Cap on the serialized result text handed back to the model (default 64 KiB). */
   maxResultChars?: number;
   /**
+   * Cap on the content a script returns as content blocks (images, audio, resources, text;
+   * docs/script-results.md): decoded bytes of media and blobs plus UTF-8 bytes of text. Past
+   * it the run fails with a `ContentError` (default 4 MiB). Content is not counted in
+   * `maxResultChars`.
+   */
+  maxContentBytes?: number;
+  /**
    * When another execution's call is still open in the same conversation: `'refuse'` this one
    * at once with a clear result (default), or `'wait'` its turn (first come, first served),
    * cancelled by this call's signal and given up after {@link busyWaitMs}. Either way, an

@@ -23,6 +23,21 @@ export const RESULT_ENVELOPE_SCHEMA = {
   properties: {
     ok: { type: 'boolean', description: 'True when the script finished within its limits without an uncaught error.' },
     value: { description: 'What the script returned (JavaScript) or its final expression (Python), verbatim.' },
+    content: {
+      type: 'array',
+      description: "The script returned content (image, audio, resource_link, resource, text): one entry per block, and the blocks follow this JSON in the result's content, in order. value is then left out.",
+      items: {
+        type: 'object',
+        properties: {
+          type: { type: 'string' },
+          mimeType: { type: 'string' },
+          bytes: { type: 'integer', minimum: 0, description: 'Decoded bytes of media and blobs; UTF-8 bytes of text.' },
+          uri: { type: 'string' },
+        },
+        required: ['type', 'bytes'],
+        additionalProperties: false,
+      },
+    },
     stdout: { type: 'string', description: 'What the script printed (Python print; JavaScript print when available).' },
     logs: {
       type: 'array',

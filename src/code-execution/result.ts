@@ -10,9 +10,10 @@
  * and `truncated.value` gives its length and shape; stdout, logs and error texts keep their
  * first part, each cut marked under `truncated`.
  */
-import type { ToolResult } from '../host/types.ts';
+import type { ContentBlock, ToolResult } from '../host/types.ts';
 import type { CallSummary, LogEntry, RunError, RunErrorKind, SessionInfo } from '../runtime/types.ts';
 import { shapeOf } from './shape.ts';
+import type { ContentSummary } from './returned-content.ts';
 
 export interface TimeLimit {
   requestedMs: number;
@@ -59,6 +60,11 @@ export interface Truncation {
 export interface ResultEnvelope {
   ok: boolean;
   value?: unknown;
+  /**
+   * The script returned content (images, audio, resources, text): one entry per block, which
+   * follow this JSON in the result's `content`, in order. `value` is then left out.
+   */
+  content?: ContentSummary[];
   stdout?: string;
   logs?: LogEntry[];
   /** `fresh`: the run started in a new session, so no variable of an earlier run exists. */
@@ -122,14 +128,18 @@ function envelopeError(error: RunReport['error']): EnvelopeError | undefined {
   return out;
 }
 
-/** Builds the envelope from a run of either language; `normalized` names the changes made to its script. */
-export function buildEnvelope(run: RunReport, timeLimit: TimeLimit, normalized: readonly string[] = []): ResultEnvelope {
+/**
+ * Builds the envelope from a run of either language; `normalized` names the changes made to its
+ * script, `content` summarizes the content blocks it returned (returned-content.ts).
+ */
+export function buildEnvelope(run: RunReport, timeLimit: TimeLimit, normalized: readonly string[] = [], content?: readonly ContentSummary[]): ResultEnvelope {
   const logs = [...(run.logs ?? [])];
   if (run.stderr) logs.push({ level: 'error', message: run.stderr });
   const error = envelopeError(run.error);
   return {
     ok: run.ok,
     ...(run.value !== undefined ? { value: run.value } : {}),
+    ...(content !== undefined ? { content: [...content] } : {}),
     ...(run.stdout ? { stdout: run.stdout } : {}),
     ...(logs.length > 0 ? { logs } : {}),
     ...(run.session ? { session: { fresh: run.session.fresh } } : {}),
@@ -220,11 +230,15 @@ export function fitEnvelope(envelope: ResultEnvelope, maxChars: number): ResultE
   return out;
 }
 
-/** Serializes an envelope as the tool's result: the same object as JSON text and `structuredContent`. */
-export function toToolResult(envelope: ResultEnvelope, maxChars: number, endTurn: boolean): ToolResult {
+/**
+ * Serializes an envelope as the tool's result: the same object as JSON text and
+ * `structuredContent`. The JSON text is always the first block; content the script returned
+ * follows it (bounded on its own, not by `maxChars`).
+ */
+export function toToolResult(envelope: ResultEnvelope, maxChars: number, endTurn: boolean, returned: readonly ContentBlock[] = []): ToolResult {
   const fitted = fitEnvelope(envelope, maxChars);
   return {
-    content: [{ type: 'text', text: JSON.stringify(fitted) }],
+    content: [{ type: 'text', text: JSON.stringify(fitted) }, ...returned],
     structuredContent: fitted as unknown as Record<string, unknown>,
     ...(fitted.ok ? {} : { isError: true }),
     ...(endTurn ? { _meta: { 'agent-framework/endTurn': true } } : {}),

@@ -23,6 +23,7 @@ import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
 import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
 import { normalizeScript, type Normalization } from './normalize.ts';
+import { DEFAULT_MAX_CONTENT_BYTES, MAX_CONTENT_BLOCKS, takeReturnedContent, type ContentLimits } from './returned-content.ts';
 
 /** What {@link registerCodeExecution} returns: the registered tool's handle. */
 export interface CodeExecution {
@@ -56,6 +57,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   if (defaultMs < 1000 || maxMs < 1000) throw new Error('code_execution time limits must be at least 1000 ms');
   const callTimeoutMs = (options.innerCallTimeoutMs ?? DEFAULTS.innerCallTimeoutMs) + (options.innerCallGraceMs ?? DEFAULTS.innerCallGraceMs);
   const maxResultChars = options.maxResultChars ?? DEFAULTS.maxResultChars;
+  const contentLimits: ContentLimits = { maxBytes: options.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES, maxBlocks: MAX_CONTENT_BLOCKS };
+  if (!(Number.isSafeInteger(contentLimits.maxBytes) && contentLimits.maxBytes >= 1)) throw new Error('maxContentBytes must be a whole number of bytes ≥ 1');
   const whenBusy = options.whenBusy ?? 'refuse';
   if (whenBusy !== 'refuse' && whenBusy !== 'wait') throw new Error(`whenBusy must be 'refuse' or 'wait', got ${String(whenBusy)}`);
   const busyWaitMs = options.busyWaitMs ?? DEFAULTS.busyWaitMs;
@@ -167,7 +170,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
         report = await runners.pythonFor(ctx.conversationId).run(code, { tools, scope, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}) });
       }
       ledger.live = false;
-      return toToolResult(buildEnvelope(report, timeLimit, normalized), maxResultChars, ledger.endTurn);
+      const taken = takeReturnedContent(report, contentLimits);
+      return toToolResult(buildEnvelope(taken.report, timeLimit, normalized, taken.content?.summary), maxResultChars, ledger.endTurn, taken.content?.blocks);
     } finally {
       // The runtime has returned: the script has stopped (JavaScript: its process killed;
       // Python: it reported done, or its interpreter exited).

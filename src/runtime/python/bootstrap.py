@@ -412,11 +412,15 @@ class Runtime:
         return value
 
     def encode_value(self, value):
+        cap = self.value_cap
+        if st.returns_content(value):
+            # Checked by the host, which says what is wrong; here it only must not be cut.
+            value, cap = st.content_json(value), max(cap, st.CONTENT_VALUE_CAP)
         try:
             text = dumps(value)
         except (TypeError, ValueError, RecursionError):
             text = dumps(safe_str(value, repr))
-        if len(text) > self.value_cap:
+        if len(text) > cap:
             return ',"valueTruncated":true}'
         return ',"value":%s}' % text
 

@@ -1,8 +1,10 @@
-"""The `tools` namespace a script sees, and the errors its calls raise.
+"""The `tools` namespace a script sees, the errors its calls raise, and content it returns.
 
 Loaded by bootstrap.py from its own directory (never from sys.path). Only names and call
 plumbing live here; the protocol and the run loop are bootstrap.py's.
 """
+
+import base64
 
 # The script finds these classes among its globals, so tracebacks name them as the script's own.
 SCRIPT_MODULE = "__main__"
@@ -277,6 +279,44 @@ class Tools:
 
     def __repr__(self):
         return "<tools: %s>" % ", ".join(self._table.names)
+
+
+# Content a script returns (src/code-execution/returned-content.ts decides and checks it): the
+# same recognition as isMediaObject there, so a returned image is not cut at the value cap.
+MEDIA_PAYLOAD = {"image": "data", "audio": "data", "resource_link": "uri"}
+# The JavaScript engines' maxReturnBytes: content may be as large in both languages.
+CONTENT_VALUE_CAP = 8 << 20
+
+
+def is_media(item):
+    if not isinstance(item, dict):
+        return False
+    kind = item.get("type")
+    if kind == "resource":
+        return ("uri" in item and ("text" in item or "blob" in item)) or isinstance(item.get("resource"), dict)
+    return isinstance(kind, str) and MEDIA_PAYLOAD.get(kind) in item
+
+
+def returns_content(value):
+    """Whether a run's value is content for the model rather than JSON."""
+    return is_media(value) or (isinstance(value, list) and any(is_media(item) for item in value))
+
+
+def _base64_bytes(item):
+    out = dict(item)
+    for key in ("data", "blob"):
+        if isinstance(out.get(key), (bytes, bytearray, memoryview)):
+            out[key] = base64.b64encode(bytes(out[key])).decode("ascii")
+    if isinstance(out.get("resource"), dict):
+        out["resource"] = _base64_bytes(out["resource"])
+    return out
+
+
+def content_json(value):
+    """The value with bytes payloads (`data`, `blob`) as base64 text, the form JSON carries."""
+    if isinstance(value, list):
+        return [_base64_bytes(item) if isinstance(item, dict) else item for item in value]
+    return _base64_bytes(value)
 
 
 def caller_site(frame, script_prefix):
