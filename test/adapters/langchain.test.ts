@@ -129,12 +129,17 @@ test('an abort from the runnable config reaches the running call: it ends aborte
 test('an error result is a tool message with status "error"; images are standard content blocks', async () => {
   const host = new ToolHost({ logger: pino({ level: 'silent' }) });
   host.registerTool({ name: 'fail', description: 'fails', inputSchema: { type: 'object' }, classes: ['notes'], handler: async () => ({ content: [{ type: 'text', text: 'no such file' }], isError: true }) });
+  host.registerTool({ name: 'snap', description: 'a picture', inputSchema: { type: 'object' }, classes: ['notes'], handler: async () => ({ content: [{ type: 'text', text: 'a dot' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] }) });
   try {
     const { tools } = langchainTools(host, { conversationId: 'c' });
-    const message = (await tools[0]!.invoke({ name: 'fail', args: {}, id: 'call_f', type: 'tool_call' })) as ToolMessage;
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    const message = (await byName.get('fail')!.invoke({ name: 'fail', args: {}, id: 'call_f', type: 'tool_call' })) as ToolMessage;
     assert.equal(message.status, 'error');
     assert.equal(message.content, 'no such file');
     assert.equal(message.tool_call_id, 'call_f');
+    const picture = (await byName.get('snap')!.invoke({ name: 'snap', args: {}, id: 'call_s', type: 'tool_call' })) as ToolMessage;
+    assert.deepEqual(picture.content, [{ type: 'text', text: 'a dot' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }]);
+    assert.equal((picture.artifact as { content: unknown[] }).content.length, 2);
     assert.throws(() => langchainTools(host, { conversationId: '' }), /conversationId must be a non-empty string/);
   } finally {
     await host.close();

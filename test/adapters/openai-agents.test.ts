@@ -139,6 +139,21 @@ test('strict where the listed schema is strict-compatible, non-strict (schema as
   }
 });
 
+test('an image result reaches the model as an image input through the runner', async () => {
+  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
+  host.registerTool({ name: 'snap', description: 'a picture', inputSchema: { type: 'object' }, classes: ['notes'], handler: async () => ({ content: [{ type: 'text', text: 'a dot' }, { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' }] }) });
+  try {
+    const model = new ScriptedModel([[functionCall('snap', {}, { callId: 'call_s' })], [assistantMessage('seen')]]);
+    const result = await run(new Agent({ name: 'img', model, tools: openAiAgentsTools(host, { conversationId: 'c' }) }), 'go');
+    assert.equal(result.finalOutput, 'seen');
+    const sent = JSON.stringify(model.calls[1]!.request.input);
+    assert.match(sent, /"type":"input_image"[^}]*data:image\/png;base64,iVBORw0KGgo=/);
+    assert.match(sent, /"type":"input_text","text":"a dot"/);
+  } finally {
+    await host.close();
+  }
+});
+
 test('tool outputs: images as image outputs, audio as files, structured content as JSON, errors as error text', () => {
   assert.deepEqual(toOpenAiAgentsOutput({ content: [{ type: 'text', text: 'a' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] }), [
     { type: 'text', text: 'a' },
