@@ -12,10 +12,12 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { installedApp, ROOT, sh } from '../helpers/pack-once.ts';
 
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const DEV = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
 const at = (name: string): string => `${name}@${DEV[name]!}`;
 
@@ -122,10 +124,56 @@ for (let turn = 0; turn < 3; turn++) {
 await r.finish({ answer: messages.at(-1).content, toolResult });
 `;
 
+/**
+ * Type checks against the shipped declarations and the framework's own types. Each
+ * `@ts-expect-error` line fails the check if its type had decayed to `any` (an adapter
+ * declaration that did not resolve, or a framework type it could not find).
+ */
+const HOST_TYPES = `import { ToolHost } from 'toolcell';\nconst host = new ToolHost();\n`;
+const AI_SDK_TYPES = `${HOST_TYPES}
+import type { ToolSet } from 'ai';
+import { aiSdkToolSource, aiSdkTools, toAiSdkModelOutput } from 'toolcell/ai-sdk';
+const set: ToolSet = aiSdkTools(host, { conversationId: 'c' });
+const again: ToolSet = aiSdkToolSource(host, { conversationId: 'c' }).tools();
+void set; void again; void toAiSdkModelOutput({ content: [] });
+// @ts-expect-error a ToolSet is not a number
+const wrong: number = aiSdkTools(host, { conversationId: 'c' });
+// @ts-expect-error conversationId is required
+aiSdkTools(host, {});
+void wrong;
+`;
+const OPENAI_AGENTS_TYPES = `${HOST_TYPES}
+import { Agent, type FunctionTool } from '@openai/agents';
+import { openAiAgentsToolSource, openAiAgentsTools, toOpenAiAgentsOutput } from 'toolcell/openai-agents';
+const tools = openAiAgentsTools(host, { conversationId: 'c', strict: false });
+const first: FunctionTool<unknown, any, unknown> | undefined = tools[0];
+new Agent({ name: 'typed', tools: openAiAgentsToolSource(host, { conversationId: 'c' }).tools() });
+void first; void toOpenAiAgentsOutput({ content: [] });
+// @ts-expect-error a function tool is not a number
+const wrong: number = tools[0]!;
+// @ts-expect-error strict is 'auto' or false
+openAiAgentsTools(host, { conversationId: 'c', strict: true });
+void wrong;
+`;
+const LANGCHAIN_TYPES = `${HOST_TYPES}
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import type { BaseCallbackHandler } from '@langchain/core/callbacks/base';
+import { langchainToolSource, langchainTools, toLangChainContent } from 'toolcell/langchain';
+const { tools, callbacks } = langchainTools(host, { conversationId: 'c' });
+const first: StructuredToolInterface | undefined = tools[0];
+const handlers: BaseCallbackHandler[] = [...callbacks, ...langchainToolSource(host, { conversationId: 'c' }).callbacks];
+void first; void handlers; void toLangChainContent({ content: [] });
+// @ts-expect-error a structured tool is not a number
+const wrong: number = tools[0]!;
+// @ts-expect-error conversationId is required
+langchainTools(host, {});
+void wrong;
+`;
+
 const FRAMEWORKS = [
-  { name: 'ai-sdk', dependency: at('ai'), loop: AI_SDK },
-  { name: 'openai-agents', dependency: at('@openai/agents'), loop: OPENAI_AGENTS },
-  { name: 'langchain', dependency: at('@langchain/core'), loop: LANGCHAIN },
+  { name: 'ai-sdk', dependency: at('ai'), loop: AI_SDK, types: AI_SDK_TYPES },
+  { name: 'openai-agents', dependency: at('@openai/agents'), loop: OPENAI_AGENTS, types: OPENAI_AGENTS_TYPES },
+  { name: 'langchain', dependency: at('@langchain/core'), loop: LANGCHAIN, types: LANGCHAIN_TYPES },
 ];
 
 interface Report {
@@ -163,6 +211,29 @@ describe('each adapter from the packed tarball, with only its framework installe
         );
         const others = ['ai', '@openai/agents', '@langchain/core'].filter((n) => !framework.dependency.startsWith(`${n}@`));
         assert.deepEqual(others.filter((n) => existsSync(join(app, 'node_modules', n))), [], 'no other framework is installed');
+      });
+
+      it('ships types: a TypeScript file using the adapter with the framework\'s types checks with plain tsc', async (t) => {
+        writeFileSync(join(app, `check-${framework.name}.ts`), framework.types);
+        writeFileSync(
+          join(app, `tsconfig-${framework.name}.json`),
+          JSON.stringify({
+            compilerOptions: {
+              target: 'ES2022',
+              module: 'NodeNext',
+              moduleResolution: 'NodeNext',
+              strict: true,
+              noEmit: true,
+              // Errors inside the frameworks' own declarations are theirs; the @ts-expect-error
+              // lines prove the adapter's types resolved to real ones.
+              skipLibCheck: true,
+              typeRoots: [join(ROOT, 'node_modules', '@types')],
+              types: ['node'],
+            },
+            files: [`check-${framework.name}.ts`],
+          }),
+        );
+        await sh(process.execPath, [TSC, '-p', `tsconfig-${framework.name}.json`], app, { signal: t.signal });
       });
     });
   }
