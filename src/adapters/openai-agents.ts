@@ -13,6 +13,7 @@
 import { tool, UserError, type FunctionTool, type RunContext, type ToolOutputFileContent, type ToolOutputImage, type ToolOutputText } from '@openai/agents';
 import type { ToolHost } from '../host/tool-host.ts';
 import type { ContentBlock, ToolListing, ToolResult } from '../host/types.ts';
+import { distinctFunctionNames } from './function-names.ts';
 import { isStrictCompatible } from './strict-schema.ts';
 
 /** Options of {@link openAiAgentsTools} and {@link openAiAgentsToolSource}. */
@@ -82,7 +83,7 @@ class Turns {
 
 type ExecuteDetails = { toolCall?: { callId?: string }; signal?: AbortSignal };
 
-function functionTool(host: ToolHost, listing: ToolListing, options: OpenAiAgentsToolsOptions, turns: Turns): FunctionTool<unknown, any, OpenAiAgentsToolOutput> {
+function functionTool(host: ToolHost, listing: ToolListing, name: string, options: OpenAiAgentsToolsOptions, turns: Turns): FunctionTool<unknown, any, OpenAiAgentsToolOutput> {
   const execute = async (input: unknown, runContext?: RunContext<unknown>, details?: ExecuteDetails): Promise<OpenAiAgentsToolOutput> => {
     const callId = details?.toolCall?.callId;
     const outcome = await host.dispatch({
@@ -99,7 +100,7 @@ function functionTool(host: ToolHost, listing: ToolListing, options: OpenAiAgent
     turns.mark(runContext);
     return true;
   };
-  const common = { name: listing.name, description: listing.description, execute, isEnabled };
+  const common = { name, description: listing.description, execute, isEnabled };
   if (options.strict !== false && isStrictCompatible(listing.inputSchema)) {
     try {
       return tool({ ...common, parameters: listing.inputSchema as any, strict: true }) as FunctionTool<unknown, any, OpenAiAgentsToolOutput>;
@@ -112,7 +113,9 @@ function functionTool(host: ToolHost, listing: ToolListing, options: OpenAiAgent
 }
 
 function buildTools(host: ToolHost, options: OpenAiAgentsToolsOptions, turns: Turns): FunctionTool<unknown, any, OpenAiAgentsToolOutput>[] {
-  return host.listTools().map((listing) => functionTool(host, listing, options, turns));
+  const listings = host.listTools();
+  const names = distinctFunctionNames(listings.map((l) => l.name));
+  return listings.map((listing, i) => functionTool(host, listing, names[i]!, options, turns));
 }
 
 function checked(options: OpenAiAgentsToolsOptions, caller: string): OpenAiAgentsToolsOptions {
@@ -124,8 +127,9 @@ function checked(options: OpenAiAgentsToolsOptions, caller: string): OpenAiAgent
 /**
  * Every tool the host lists now (code_execution included) as Agents SDK function tools, for
  * an `Agent`'s `tools`. Names follow the SDK's rule (characters other than letters and digits
- * become `_`: `srv--lookup` is offered as `srv__lookup`); calls still dispatch by the host's
- * name. The list is a snapshot of the listing: build it again when `host.toolsVersion`
+ * become `_`: `srv--lookup` is offered as `srv__lookup`), and where two host names meet under
+ * it the later ones get `_2`, `_3`, … so every tool stays callable; calls still dispatch by
+ * the host's name. The list is a snapshot of the listing: build it again when `host.toolsVersion`
  * changes, or use {@link openAiAgentsToolSource}.
  *
  * @example

@@ -154,6 +154,22 @@ test('an image result reaches the model as an image input through the runner', a
   }
 });
 
+test('two host tools whose names meet under the SDK rule both stay callable', async () => {
+  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
+  host.registerTool({ name: 'a-b', description: 'dash', inputSchema: { type: 'object' }, classes: ['notes'], handler: async () => ({ content: [{ type: 'text', text: 'dash' }] }) });
+  host.registerTool({ name: 'a_b', description: 'underscore', inputSchema: { type: 'object' }, classes: ['notes'], handler: async () => ({ content: [{ type: 'text', text: 'underscore' }] }) });
+  try {
+    const tools = openAiAgentsTools(host, { conversationId: 'c' });
+    assert.deepEqual(tools.map((t) => t.name), ['a_b', 'a_b_2']);
+    const model = new ScriptedModel([[functionCall('a_b', {}, { callId: 'call_1' }), functionCall('a_b_2', {}, { callId: 'call_2' })], [assistantMessage('ok')]]);
+    const result = await run(new Agent({ name: 'names', model, tools }), 'go');
+    const outputs = result.newItems.filter((i) => i.type === 'tool_call_output_item').map((i) => (i as { output: unknown }).output);
+    assert.deepEqual(outputs, ['dash', 'underscore']);
+  } finally {
+    await host.close();
+  }
+});
+
 test('tool outputs: images as image outputs, audio as files, structured content as JSON, errors as error text', () => {
   assert.deepEqual(toOpenAiAgentsOutput({ content: [{ type: 'text', text: 'a' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] }), [
     { type: 'text', text: 'a' },
