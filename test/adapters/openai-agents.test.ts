@@ -88,6 +88,17 @@ test('calls of one model turn share an inference; the next turn gets a new one',
     const started = (id: string) => events.find((e) => e.modelCallId === id && e.phase === 'started')!;
     assert.equal(started('call_a').inferenceId, started('call_b').inferenceId);
     assert.notEqual(started('call_c').inferenceId, started('call_a').inferenceId);
+    // A streamed run takes the same path: its calls carry their ids and share their turn's inference.
+    const streamedModel = new ScriptedModel([
+      [functionCall('echo', { n: 4 }, { callId: 'call_d' }), functionCall('echo', { n: 5 }, { callId: 'call_e' })],
+      [assistantMessage('streamed')],
+    ]);
+    const streamed = await run(new Agent({ name: 'turns', model: streamedModel, tools: source.tools() }), 'go', { stream: true });
+    for await (const _event of streamed) void _event;
+    await streamed.completed;
+    assert.equal(streamed.finalOutput, 'streamed');
+    assert.equal(started('call_d').inferenceId, started('call_e').inferenceId);
+    assert.notEqual(started('call_d').inferenceId, started('call_c').inferenceId);
     // The source hands out the same list until the host's tools change.
     assert.equal(source.tools(), source.tools());
     host.registerTool({ name: 'later', description: 'added later', inputSchema: { type: 'object' }, classes: ['notes'], handler: async () => ({ content: [] }) });
