@@ -79,8 +79,17 @@ export function aiSdkTools(host: ToolHost, options: AiSdkToolsOptions): ToolSet 
   return set;
 }
 
-/** A source of {@link aiSdkTools} sets that rebuilds only when `host.toolsVersion` changed. */
-export function aiSdkToolSource(host: ToolHost, options: AiSdkToolsOptions): { tools(): ToolSet } {
+/** A source of {@link aiSdkTools} sets; see {@link aiSdkToolSource}. */
+export interface AiSdkToolSource {
+  /** The current set: the same object until `host.toolsVersion` changes, then a new one. */
+  tools(): ToolSet;
+}
+
+/**
+ * A source of {@link aiSdkTools} sets that rebuilds only when `host.toolsVersion` changed:
+ * pass `source.tools()` to each `generateText` / `streamText` call.
+ */
+export function aiSdkToolSource(host: ToolHost, options: AiSdkToolsOptions): AiSdkToolSource {
   let built: { version: number; set: ToolSet } | undefined;
   return {
     tools() {
