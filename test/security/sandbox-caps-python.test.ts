@@ -1,0 +1,51 @@
+/**
+ * Caps on a Python interpreter, with and without bubblewrap: the red team's script allocated
+ * 2 GiB, forked 200 processes and spun the CPU with nothing stopping it (issue 19, item 6). Each
+ * attack now ends its run with a `sandbox` error naming the cap it hit. The /tmp attack (which
+ * needs bubblewrap's private tmpfs) is in sandbox-caps.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MODES, opts, runner } from './python-helpers.ts';
+
+const GiB = 1024 ** 3;
+
+for (const isolation of MODES) {
+  test(`python (${isolation}): allocating 2 GiB ends the run at the memory cap`, async () => {
+    const r = runner({ isolation });
+    // Zero-filled and untouched, so without a cap it costs address space, not RAM.
+    const res = await r.run(`b = bytearray(${2 * GiB})\nlen(b)`, opts(30_000));
+    assert.equal(res.ok, false, `the allocation succeeded: ${JSON.stringify(res.value)}`);
+    assert.equal(res.error?.kind, 'sandbox', JSON.stringify(res.error));
+    assert.match(res.error!.message, /the script exceeded its memory cap \(address space 1 GiB\): MemoryError/);
+  });
+
+  test(`python (${isolation}): forking 200 processes ends the run at the process cap`, async () => {
+    const r = runner({ isolation });
+    const code = [
+      'import os, time',
+      'forked = 0',
+      'for _ in range(200):',
+      '    if os.fork() == 0:',
+      '        time.sleep(60)',
+      '        os._exit(0)',
+      '    forked += 1',
+      'forked',
+    ].join('\n');
+    const res = await r.run(code, opts(60_000));
+    assert.equal(res.ok, false, `forked ${JSON.stringify(res.value)} processes`);
+    assert.equal(res.error?.kind, 'sandbox', JSON.stringify(res.error));
+    assert.match(res.error!.message, /the script reached its process cap \(64 processes and threads at once\)/);
+  });
+
+  test(`python (${isolation}): spinning past the CPU time cap ends the run`, async () => {
+    const r = runner({ isolation, caps: { cpuSeconds: 2 } });
+    const res = await r.run('while True:\n    pass', opts(60_000));
+    assert.equal(res.ok, false);
+    assert.equal(res.error?.kind, 'sandbox', JSON.stringify(res.error));
+    assert.match(res.error!.message, /the script exceeded its CPU time cap \(2 s of CPU for its process\)/);
+    // The next run gets a fresh interpreter, with its own CPU budget.
+    const next = await r.run('1 + 1', opts());
+    assert.equal(next.value, 2, JSON.stringify(next));
+  });
+}
