@@ -49,3 +49,20 @@ for (const isolation of MODES) {
     assert.equal(next.value, 2, JSON.stringify(next));
   });
 }
+
+test("code_execution's caps option reaches the interpreter, and the model reads which cap ended the run", async () => {
+  const { ToolHost } = await import('../../src/host/tool-host.ts');
+  const { registerCodeExecution } = await import('../../src/code-execution/index.ts');
+  const pino = (await import('pino')).default;
+  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
+  const ce = registerCodeExecution(host, { languages: ['python'], caps: { memoryBytes: 256 * 1024 * 1024 } });
+  try {
+    const outcome = await host.dispatch({ inferenceId: host.beginInference({ conversationId: 'c' }), name: 'code_execution', input: { code: 'len(bytearray(512 * 1024 * 1024))', language: 'python' } });
+    const content = outcome.result.structuredContent as { error?: { kind: string; message: string } };
+    assert.equal(content.error?.kind, 'sandbox', JSON.stringify(content));
+    assert.match(content.error!.message, /memory cap \(address space 256 MiB\)/);
+  } finally {
+    await ce.close();
+    await host.close();
+  }
+});

@@ -207,9 +207,19 @@ export function spawnIsolated(
   mode: IsolationMode,
   command: string,
   args: readonly string[],
-  options: { readOnly: readonly string[]; env: Record<string, string>; stdio: LaunchRequest['stdio']; detached?: boolean } & SelectOptions,
+  options: { readOnly: readonly string[]; env: Record<string, string>; stdio: LaunchRequest['stdio']; detached?: boolean } & Pick<LaunchRequest, 'caps' | 'memory'> & SelectOptions,
 ): ChildProcess {
   const isolation = selectIsolation(checkMode(mode), options);
   const real = isolation.kind === 'bwrap' ? fs.realpathSync(command) : command;
-  return new ScriptProcess({ isolation, command: real, args, readOnly: [real, ...options.readOnly], env: options.env, stdio: options.stdio, ...(options.detached ? { detached: true } : {}) }).child;
+  return new ScriptProcess({
+    isolation,
+    command: real,
+    args,
+    readOnly: [real, ...options.readOnly],
+    env: options.env,
+    stdio: options.stdio,
+    ...(options.detached ? { detached: true } : {}),
+    ...(options.caps ? { caps: options.caps, memory: options.memory ?? 'address-space' } : {}),
+    ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}),
+  }).child;
 }
