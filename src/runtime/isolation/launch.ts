@@ -126,7 +126,15 @@ export class ScriptProcess {
     const killOuter = child.kill.bind(child);
     child.kill = (sig?: NodeJS.Signals | number): boolean => {
       const inner = this.#innerPid;
-      if (inner === undefined || child.exitCode !== null || child.signalCode !== null) return killOuter(sig);
+      if (child.exitCode !== null || child.signalCode !== null) return killOuter(sig);
+      if (inner === undefined) {
+        // Cut short while bwrap sets up: its child may exist without its parent-death signal
+        // yet, and it sleeps forever once bwrap dies (waiting for the uid map bwrap never
+        // writes). The tree kill stops bwrap before looking for its children, so none is missed.
+        if (child.pid === undefined) return false;
+        killProcessTree(child.pid);
+        return true;
+      }
       try {
         process.kill(inner, sig ?? 'SIGTERM');
         return true;
