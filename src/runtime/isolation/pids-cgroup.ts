@@ -38,12 +38,46 @@ export function pidsHierarchy(): string | null {
       fs.mkdirSync(probe);
       const usable = fs.existsSync(path.join(probe, 'pids.max'));
       fs.rmdirSync(probe);
-      if (usable) return (hierarchy = dir);
+      if (usable) {
+        sweep(dir);
+        return (hierarchy = dir);
+      }
     } catch {
       // not writable by this user
     }
   }
   return hierarchy;
+}
+
+/**
+ * Removes the empty groups of hosts that are gone: a host that exits while a killed process's
+ * last task is still dying cannot remove its group, and nothing else would.
+ */
+function sweep(dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = /^toolcell-(\d+)-\d+$/.exec(name);
+    if (!m || alive(Number(m[1]))) continue;
+    try {
+      fs.rmdirSync(path.join(dir, name));
+    } catch {
+      // still holds a task, or another host removed it first
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** One script process's pids cgroup. */
