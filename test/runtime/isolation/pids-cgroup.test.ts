@@ -21,9 +21,10 @@ test('a command entered through its group cannot hold more tasks than the cap', 
   const [sh, ...pre] = group.enterArgv(false);
   // Each `sleep &` is a task; the fifth (the shell itself is one) is refused.
   const child = spawn(sh!, [...pre, '/bin/sh', '-c', 'for i in 1 2 3 4 5 6; do sleep 30 & done 2>/dev/null; wait'], { stdio: 'ignore' });
-  await waitFor('the group to fill', () => Number(fs.readFileSync(path.join(group.dir, 'pids.current'), 'utf8')) >= 4 && group.refusedAny());
-  assert.equal(Number(fs.readFileSync(path.join(group.dir, 'pids.current'), 'utf8')), 4);
-  assert.equal(group.refusedAny(), true);
+  // The shell may exit at the refused fork, so the count is read once a refusal is recorded.
+  await waitFor('a fork past the cap to be refused', () => group.refusedAny());
+  const held = Number(fs.readFileSync(path.join(group.dir, 'pids.current'), 'utf8'));
+  assert.ok(held >= 3 && held <= 4, `${held} tasks in the group`);
   for (const pid of fs.readFileSync(path.join(group.dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
   await once(child, 'exit');
   group.remove();
