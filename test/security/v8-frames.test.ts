@@ -91,3 +91,14 @@ test("v8: errors of the sandbox process's own realm show only script.js frames",
   assert.ok(stacks.length > 0, "no error of the process's realm was reached: the attack did not run");
   for (const stack of stacks) assert.deepEqual(leaks(stack), [], stack);
 });
+
+test("v8: a tool function's source text is not the prelude's, in String() nor in a construct error", async () => {
+  const r = await runtime.execute(
+    "let message = ''; try { Reflect.construct(tools.echo, []) } catch (e) { message = e.message } return { text: String(tools.echo), global: String(describe), message, name: tools.echo.name }",
+    { tools, timeoutMs: 10_000 },
+  );
+  assert.ok(r.ok, JSON.stringify(r));
+  const value = r.value as { text: string; global: string; message: string; name: string };
+  for (const seen of [value.text, value.global, value.message]) assert.doesNotMatch(seen, /invoke|isGlobal|label|=>/, seen);
+  assert.equal(value.name, 'echo');
+});
