@@ -1,5 +1,5 @@
 /** Configuration of the `code_execution` host tool. */
-import type { IsolationMode } from '../runtime/isolation/index.ts';
+import type { IsolationMode, ScriptCaps } from '../runtime/isolation/index.ts';
 import type { RegisteredTool } from '../host/types.ts';
 import type { JsEngine, JsPoolOptions } from '../runtime/js/index.ts';
 import type { PythonRunnerOptions } from '../runtime/python/index.ts';
@@ -50,6 +50,15 @@ export interface CodeExecutionOptions {
    * Default: theirs (5 and 10 minutes).
    */
   sessionIdleMs?: number;
+  /**
+   * Kernel-enforced caps on each Python interpreter and everything it starts: `memoryBytes`
+   * (address space, default 1 GiB), `processes` (processes and threads at once, default 64),
+   * `cpuSeconds` (CPU over the interpreter's life, default 600), `tmpBytes` (its private /tmp
+   * under bubblewrap, default 64 MiB); `Infinity` lifts one. A run that hits one ends with a
+   * `sandbox` error naming it. `python.caps` wins over this. JavaScript sandbox processes have
+   * caps of their own (docs/security.md, "Caps").
+   */
+  caps?: ScriptCaps;
   /** Options for each conversation's Python interpreter (`python`, `isolation`, `mounts`, limits). */
   python?: PythonRunnerOptions;
   /**

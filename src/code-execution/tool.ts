@@ -74,6 +74,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const python = {
     ...(options.isolation ? { isolation: options.isolation } : {}),
     ...(sessionIdleMs !== undefined ? { idleTimeoutMs: sessionIdleMs } : {}),
+    ...(options.caps ? { caps: options.caps } : {}),
     ...options.python,
   };
   const runners = new ConversationRunners(

@@ -86,6 +86,13 @@ const CodeExecution = z.object({
   engine: z.enum(['quickjs', 'v8']).optional(),
   /** OS-level isolation of script processes: `auto` uses bubblewrap when it works here. */
   isolation: z.enum(['auto', 'bwrap', 'none']).optional(),
+  /** Kernel-enforced caps on each Python interpreter (docs/security.md, "Caps"); a number, or null to lift one. */
+  caps: z.object({
+    memoryBytes: z.number().int().min(64 * 1024 * 1024).nullable().optional(),
+    processes: z.number().int().min(1).nullable().optional(),
+    cpuSeconds: z.number().int().min(1).nullable().optional(),
+    tmpBytes: z.number().int().min(1).nullable().optional(),
+  }).strict().optional(),
   /** The Python interpreter to run (a path or a name on PATH). */
   python: z.string().min(1).optional(),
   /** How long a conversation's session (VM, interpreter) is kept without a run. */

@@ -10,6 +10,7 @@ import { dirname, resolve } from 'node:path';
 import type { HttpServerConfig, StdioServerConfig } from '../mcpl/config.ts';
 import type { GatewayServerConfig } from './gateway/connect-servers.ts';
 import type { CodeExecutionOptions } from '../code-execution/index.ts';
+import type { ScriptCaps } from '../runtime/isolation/index.ts';
 import { ServeConfigSchema, serverIdProblems, type ParsedServer } from './config-schema.ts';
 import { boundsHint, formatIssues, formatPath } from './config-issues.ts';
 
@@ -57,10 +58,10 @@ export function parseServeConfig(raw: unknown, source: string, base: string): Se
   let codeExecution: CodeExecutionOptions | false = false;
   const runtime: ServeConfig['runtime'] = {};
   if (data.codeExecution !== false) {
-    const { engine, isolation, python, ...options } = data.codeExecution;
+    const { engine, isolation, python, caps, ...options } = data.codeExecution;
     if (engine !== undefined) runtime.engine = engine;
     if (isolation !== undefined) runtime.isolation = isolation;
-    codeExecution = { ...options, ...(python !== undefined ? { python: { python } } : {}) };
+    codeExecution = { ...options, ...(python !== undefined ? { python: { python } } : {}), ...(caps ? { caps: configCaps(caps) } : {}) };
   }
   return {
     conversationId: data.conversationId,
@@ -70,6 +71,13 @@ export function parseServeConfig(raw: unknown, source: string, base: string): Se
     ...(data.approvals ? { approvals: data.approvals } : {}),
     ...(data.telemetry ? { telemetry: { otlp: telemetryOtlp(data.telemetry.otlp) } } : {}),
   };
+}
+
+/** The file's caps: JSON has no Infinity, so `null` lifts a cap. */
+function configCaps(caps: Record<string, number | null | undefined>): ScriptCaps {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(caps)) if (value !== undefined) out[key] = value === null ? Infinity : value;
+  return out as ScriptCaps;
 }
 
 function toServerConfig(server: ParsedServer, base: string): ServeServerConfig {

@@ -46,3 +46,31 @@ test("a session naming another session's conversation gets its own, and no conve
     await served.close();
   }
 });
+
+test("a session naming another session's conversation never reads or writes its Python state", async () => {
+  const served = await serveFixtureHost({ rendezvousOf: 1, languages: ['javascript', 'python'] });
+  const a = await connectClient(served.serving.url);
+  const b = await connectClient(served.serving.url);
+  const py = (code: string) => ({ name: 'code_execution', arguments: { code, language: 'python' } });
+  const valueOf = (r: unknown) => (r as { structuredContent: { value: unknown } }).structuredContent.value;
+  try {
+    // A keeps a secret in its default conversation's interpreter and in one it names.
+    const conversationA = valueOf(await a.client.callTool(py('secret = "A"\nawait tools.rendezvous({})'))) as string;
+    assert.equal(typeof conversationA, 'string');
+    await a.client.callTool({ ...py('secret = "A-work"\n1'), ...meta('work') });
+    // B names A's conversation, by its full id and by the name A used, and writes where it reads.
+    for (const named of [conversationA, 'work']) {
+      const read = await b.client.callTool({ ...py('seen = globals().get("secret")\nsecret = "B"\n{"seen": seen, "conv": await tools.rendezvous({})}'), ...meta(named) });
+      const value = valueOf(read) as { seen: string | null; conv: string };
+      assert.ok(value, JSON.stringify(read));
+      assert.equal(value.seen, null, `B read A's Python state through ${named}`);
+      assert.notEqual(value.conv, conversationA);
+    }
+    // A's interpreters hold what A left in them.
+    assert.equal(valueOf(await a.client.callTool(py('secret'))), 'A');
+    assert.equal(valueOf(await a.client.callTool({ ...py('secret'), ...meta('work') })), 'A-work');
+  } finally {
+    await Promise.all([a.client.close(), b.client.close()]);
+    await served.close();
+  }
+});

@@ -152,3 +152,11 @@ test('a remote server\'s auth key selects a provider; mistakes are named by path
   assert.match(error.message, /servers\[0\]\.auth/);
   assert.match(error.message, /servers\[1\]\.auth.*only a remote/);
 });
+
+test('codeExecution.caps reach the Python interpreters; null lifts a cap; mistakes are named', () => {
+  const config = parseServeConfig({ codeExecution: { caps: { memoryBytes: 536870912, cpuSeconds: null } } }, 'f', '/');
+  assert.deepEqual(config.codeExecution && config.codeExecution.caps, { memoryBytes: 536870912, cpuSeconds: Infinity });
+  const lines = problems({ codeExecution: { caps: { processes: 0, memory: 1 } } });
+  assert.ok(lines.some((l) => /^codeExecution\.caps\.processes: expected an integer ≥ 1, got 0/.test(l)), lines.join('\n'));
+  assert.ok(lines.some((l) => /^codeExecution\.caps\.memory: unknown key/.test(l)), lines.join('\n'));
+});

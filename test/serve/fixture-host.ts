@@ -27,7 +27,7 @@ export interface ServedHost {
   close(): Promise<void>;
 }
 
-export async function serveFixtureHost(options: { token?: string; rendezvousOf?: number; idleSessionMs?: number } = {}): Promise<ServedHost> {
+export async function serveFixtureHost(options: { token?: string; rendezvousOf?: number; idleSessionMs?: number; languages?: ('javascript' | 'python')[] } = {}): Promise<ServedHost> {
   const logger = pino({ level: process.env.TOOLCELL_LOG_LEVEL ?? 'silent' });
   const host = new ToolHost({ logger });
   const events: HostLifecycleEvent[] = [];
@@ -71,7 +71,7 @@ export async function serveFixtureHost(options: { token?: string; rendezvousOf?:
       return textResult(ctx.onProgress ? 'reported' : 'nobody asked');
     },
   });
-  const codeExecution = registerCodeExecution(host, { languages: ['javascript'] });
+  const codeExecution = registerCodeExecution(host, { languages: options.languages ?? ['javascript'] });
   const endedSessions: ServeSession[] = [];
   const serving = await serveHttp(host, {
     host: '127.0.0.1',

@@ -32,7 +32,8 @@ export interface BwrapSpec {
   infoFd?: number;
   /**
    * Size of the private `/tmp` tmpfs in bytes (default {@link DEFAULT_TMP_BYTES}). It is RAM:
-   * without a size a script could fill the host's memory by writing files.
+   * without a size a script could fill the host's memory by writing files. `Infinity`: the
+   * kernel's default size (half the RAM).
    */
   tmpBytes?: number;
   /** Working directory inside the sandbox (default `/tmp`). */
@@ -85,8 +86,11 @@ export function bwrapArgv(spec: BwrapSpec): string[] {
   }
   for (const [link, target] of spec.system.symlinks) argv.push('--symlink', target, link);
   const tmpBytes = spec.tmpBytes ?? DEFAULT_TMP_BYTES;
-  if (!Number.isSafeInteger(tmpBytes) || tmpBytes <= 0) throw new TypeError(`tmpBytes must be a whole number of bytes > 0, got ${tmpBytes}`);
-  argv.push('--proc', '/proc', '--dev', '/dev', '--size', String(tmpBytes), '--tmpfs', '/tmp');
+  if (tmpBytes !== Infinity && (!Number.isSafeInteger(tmpBytes) || tmpBytes <= 0)) throw new TypeError(`tmpBytes must be a whole number of bytes > 0 (or Infinity), got ${tmpBytes}`);
+  argv.push('--proc', '/proc', '--dev', '/dev');
+  // Infinity lifts the cap: the kernel's default tmpfs size (half the RAM) then applies.
+  if (tmpBytes !== Infinity) argv.push('--size', String(tmpBytes));
+  argv.push('--tmpfs', '/tmp');
   for (const p of underTmp) argv.push('--ro-bind', p, p);
   // Grants last, so a grant under /tmp is not hidden by the tmpfs.
   for (const m of spec.mounts) argv.push(m.mode === 'rw' ? '--bind' : '--ro-bind', m.path, m.target);

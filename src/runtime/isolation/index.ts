@@ -10,3 +10,5 @@ export { ScriptProcess, spawnIsolated, type LaunchRequest } from './launch.ts';
 export { killProcessTree } from './process-tree.ts';
 export { systemLayout } from './system-layout.ts';
 export { checkMode, checkMounts, IsolationError, ISOLATION_MODES, type IsolationMode, type IsolationPlan, type MountGrant } from './types.ts';
+export { capMessages, capped, checkCaps, formatBytes, JS_PROCESS_CAPS, planCaps, PYTHON_CAPS, type CapPlan, type CheckedCaps, type MemoryMeasure, type ScriptCaps } from './caps.ts';
+export { PidsGroup, pidsHierarchy } from './pids-cgroup.ts';

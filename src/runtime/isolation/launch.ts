@@ -8,8 +8,11 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import { bwrapCommand } from './bwrap-argv.ts';
+import { planCaps, type CheckedCaps, type MemoryMeasure } from './caps.ts';
+import { PidsGroup, pidsHierarchy } from './pids-cgroup.ts';
+import { findSystemTool } from './probe.ts';
 import { killProcessTree } from './process-tree.ts';
-import { selectIsolation, type SelectOptions } from './select.ts';
+import { announce, selectIsolation, type DiagnosticSink, type SelectOptions } from './select.ts';
 import { systemLayout } from './system-layout.ts';
 import { checkMode, IsolationError, type IsolationMode, type IsolationPlan, type MountGrant } from './types.ts';
 
@@ -28,20 +31,72 @@ export interface LaunchRequest {
   stdio: readonly ('pipe' | 'ignore' | number)[];
   /** Own process group (for a group kill without isolation). */
   detached?: boolean;
+  /** Caps on the process (see caps.ts); absent, none but bubblewrap's default /tmp size. */
+  caps?: CheckedCaps;
+  /** How the memory cap counts (default `address-space`). */
+  memory?: MemoryMeasure;
+  /** Told once per distinct sentence which caps cannot be enforced here. */
+  onDiagnostic?: DiagnosticSink;
+}
+
+let prlimitPath: string | null | undefined;
+/** prlimit's resolved path (found once per host process), or null. */
+function prlimit(): string | null {
+  if (prlimitPath === undefined) {
+    const found = findSystemTool('prlimit');
+    prlimitPath = found === undefined ? null : fs.realpathSync(found);
+  }
+  return prlimitPath;
 }
 
 /** A started script process. */
 export class ScriptProcess {
   readonly child: ChildProcess;
   readonly isolation: IsolationPlan;
+  /** The caps this process runs under (absent: none were asked for). */
+  readonly caps: CheckedCaps | undefined;
+  /** Its pids cgroup, when the process cap is one. */
+  readonly pids: PidsGroup | null;
   #innerPid: number | undefined;
 
   constructor(request: LaunchRequest) {
     this.isolation = request.isolation;
+    this.caps = request.caps;
     const stdio = [...request.stdio] as StdioOptions & unknown[];
-    if (request.isolation.kind === 'none') {
-      this.child = spawn(request.command, request.args, { stdio, env: request.env, detached: request.detached ?? false, windowsHide: true });
+    const bwrap = request.isolation.kind === 'bwrap';
+    const caps = request.caps;
+    const plan = caps
+      ? planCaps(caps, {
+        memory: request.memory ?? 'address-space',
+        bwrap,
+        root: process.getuid?.() === 0,
+        cgroup: Number.isFinite(caps.processes) && pidsHierarchy() !== null,
+        prlimit: prlimit() !== null,
+      })
+      : { rlimits: [], pidsCgroup: false, unenforced: [] };
+    for (const sentence of plan.unenforced) announce(request.onDiagnostic, sentence);
+    // prlimit sets the rlimits and execs the interpreter (same pid). Under bubblewrap it runs
+    // inside the sandbox, so RLIMIT_NPROC counts the tasks of the sandbox's user namespace only.
+    let command = request.command;
+    let args = [...request.args];
+    let readOnly = request.readOnly;
+    if (plan.rlimits.length > 0) {
+      command = prlimit()!;
+      args = [...plan.rlimits, '--', request.command, ...request.args];
+      readOnly = [...readOnly, command];
+    }
+    this.pids = plan.pidsCgroup ? PidsGroup.create(caps!.processes) : null;
+    // A shell enters the group and execs the rest, before anything of it can fork.
+    const enter = (cmd: string, argv: readonly string[]): [string, string[]] => {
+      if (!this.pids) return [cmd, [...argv]];
+      const [sh, ...pre] = this.pids.enterArgv('PWD' in request.env);
+      return [sh!, [...pre, cmd, ...argv]];
+    };
+    if (!bwrap) {
+      const [cmd, argv] = enter(command, args);
+      this.child = spawn(cmd, argv, { stdio, env: request.env, detached: request.detached ?? false, windowsHide: true });
       this.#innerPid = this.child.pid;
+      this.#removeGroupOnExit();
       return;
     }
     for (const m of request.mounts ?? []) {
@@ -49,17 +104,20 @@ export class ScriptProcess {
     }
     const infoFd = stdio.length;
     stdio.push('pipe');
-    const { argv, env } = bwrapCommand({
-      command: request.command,
-      args: request.args,
-      readOnly: request.readOnly,
+    const bwrapped = bwrapCommand({
+      command,
+      args,
+      readOnly,
       system: systemLayout(),
       mounts: request.mounts ?? [],
       env: request.env,
       infoFd,
+      ...(caps ? { tmpBytes: caps.tmpBytes } : {}),
     });
-    const child = spawn(request.isolation.bwrap, argv, { stdio, env, detached: request.detached ?? false, windowsHide: true });
+    const [cmd, argv] = enter((request.isolation as { bwrap: string }).bwrap, bwrapped.argv);
+    const child = spawn(cmd, argv, { stdio, env: bwrapped.env, detached: request.detached ?? false, windowsHide: true });
     this.child = child;
+    this.#removeGroupOnExit();
     const info = child.stdio[infoFd] as Readable | null;
     if (info) readChildPid(info, (pid) => (this.#innerPid = pid));
     // Callers that only know `child.kill()` reach the interpreter itself: bwrap then reaps it and
@@ -68,7 +126,15 @@ export class ScriptProcess {
     const killOuter = child.kill.bind(child);
     child.kill = (sig?: NodeJS.Signals | number): boolean => {
       const inner = this.#innerPid;
-      if (inner === undefined || child.exitCode !== null || child.signalCode !== null) return killOuter(sig);
+      if (child.exitCode !== null || child.signalCode !== null) return killOuter(sig);
+      if (inner === undefined) {
+        // Cut short while bwrap sets up: its child may exist without its parent-death signal
+        // yet, and it sleeps forever once bwrap dies (waiting for the uid map bwrap never
+        // writes). The tree kill stops bwrap before looking for its children, so none is missed.
+        if (child.pid === undefined) return false;
+        killProcessTree(child.pid);
+        return true;
+      }
       try {
         process.kill(inner, sig ?? 'SIGTERM');
         return true;
@@ -76,6 +142,16 @@ export class ScriptProcess {
         return killOuter(sig);
       }
     };
+  }
+
+  #removeGroupOnExit(): void {
+    const group = this.pids;
+    if (group) this.child.once('exit', () => group.remove());
+  }
+
+  /** Whether the process cap refused a fork (known where it is a pids cgroup). */
+  get refusedFork(): boolean {
+    return this.pids?.refusedAny() ?? false;
   }
 
   /** Host pid of the interpreter itself (under bubblewrap, once bwrap has reported it). */
@@ -139,9 +215,19 @@ export function spawnIsolated(
   mode: IsolationMode,
   command: string,
   args: readonly string[],
-  options: { readOnly: readonly string[]; env: Record<string, string>; stdio: LaunchRequest['stdio']; detached?: boolean } & SelectOptions,
+  options: { readOnly: readonly string[]; env: Record<string, string>; stdio: LaunchRequest['stdio']; detached?: boolean } & Pick<LaunchRequest, 'caps' | 'memory'> & SelectOptions,
 ): ChildProcess {
   const isolation = selectIsolation(checkMode(mode), options);
   const real = isolation.kind === 'bwrap' ? fs.realpathSync(command) : command;
-  return new ScriptProcess({ isolation, command: real, args, readOnly: [real, ...options.readOnly], env: options.env, stdio: options.stdio, ...(options.detached ? { detached: true } : {}) }).child;
+  return new ScriptProcess({
+    isolation,
+    command: real,
+    args,
+    readOnly: [real, ...options.readOnly],
+    env: options.env,
+    stdio: options.stdio,
+    ...(options.detached ? { detached: true } : {}),
+    ...(options.caps ? { caps: options.caps, memory: options.memory ?? 'address-space' } : {}),
+    ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}),
+  }).child;
 }

@@ -21,10 +21,15 @@ const SYSTEM_BIN = ['/usr/bin', '/bin', '/usr/local/bin'];
 
 /** The bwrap executable on the host's PATH (or the system directories), if any. */
 export function findBwrap(searchPath: string | undefined = process.env.PATH): string | undefined {
+  return findSystemTool('bwrap', searchPath);
+}
+
+/** A Linux system tool (`bwrap`, `prlimit`) on the host's PATH or in the system directories. */
+export function findSystemTool(name: string, searchPath: string | undefined = process.env.PATH): string | undefined {
   if (process.platform !== 'linux') return undefined;
   const dirs = [...(searchPath ?? '').split(path.delimiter).filter((d) => path.isAbsolute(d)), ...SYSTEM_BIN];
   for (const dir of dirs) {
-    const candidate = path.join(dir, 'bwrap');
+    const candidate = path.join(dir, name);
     try {
       fs.accessSync(candidate, fs.constants.X_OK);
       return candidate;

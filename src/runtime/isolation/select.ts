@@ -36,7 +36,8 @@ export function selectIsolation(mode: IsolationMode, options: SelectOptions = {}
   return { kind: 'none' };
 }
 
-function announce(sink: DiagnosticSink | undefined, message: string): void {
+/** Tells `sink` a message once (per distinct message and sink). */
+export function announce(sink: DiagnosticSink | undefined, message: string): void {
   if (!sink) return;
   let said = announced.get(sink);
   if (!said) announced.set(sink, (said = new Set()));

@@ -20,7 +20,7 @@ import type { Readable, Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { encodeFrame, FrameDecoder } from './sandbox/frames.mjs';
-import { spawnIsolated, type IsolationMode } from '../isolation/index.ts';
+import { JS_PROCESS_CAPS, capMessages, spawnIsolated, type CheckedCaps, type IsolationMode } from '../isolation/index.ts';
 import { parseChildMessage, routeChildMessage, type ChildMessage } from './protocol.ts';
 import { HeldCatalogs } from './held-catalogs.ts';
 
@@ -146,12 +146,27 @@ function spawnSandbox(options: SandboxProcessOptions, bellFd: number): ChildProc
     entry,
     ...entryArgs,
   ];
-  // OS layer (src/runtime/isolation): bubblewrap namespaces when available ('auto').
+  // OS layer (src/runtime/isolation): bubblewrap namespaces when available ('auto'), and caps.
   return spawnIsolated(options.isolation ?? 'auto', process.execPath, args, {
     readOnly: [...dirs],
     env: {},
     stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe', bellFd],
+    caps: processCaps(options),
+    memory: 'data',
   });
+}
+
+/**
+ * Caps on a sandbox process (see isolation/caps.ts). Memory counts writable private memory
+ * (RLIMIT_DATA): Node reserves far more address space than it uses, so an address-space cap
+ * would refuse its start. A V8 process (one conversation) gets 1 GiB above its heap limit for
+ * code, stacks and ArrayBuffers, which live outside the heap and `heapMb` does not bound. A
+ * QuickJS process gets no memory cap: each VM in it is bounded inside WebAssembly, and a cap
+ * on the process would let one conversation's memory end its neighbours' runs.
+ */
+function processCaps(options: SandboxProcessOptions): CheckedCaps {
+  if (options.engine === 'quickjs') return { ...JS_PROCESS_CAPS, memoryBytes: Infinity };
+  return { ...JS_PROCESS_CAPS, memoryBytes: Math.max(JS_PROCESS_CAPS.memoryBytes, (options.heapMb + 1024) * 1024 * 1024) };
 }
 
 export class SandboxProcess {
@@ -355,6 +370,9 @@ export class SandboxProcess {
       this.end(this.options.engine === 'quickjs'
         ? `the sandbox process ran out of memory (its Node heap limit of ${QUICKJS_NODE_HEAP_MB} MiB)`
         : `the script ran out of memory (heap limit ${this.options.heapMb} MiB)`);
+    } else if (/Fatal process out of memory|allocation failed/i.test(this.stderrTail)) {
+      // Not the heap limit: the process's memory cap (RLIMIT_DATA) refused the memory.
+      this.end(`${capMessages.memory(processCaps(this.options), 'data')}; the sandbox process exited (${signal ?? `exit code ${code}`})`);
     } else {
       this.end(`the sandbox process exited unexpectedly (${signal ?? `exit code ${code}`})`);
     }

@@ -70,6 +70,12 @@ def fatal(what):
         os._exit(70)
 
 
+def on_cpu_cap(signum, frame):
+    """RLIMIT_CPU's soft limit was reached: exit with 152 (128 + SIGXCPU), which the host reads
+    as the CPU time cap (cap-errors.ts). Processes the script forked keep the default action."""
+    os._exit(152)
+
+
 def write_all(fd, data):
     view = memoryview(data)
     while view:
@@ -339,6 +345,10 @@ class Runtime:
         # A previous script may have replaced our handlers.
         signal.signal(signal.SIGINT, self.on_interrupt)
         signal.signal(signal.SIGALRM, self.on_interrupt)
+        # The CPU time cap: SIGXCPU, then SIGKILL a second later. Exiting with a code of our own
+        # names the cap; as pid 1 of a namespace the default action would be ignored.
+        if hasattr(signal, "SIGXCPU"):
+            signal.signal(signal.SIGXCPU, on_cpu_cap)
         done = {"t": "done", "run": run.id, "token": run.token, "outcome": "ok", "returnCode": 0}
         value = None
         try:

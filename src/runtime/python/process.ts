@@ -2,7 +2,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
-import { ScriptProcess, selectIsolation, type DiagnosticSink, type IsolationMode, type LaunchRequest, type MountGrant } from '../isolation/index.ts';
+import { ScriptProcess, selectIsolation, type CheckedCaps, type DiagnosticSink, type IsolationMode, type LaunchRequest, type MountGrant } from '../isolation/index.ts';
+import { capExitOf, type CapContext } from './cap-errors.ts';
 import { resolveInterpreter } from './interpreter.ts';
 import { parseInbound, type InboundMessage } from './protocol.ts';
 import type { StreamName } from './output.ts';
@@ -26,6 +27,8 @@ export interface LaunchOptions {
   onDiagnostic?: DiagnosticSink;
   bwrapPath?: string;
   valueCapBytes: number;
+  /** Caps on the interpreter (memory as address space, processes, CPU time, /tmp). */
+  caps: CheckedCaps;
 }
 
 /** Why the interpreter is gone. */
@@ -61,9 +64,10 @@ async function prepare(options: LaunchOptions): Promise<LaunchRequest | { descri
   }
   const args = ['-I', '-X', 'utf8', BOOTSTRAP, String(options.valueCapBytes)];
   const stdio = ['pipe', 'pipe', 'pipe', 'pipe'] as const;
+  const capped = { caps: options.caps, memory: 'address-space' as const, ...(options.onDiagnostic ? { onDiagnostic: options.onDiagnostic } : {}) };
   if (isolation.kind === 'none') {
     // Own process group, so a group kill also reaches what the script started.
-    return { isolation, command: interp.executable, args, readOnly: [], env: options.env, stdio, detached: true };
+    return { isolation, command: interp.executable, args, readOnly: [], env: options.env, stdio, detached: true, ...capped };
   }
   // Inside the sandbox only /tmp is writable and the host's home and PATH do not exist.
   const env = { ...options.env, PATH: path.dirname(interp.executable), HOME: '/tmp', TMPDIR: '/tmp', ...options.extraEnv };
@@ -76,6 +80,7 @@ async function prepare(options: LaunchOptions): Promise<LaunchRequest | { descri
     env,
     stdio,
     detached: true,
+    ...capped,
   };
 }
 
@@ -144,6 +149,13 @@ export class PythonProcess {
     });
     if (!this.#ref) this.setRef(false);
     if (this.#outq.length > 0) queueMicrotask(this.#flush);
+  }
+
+  /** The caps it runs under and whether its pids cgroup refused a fork (null before it started). */
+  capContext(): CapContext | null {
+    const proc = this.#proc;
+    if (!proc?.caps) return null;
+    return { caps: proc.caps, bwrap: proc.isolation.kind === 'bwrap', refusedFork: proc.refusedFork };
   }
 
   /** Host pid of the interpreter (not of bwrap), once it is known. */
@@ -265,6 +277,8 @@ export class PythonProcess {
     if (err?.code === 'ENOENT') return `the Python interpreter ${JSON.stringify(exe)} was not found (install Python 3.8+ or set the \`python\` option)`;
     if (err && this.#proc?.child.pid === undefined) return `the Python interpreter ${JSON.stringify(exe)} could not be started: ${err.message}`;
     if (this.#violation) return `the Python interpreter broke the runner protocol (${this.#violation}) and was killed`;
+    const cap = this.#killed ? undefined : capExitOf(code, signal, this.#proc?.caps);
+    if (cap) return cap;
     if (signal) return `the Python interpreter was killed by ${signal}`;
     return `the Python interpreter exited with code ${code}`;
   }

@@ -1,4 +1,4 @@
-import { checkMode, checkMounts, type DiagnosticSink, type IsolationMode, type MountGrant } from '../isolation/index.ts';
+import { checkCaps, checkMode, checkMounts, PYTHON_CAPS, type CheckedCaps, type DiagnosticSink, type IsolationMode, type MountGrant, type ScriptCaps } from '../isolation/index.ts';
 import type { RunErrorKind, ToolBinding } from '../types.ts';
 import { childEnvironment, validateExtraEnv } from './env.ts';
 import type { ExitInfo, PythonProcess } from './process.ts';
@@ -44,6 +44,14 @@ export interface PythonRunnerOptions {
   killGraceMs?: number;
   /** How long the interpreter may take to start and report ready. Default 10 s. */
   startTimeoutMs?: number;
+  /**
+   * Kernel-enforced caps on the interpreter and what it starts (see docs/security.md, "Caps"):
+   * `memoryBytes` (address space, default 1 GiB), `processes` (tasks at once, default 64),
+   * `cpuSeconds` (over the interpreter's life, default 600), `tmpBytes` (the private /tmp under
+   * bubblewrap, default 64 MiB). `Infinity` lifts one. A run that hits one ends with a `sandbox`
+   * error naming it.
+   */
+  caps?: ScriptCaps;
 }
 
 export interface PythonRunOptions {
@@ -109,6 +117,7 @@ export class PythonRunner {
   readonly #interruptGraceMs: number;
   readonly #killGraceMs: number;
   readonly #startTimeoutMs: number;
+  readonly #caps: CheckedCaps;
   #interp: Interpreter | null = null;
   #startup: Startup | null = null;
   #session: RunSession | null = null;
@@ -139,6 +148,7 @@ export class PythonRunner {
     this.#interruptGraceMs = positive('interruptGraceMs', options.interruptGraceMs, 200);
     this.#killGraceMs = positive('killGraceMs', options.killGraceMs, 1000);
     this.#startTimeoutMs = positive('startTimeoutMs', options.startTimeoutMs, 10_000);
+    this.#caps = checkCaps(options.caps, PYTHON_CAPS);
   }
 
   get state(): PythonRunnerState {
@@ -283,6 +293,7 @@ export class PythonRunner {
         ...(this.#onDiagnostic ? { onDiagnostic: this.#onDiagnostic } : {}),
         ...(this.#bwrapPath !== undefined ? { bwrapPath: this.#bwrapPath } : {}),
         valueCapBytes: this.#outputCapBytes,
+        caps: this.#caps,
         startTimeoutMs: this.#startTimeoutMs,
       },
       {

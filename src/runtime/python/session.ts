@@ -5,6 +5,7 @@ import { CallLedger, type OpenCall } from './ledger.ts';
 import { encodeCancel, encodeResult, encodeRun, type InboundMessage, type ToolTable } from './protocol.ts';
 import { RunOutput, endMarker, type StreamName } from './output.ts';
 import type { ExitInfo, PythonProcess } from './process.ts';
+import { capErrorOf } from './cap-errors.ts';
 import { exitStatus, resultFromDone, resultFromLoss, stopMessage, type PythonRunResult, type StopReason } from './result.ts';
 
 export interface SessionOptions {
@@ -155,7 +156,12 @@ export class RunSession {
   #maybeFinish(): void {
     if (!this.#done || !this.#output.complete) return;
     const stop = this.#stop ? { reason: this.#stop, timeoutMs: this.#o.timeoutMs, how: this.#stage } : null;
-    this.#settle(resultFromDone(this.#done, this.#output.finish(), this.#closeCalls(), stop));
+    const result = resultFromDone(this.#done, this.#output.finish(), this.#closeCalls(), stop);
+    // A cap the kernel enforced surfaces in the script as an ordinary error: named for what it is.
+    const ctx = result.error ? this.proc.capContext() : null;
+    const cap = ctx && result.error ? capErrorOf(result.error, ctx) : undefined;
+    if (cap) result.error = cap;
+    this.#settle(result);
   }
 
   #closeCalls() {

@@ -46,8 +46,54 @@ let processHardened = false;
  */
 export function hardenProcess() {
   if (processHardened) return;
+  installProcessStackFormatter();
   harden.runInThisContext()(true);
   processHardened = true;
+}
+
+/**
+ * An error of this process's realm can reach a script (Node's own code overflowing on the
+ * script's stack, say in its dynamic-import callback). Node's formatter would show that error
+ * with every frame, this process's (`node:internal/...`, toolcell's absolute paths) included.
+ * Frozen with the rest of this realm's intrinsics, this formatter keeps only script frames of
+ * any trace that has one; the process's own errors, with no script frame, keep all of theirs.
+ */
+function installProcessStackFormatter() {
+  const describe = (frame) => {
+    try {
+      return String(frame);
+    } catch {
+      return '<frame>';
+    }
+  };
+  function formatProcessStack(error, frames) {
+    let out;
+    try {
+      out = Error.prototype.toString.call(error);
+    } catch {
+      out = 'Error';
+    }
+    let fromScript = false;
+    for (let i = 0; i < frames.length; i++) {
+      try {
+        if (frames[i].getFileName() === SCRIPT_FILE) fromScript = true;
+      } catch {
+        // a frame that cannot be read is left out below
+      }
+    }
+    for (let i = 0; i < frames.length; i++) {
+      let file;
+      try {
+        file = frames[i].getFileName();
+      } catch {
+        continue;
+      }
+      if (fromScript && file !== SCRIPT_FILE) continue;
+      out += '\n    at ' + describe(frames[i]);
+    }
+    return out;
+  }
+  Object.defineProperty(Error, 'prepareStackTrace', { value: formatProcessStack, writable: false, enumerable: false, configurable: false });
 }
 
 const OPTIONS = { codeGeneration: { strings: false, wasm: false } };

@@ -32,6 +32,7 @@
   // guest/inspect.js, evaluated in this context just before this file.
   const formatLog = inspector.formatLog;
   const apply = Reflect.apply;
+  const functionBind = Function.prototype.bind;
   const create = Object.create;
   const defineProperty = Object.defineProperty;
   const freeze = Object.freeze;
@@ -257,7 +258,9 @@
   }
 
   function makeCallable(isGlobal, name, label) {
-    const fn = (args) => invoke(isGlobal, name, label, args);
+    // Bound, so its source reads `function () { [native code] }`: the arrow's own text is this
+    // prelude's, which String(tools.x) and "… is not a constructor" would show the script.
+    const fn = apply(functionBind, (args) => invoke(isGlobal, name, label, args), [undefined]);
     defineProperty(fn, 'name', { value: name });
     return fn;
   }

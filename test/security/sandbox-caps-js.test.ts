@@ -1,0 +1,67 @@
+/**
+ * Caps on the JavaScript sandbox processes, with and without bubblewrap. A V8 guest has no
+ * ArrayBuffer, typed array or WebAssembly, so its memory is its heap (bounded by `heapMb`); the
+ * caps are the kernel's bound should anything get past that: seen from the host, every sandbox
+ * node process runs with a data cap (V8: heap limit + 1 GiB; QuickJS: none, its VMs are bounded
+ * one by one) and inside a pids cgroup of its own (root here; see docs/security.md).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { test } from 'node:test';
+import { JsRuntime } from '../../src/runtime/js/index.ts';
+import { pidsHierarchy } from '../../src/runtime/isolation/index.ts';
+
+/** Node processes below this test process. */
+function sandboxNodes(): number[] {
+  const parents = new Map<number, number>();
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone
+    }
+  }
+  const node = fs.realpathSync(process.execPath);
+  return [...parents.keys()].filter((pid) => {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) {
+      if (p === process.pid) {
+        try {
+          return fs.readlinkSync(`/proc/${pid}/exe`) === node;
+        } catch {
+          return false;
+        }
+      }
+    }
+    return false;
+  });
+}
+
+function limit(pid: number, name: string): string {
+  const line = fs.readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((l) => l.startsWith(name));
+  return line!.slice(name.length).trim().split(/\s+/)[0]!;
+}
+
+for (const engine of ['v8', 'quickjs'] as const) {
+  for (const isolation of ['none', 'bwrap'] as const) {
+    test(`${engine} (${isolation}): the sandbox process runs under its caps`, async () => {
+      const js = new JsRuntime({ engine, isolation });
+      try {
+        const r = await js.execute('return 6 * 7', { tools: [], timeoutMs: 10_000 });
+        assert.ok(r.ok && r.value === 42, JSON.stringify(r));
+        const nodes = sandboxNodes();
+        assert.ok(nodes.length > 0, 'a sandbox node process is running');
+        for (const pid of nodes) {
+          const expected = engine === 'v8' ? String(2 * 1024 ** 3) : 'unlimited';
+          assert.equal(limit(pid, 'Max data size'), expected, `node ${pid}'s data cap`);
+          if (pidsHierarchy() !== null) {
+            assert.match(fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8'), /toolcell-\d+-\d+/, `node ${pid} is in a pids cgroup of its own`);
+          }
+        }
+      } finally {
+        await js.close();
+      }
+    });
+  }
+}
