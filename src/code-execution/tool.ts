@@ -70,7 +70,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const runners = new ConversationRunners(
     options.jsPoolSize ?? 1,
     python,
-    { engine: options.engine, pool: jsPool, isolation: options.isolation, ...(options.jsThreads === true ? { quickjsThreads: true } : {}) },
+    { engine: options.engine, pool: jsPool, isolation: options.isolation, ...(options.jsThreads !== undefined ? { quickjsThreads: options.jsThreads } : {}) },
     options.maxPythonInterpreters,
   );
   const allow = options.allowTool ?? (() => true);

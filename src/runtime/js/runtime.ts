@@ -127,6 +127,20 @@ export interface ExecuteOptions {
 
 const withoutRun = { logs: [], calls: [] };
 
+/**
+ * Whether QuickJS VMs run on worker threads of the host (the default) or in the pool of sandbox
+ * processes: threads unless the operator asked for the OS layer (`isolation: 'bwrap'`) or turned
+ * them off. Threads have no OS layer of their own, so asking for both is refused, not ignored.
+ */
+function quickjsOnThreads(options: JsRuntimeOptions): boolean {
+  const { quickjsThreads, isolation } = options;
+  if (quickjsThreads !== undefined && typeof quickjsThreads !== 'boolean') throw new TypeError('quickjsThreads must be a boolean');
+  if (quickjsThreads === true && isolation === 'bwrap') {
+    throw new TypeError('quickjsThreads: true has no OS layer; isolation "bwrap" needs the sandbox processes (quickjsThreads: false)');
+  }
+  return quickjsThreads ?? isolation !== 'bwrap';
+}
+
 function cores(): number {
   return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
 }
@@ -169,7 +183,7 @@ export class JsRuntime {
     this.engine = engine;
     const pool = resolvePoolOptions(options.pool, engine);
     if (engine === 'quickjs') {
-      const threads = options.quickjsThreads === true;
+      const threads = quickjsOnThreads(options);
       const threadPool = threads && options.pool?.maxProcesses === undefined
         ? { ...pool, maxProcesses: Math.max(4, 2 * cores()), minProcesses: Math.min(pool.minProcesses, Math.max(4, 2 * cores())) }
         : pool;

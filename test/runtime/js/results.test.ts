@@ -149,7 +149,8 @@ describe('aborted', () => {
 describe('sandbox failures', () => {
   const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}.mjs`, import.meta.url));
   const rogue = async (name: string) => {
-    const broken = new JsRuntime({ engine, poolSize: 0, sandboxEntry: fixture(name) });
+    // Process entries: their thread counterparts are in thread-faults.test.ts.
+    const broken = new JsRuntime({ engine, poolSize: 0, sandboxEntry: fixture(name), ...(engine === 'quickjs' ? { quickjsThreads: false } : {}) });
     try {
       return await broken.execute('return await tools.echo({})', { tools: [tool('echo')], timeoutMs: 10_000 });
     } finally {

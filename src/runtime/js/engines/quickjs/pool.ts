@@ -206,7 +206,7 @@ export class QuickjsPool {
   private place(conversation: string | undefined): Host | null {
     const pinned = conversation === undefined ? undefined : this.conversations.get(conversation);
     if (pinned !== undefined && pinned.host.process.alive) {
-      return pinned.host.load < this.runsPerProcess ? pinned.host : null;
+      return pinned.host.load < this.runsPerProcess && !this.stopping(pinned.host) ? pinned.host : null;
     }
     if (this.threads) return this.placeOnThread();
     let best: Host | null = null;
@@ -234,13 +234,22 @@ export class QuickjsPool {
   private placeOnThread(): Host | null {
     let best: Host | null = null;
     for (const h of this.hosts) {
-      if (!h.process.alive || h.load > 0) continue;
+      if (!h.process.alive || h.load > 0 || this.stopping(h)) continue;
       if (h.ready && h.conversations.size === 0) return h;
       if (best === null || (h.ready && !best.ready) || (h.ready === best.ready && h.conversations.size < best.conversations.size)) best = h;
     }
     if (best !== null && !best.ready) return best; // starting: it keeps nothing yet
     if (this.hosts.size < this.maxProcesses) return this.spawn();
     return best;
+  }
+
+  /**
+   * Threads: still running a cancelled run's code (its cancel not yet confirmed). A run placed
+   * there would wait behind it and, if the thread never confirms, die with it; a process runs
+   * many VMs and keeps taking runs while one of them is cancelled.
+   */
+  private stopping(host: Host): boolean {
+    return this.threads && host.cancelling.size > 0;
   }
 
   private wait(conversation: string | undefined, signal?: AbortSignal): Promise<Host> {
@@ -329,6 +338,8 @@ export class QuickjsPool {
       if (timer !== undefined) {
         clearTimeout(timer);
         host.cancelling.delete(message.run);
+        // A thread free again: runs that waited for it may go.
+        if (this.threads && host.listeners.get(message.run) === undefined) queueMicrotask(() => this.serveQueue());
       }
     }
     const listener = host.listeners.get(message.run);
