@@ -22,7 +22,36 @@ export type ChildMessage =
   | ({ t: 'done'; run: number; ok: true; json: string } & DoneSession)
   | ({ t: 'done'; run: number; ok: false; error: RunError } & DoneSession)
   | { t: 'idle'; run: number; slots?: number }
+  | { t: 'parked'; conv: string; session: ParkedSession | null }
   | { t: 'fatal'; message: string };
+
+/**
+ * QuickJS on threads: a conversation's kept VM taken off its thread (a memory image of the
+ * WebAssembly instance and where its runtime lives in it), held by the host until the
+ * conversation's next run restores it on whichever thread is free.
+ */
+export interface ParkedSession {
+  memory: Uint8Array;
+  stackPointer: number;
+  runtimePtr: number;
+  contextPtr: number;
+  /** The catalog whose bindings the VM holds installed. */
+  catalog: number | null;
+}
+
+/** Largest parked session accepted: a VM's memory is bounded by its runs' heapMb, far below. */
+const MAX_PARKED_BYTES = 2 ** 32;
+
+function parseParked(session: unknown): ParkedSession | null | InvalidMessage {
+  if (session === undefined) return null;
+  if (!isRecord(session)) return invalid('parked session is not an object');
+  const { memory, stackPointer, runtimePtr, contextPtr, catalog } = session;
+  if (!(memory instanceof Uint8Array) || memory.byteLength === 0 || memory.byteLength > MAX_PARKED_BYTES) return invalid('parked session without a memory image');
+  const within = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) < memory.byteLength;
+  if (!within(stackPointer) || !within(runtimePtr) || !within(contextPtr)) return invalid('parked session with a pointer outside its memory');
+  if (catalog !== null && !Number.isSafeInteger(catalog)) return invalid('parked session with a malformed catalog');
+  return { memory, stackPointer: stackPointer as number, runtimePtr: runtimePtr as number, contextPtr: contextPtr as number, catalog: catalog as number | null };
+}
 
 /** A console line, or (level `stdout`) a line the script print()ed. */
 export interface OutLine {
@@ -62,10 +91,19 @@ function isRunId(value: unknown): value is number {
 
 const invalid = (reason: string): InvalidMessage => ({ t: 'invalid', reason });
 
-/** Validates one decoded frame from a sandbox process. */
-export function parseChildMessage(header: unknown, payloads: readonly string[]): ChildMessage | InvalidMessage {
+/**
+ * Validates one decoded frame from a sandbox process (or thread). `attachment`: what a thread's
+ * message carried beyond header and payloads (only a `parked` session may).
+ */
+export function parseChildMessage(header: unknown, payloads: readonly string[], attachment?: unknown): ChildMessage | InvalidMessage {
   if (!isRecord(header)) return invalid('frame header is not an object');
+  if (attachment !== undefined && header.t !== 'parked') return invalid(`${String(header.t)} carries an attachment`);
   switch (header.t) {
+    case 'parked': {
+      if (typeof header.conv !== 'string' || header.conv === '' || payloads.length !== 0) return invalid('malformed parked message');
+      const session = parseParked(attachment);
+      return session !== null && 't' in session ? session : { t: 'parked', conv: header.conv, session };
+    }
     case 'ready':
       return payloads.length === 0 ? { t: 'ready' } : invalid('ready carries payloads');
     case 'idle': {

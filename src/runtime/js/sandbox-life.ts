@@ -65,9 +65,9 @@ export class SandboxLife {
    * Validates one decoded frame and acts on it. Returns false once the sandbox has ended
    * (this frame broke the bridge, or the listener ended it): later frames must be dropped.
    */
-  frame(header: unknown, payloads: readonly string[]): boolean {
+  frame(header: unknown, payloads: readonly string[], attachment?: unknown): boolean {
     if (this.ended) return false;
-    const route = routeChildMessage(parseChildMessage(header, payloads), { ready: this.isReady, listening: this.listener !== null }, this.what);
+    const route = routeChildMessage(parseChildMessage(header, payloads, attachment), { ready: this.isReady, listening: this.listener !== null }, this.what);
     if (route.do === 'break') {
       this.broken(route.reason);
       return false;

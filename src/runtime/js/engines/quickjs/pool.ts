@@ -13,7 +13,7 @@
  */
 import type { JsLimits } from '../../limits.ts';
 import { CapacityError, type ResolvedPoolOptions } from '../pool-options.ts';
-import type { ChildMessage } from '../../protocol.ts';
+import type { ChildMessage, ParkedSession } from '../../protocol.ts';
 import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../sandbox-process.ts';
 import type { IsolationMode } from '../../../isolation/index.ts';
 import type { RunProcess } from '../../session.ts';
@@ -24,6 +24,8 @@ type VmHost = SandboxProcess | SandboxThread;
 
 /** How long a process may take to confirm a cancelled run before it is killed. */
 const CANCEL_GRACE_MS = 2_000;
+/** Threads: parked sessions the host keeps at most per thread allowed (beyond: least recently used dropped). */
+const PARKED_PER_THREAD = 32;
 
 interface Host {
   process: VmHost;
@@ -43,13 +45,18 @@ interface Host {
 }
 
 interface Conversation {
-  host: Host;
+  /** Where its VM lives; null while its session is parked in the host (threads). */
+  host: Host | null;
   active: number;
   lastUsed: number;
   /** Its process holds a VM kept from its last run (a session the next run continues). */
   session: boolean;
   /** Ended while a run used it: dropped once its last run is over. */
   ending: boolean;
+  /** Threads: its thread was asked to park the kept VM; the next run waits for the snapshot. */
+  parking: boolean;
+  /** Threads: the kept VM, parked in the host; the next run restores it on any free thread. */
+  parked?: ParkedSession;
 }
 
 interface Waiter {
@@ -136,7 +143,10 @@ export class QuickjsPool {
     }
     const c = conversation === undefined ? undefined : this.conversations.get(conversation);
     const fresh = reset || c === undefined || c.host !== host || !c.session || !host.process.alive;
-    return new RunChannel(this, host, runId, conversation, limits, fresh);
+    // A parked session travels with the run's frame; it is the host's no longer.
+    const parked = c?.host === host ? c.parked : undefined;
+    if (c !== undefined) delete c.parked;
+    return new RunChannel(this, host, runId, conversation, limits, fresh, fresh ? undefined : parked);
   }
 
   /**
@@ -152,10 +162,11 @@ export class QuickjsPool {
   private bind(host: Host, conversation: string | undefined): void {
     host.load++;
     host.process.ref();
+    if (this.threads) this.vacate(host, conversation);
     if (conversation === undefined) return;
     let c = this.conversations.get(conversation);
     if (c === undefined) {
-      c = { host, active: 0, lastUsed: 0, session: false, ending: false };
+      c = { host, active: 0, lastUsed: 0, session: false, ending: false, parking: false };
       this.conversations.set(conversation, c);
       host.conversations.add(conversation);
     } else if (c.ending) {
@@ -164,7 +175,53 @@ export class QuickjsPool {
       c.ending = false;
       c.session = false;
     }
+    if (c.host === null) {
+      // Its session was parked: it goes on where the run was placed.
+      c.host = host;
+      host.conversations.add(conversation);
+    }
     c.active++;
+  }
+
+  /**
+   * Threads: a run is about to take `host`, which may keep other conversations' sessions. Those
+   * are parked in the host first (the thread serves frames in order, so before the run starts),
+   * so that none of them ever waits behind this run: their next runs restore them on any free
+   * thread. Conversations without a kept VM just lose their affinity.
+   */
+  private vacate(host: Host, conversation: string | undefined): void {
+    for (const name of host.conversations) {
+      const c = this.conversations.get(name);
+      if (name === conversation || c === undefined || c.host !== host || c.active > 0 || c.parking) continue;
+      if (c.session) {
+        c.parking = true;
+        host.process.send({ t: 'park', conv: name }, []);
+      } else {
+        host.conversations.delete(name);
+        c.host = null;
+        host.process.send({ t: 'drop', conv: name }, []);
+      }
+    }
+  }
+
+  /** Threads: a thread answered a park: the session is the host's now (or gone, if nothing was kept). */
+  private parked(host: Host, conv: string, session: ParkedSession | null): void {
+    const c = this.conversations.get(conv);
+    if (c === undefined || !c.parking || c.host !== host) return; // dropped meanwhile
+    c.parking = false;
+    c.host = null;
+    host.conversations.delete(conv);
+    if (session === null) c.session = false;
+    else c.parked = session;
+    let parkedCount = 0;
+    let oldest: [string, Conversation] | undefined;
+    for (const entry of this.conversations) {
+      if (entry[1].parked === undefined) continue;
+      parkedCount++;
+      if (oldest === undefined || entry[1].lastUsed < oldest[1].lastUsed) oldest = entry;
+    }
+    if (parkedCount > PARKED_PER_THREAD * this.maxProcesses && oldest !== undefined) this.drop(oldest[0], oldest[1]);
+    this.serveQueue();
   }
 
   private unbind(host: Host, conversation: string | undefined): void {
@@ -198,6 +255,8 @@ export class QuickjsPool {
   /** Forgets the conversation and tells its process to free the VM it kept for it. */
   private drop(name: string, c: Conversation): void {
     this.conversations.delete(name);
+    delete c.parked;
+    if (c.host === null) return;
     c.host.conversations.delete(name);
     if (c.host.process.alive) c.host.process.send({ t: 'drop', conv: name }, []);
   }
@@ -205,6 +264,8 @@ export class QuickjsPool {
   /** Where a run goes now, or null when it must wait. Starts a process when all are busy. */
   private place(conversation: string | undefined): Host | null {
     const pinned = conversation === undefined ? undefined : this.conversations.get(conversation);
+    if (pinned?.parking) return null; // its session is on its way to the host
+    if (pinned?.host === null) return this.placeOnThread(); // parked: any free thread
     if (pinned !== undefined && pinned.host.process.alive) {
       return pinned.host.load < this.runsPerProcess && !this.stopping(pinned.host) ? pinned.host : null;
     }
@@ -331,6 +392,7 @@ export class QuickjsPool {
   }
 
   private route(host: Host, message: ChildMessage): void {
+    if (message.t === 'parked') return this.parked(host, message.conv, message.session);
     if (!('run' in message)) return;
     if (message.t === 'idle') {
       if (message.slots !== undefined) host.slots = message.slots;
@@ -440,6 +502,8 @@ export class RunChannel implements RunProcess {
     private readonly limits: JsLimits,
     /** The run starts on a fresh VM: the process is told to drop any VM it kept. */
     readonly fresh: boolean,
+    /** Threads: the conversation's parked session, restored by the thread before the run. */
+    private readonly parked?: ParkedSession,
   ) {}
 
   send(header: unknown, payloads: readonly string[]): void {
@@ -447,6 +511,7 @@ export class RunChannel implements RunProcess {
     if (h.t === 'run') {
       const { timeoutMs, heapMb } = this.limits;
       header = { ...h, conv: this.conversation ?? null, heapMb, ms: Number.isFinite(timeoutMs) ? timeoutMs : null, fresh: this.fresh };
+      if (this.parked !== undefined && this.host.process instanceof SandboxThread) return this.host.process.send(header, payloads, this.parked);
     }
     this.host.process.send(header, payloads);
   }

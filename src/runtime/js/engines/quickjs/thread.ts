@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import { HeldCatalogs } from '../../held-catalogs.ts';
 import { SandboxLife, type ProcessListener } from '../../sandbox-life.ts';
+import type { ParkedSession } from '../../protocol.ts';
 
 const ENTRY = fileURLToPath(new URL('./main.mjs', import.meta.url));
 /** Must match CANCEL_SLOTS in sandbox-process.ts and sandbox/io.mjs. */
@@ -79,9 +80,11 @@ export class SandboxThread {
     this.life.listen(listener);
   }
 
-  send(header: unknown, payloads: readonly string[]): void {
+  /** Sends one frame; a parked session given to a run moves to the thread (transferred, not copied). */
+  send(header: unknown, payloads: readonly string[], parked?: ParkedSession): void {
     if (!this.life.alive) return;
-    this.worker.postMessage([header, payloads]);
+    if (parked === undefined) this.worker.postMessage([header, payloads]);
+    else this.worker.postMessage([header, payloads, parked], [parked.memory.buffer as ArrayBuffer]);
     Atomics.add(this.board, 0, 1);
     Atomics.notify(this.board, 0);
   }
@@ -126,11 +129,11 @@ export class SandboxThread {
 
   private onFrame(frame: unknown): void {
     try {
-      if (!Array.isArray(frame) || frame.length !== 2 || !Array.isArray(frame[1]) || !frame[1].every((p) => typeof p === 'string')) {
+      if (!Array.isArray(frame) || (frame.length !== 2 && frame.length !== 3) || !Array.isArray(frame[1]) || !frame[1].every((p) => typeof p === 'string')) {
         if (this.life.alive) this.life.broken('a message that is not a frame');
         return;
       }
-      this.life.frame(frame[0], frame[1] as string[]);
+      this.life.frame(frame[0], frame[1] as string[], frame.length === 3 ? frame[2] : undefined);
     } catch (error) {
       this.life.broken((error as Error).message);
     }
