@@ -27,11 +27,16 @@ export type ChildMessage =
 
 /**
  * QuickJS on threads: a conversation's kept VM taken off its thread (a memory image of the
- * WebAssembly instance and where its runtime lives in it), held by the host until the
- * conversation's next run restores it on whichever thread is free.
+ * WebAssembly instance, without its all-zero blocks, and where its runtime lives in it), held by
+ * the host until the conversation's next run restores it on whichever thread is free.
  */
 export interface ParkedSession {
-  memory: Uint8Array;
+  /** Bytes of the VM's linear memory. */
+  size: number;
+  /** Indexes of the PARK_BLOCK-byte blocks kept, ascending; the others are all zero. */
+  blocks: Int32Array;
+  /** The kept blocks, in order. */
+  data: Uint8Array;
   stackPointer: number;
   runtimePtr: number;
   contextPtr: number;
@@ -39,18 +44,31 @@ export interface ParkedSession {
   catalog: number | null;
 }
 
-/** Largest parked session accepted: a VM's memory is bounded by its runs' heapMb, far below. */
+/** Must match PARK_BLOCK in engines/quickjs/main.mjs. */
+const PARK_BLOCK = 4096;
+/** Largest VM memory accepted: WebAssembly's 32-bit address space. */
 const MAX_PARKED_BYTES = 2 ** 32;
 
 function parseParked(session: unknown): ParkedSession | null | InvalidMessage {
   if (session === undefined) return null;
   if (!isRecord(session)) return invalid('parked session is not an object');
-  const { memory, stackPointer, runtimePtr, contextPtr, catalog } = session;
-  if (!(memory instanceof Uint8Array) || memory.byteLength === 0 || memory.byteLength > MAX_PARKED_BYTES) return invalid('parked session without a memory image');
-  const within = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) < memory.byteLength;
+  const { size, blocks, data, stackPointer, runtimePtr, contextPtr, catalog } = session;
+  if (!Number.isSafeInteger(size) || (size as number) <= 0 || (size as number) > MAX_PARKED_BYTES || (size as number) % PARK_BLOCK !== 0) {
+    return invalid('parked session with a malformed size');
+  }
+  if (!(blocks instanceof Int32Array) || !(data instanceof Uint8Array) || data.byteLength !== blocks.length * PARK_BLOCK) {
+    return invalid('parked session without a memory image');
+  }
+  for (let i = 0, last = -1; i < blocks.length; last = blocks[i]!, i++) {
+    if (blocks[i]! <= last || blocks[i]! >= (size as number) / PARK_BLOCK) return invalid('parked session with a block outside its memory');
+  }
+  const within = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) < (size as number);
   if (!within(stackPointer) || !within(runtimePtr) || !within(contextPtr)) return invalid('parked session with a pointer outside its memory');
   if (catalog !== null && !Number.isSafeInteger(catalog)) return invalid('parked session with a malformed catalog');
-  return { memory, stackPointer: stackPointer as number, runtimePtr: runtimePtr as number, contextPtr: contextPtr as number, catalog: catalog as number | null };
+  return {
+    size: size as number, blocks, data,
+    stackPointer: stackPointer as number, runtimePtr: runtimePtr as number, contextPtr: contextPtr as number, catalog: catalog as number | null,
+  };
 }
 
 /** A console line, or (level `stdout`) a line the script print()ed. */

@@ -127,7 +127,9 @@ describe('aborted', () => {
       assert.equal(errorOf(await waiting).kind, 'aborted');
       assert.equal(valueOf(await cold.execute('return 2', { tools: [] })), 2);
       const { processesStarted, processesKilled } = cold.stats();
-      assert.deepEqual({ processesStarted, processesKilled }, { processesStarted: 1, processesKilled: 0 });
+      assert.equal(processesKilled, 0);
+      // QuickJS threads keep one idle thread in reserve once one is ready: at most one more.
+      assert.ok(processesStarted <= (engine === 'quickjs' ? 2 : 1), `started ${processesStarted}`);
     } finally {
       await cold.close();
     }

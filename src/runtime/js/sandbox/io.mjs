@@ -54,7 +54,7 @@ export function send(header, payloads = []) {
  */
 export function sendParked(conv, session) {
   if (session === null) return parentPort.postMessage([{ t: 'parked', conv }, []]);
-  parentPort.postMessage([{ t: 'parked', conv }, [], session], [session.memory.buffer]);
+  parentPort.postMessage([{ t: 'parked', conv }, [], session], [session.blocks.buffer, session.data.buffer]);
 }
 
 /** A frame already buffered, without touching the pipe. */

@@ -164,10 +164,19 @@ async function createGuest(snapshot = template.snapshot, catalog = null) {
         exports.qjs_free_value(result);
       }
     },
-    /** The VM's state, to be restored on another thread (a parked session). */
+    /**
+     * The VM's state, to be restored on another thread (a parked session): its linear memory
+     * without the blocks that are all zero (most of a VM's memory: 15 of a fresh VM's 21 pages),
+     * read straight from the instance rather than from a full copy first.
+     */
     snapshot() {
-      const { memory, stackPointer, runtimePtr, contextPtr } = vm.snapshot();
-      return { memory, stackPointer, runtimePtr, contextPtr, catalog: this.catalog };
+      return {
+        ...compactMemory(new Uint8Array(exports.memory.buffer)),
+        stackPointer: exports.__stack_pointer.value,
+        runtimePtr: exports.qjs_get_runtime_ptr(),
+        contextPtr: exports.qjs_get_context_ptr(),
+        catalog: this.catalog,
+      };
     },
     bindBridge(fn) {
       handler = fn;
@@ -306,8 +315,39 @@ async function unpark(conv, parked) {
   const slot = conversations.get(conv) ?? { conv, guest: null, busy: false, dropped: false };
   if (slot.busy || slot.guest !== null) return;
   conversations.set(conv, slot);
+  const { stackPointer, runtimePtr, contextPtr } = parked;
   // No extensions are loaded into any VM here (the template has none).
-  keep(slot, await createGuest({ ...parked, extensions: [] }, parked.catalog));
+  const snapshot = { memory: expandMemory(parked), stackPointer, runtimePtr, contextPtr, extensions: [] };
+  keep(slot, await createGuest(snapshot, parked.catalog));
+}
+
+/** Granularity of a parked memory image: blocks that are all zero are left out. */
+const PARK_BLOCK = 4096;
+
+/** `memory` as { size, blocks: indexes of the blocks kept, data: those blocks in order }. */
+function compactMemory(memory) {
+  const words = new Int32Array(memory.buffer, memory.byteOffset, memory.byteLength >>> 2);
+  const perBlock = PARK_BLOCK >>> 2;
+  const count = memory.byteLength / PARK_BLOCK;
+  const kept = new Int32Array(count);
+  let n = 0;
+  for (let b = 0; b < count; b++) {
+    for (let i = b * perBlock, end = i + perBlock; i < end; i++) {
+      if (words[i] !== 0) {
+        kept[n++] = b;
+        break;
+      }
+    }
+  }
+  const data = new Uint8Array(n * PARK_BLOCK);
+  for (let i = 0; i < n; i++) data.set(memory.subarray(kept[i] * PARK_BLOCK, (kept[i] + 1) * PARK_BLOCK), i * PARK_BLOCK);
+  return { size: memory.byteLength, blocks: kept.slice(0, n), data };
+}
+
+function expandMemory({ size, blocks, data }) {
+  const memory = new Uint8Array(size);
+  for (let i = 0; i < blocks.length; i++) memory.set(data.subarray(i * PARK_BLOCK, (i + 1) * PARK_BLOCK), blocks[i] * PARK_BLOCK);
+  return memory;
 }
 
 function dispatch(frame) {

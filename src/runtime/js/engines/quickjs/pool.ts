@@ -288,20 +288,36 @@ export class QuickjsPool {
   }
 
   /**
-   * Threads run one VM at a time, so a new conversation goes to an idle thread that keeps no
-   * other conversation's session, else to a new thread, else to the idle thread keeping the
-   * fewest: a conversation's kept VM is then rarely behind another conversation's run.
+   * Threads run one VM at a time. A run goes to the idle thread keeping the fewest sessions
+   * (those are parked in the host first, see vacate), else to a thread still starting, else to a
+   * new thread (up to `maxProcesses`); threads are added for runs at once, not for conversations.
+   * One idle thread is kept in reserve while there is room: a conversation whose thread another
+   * run just took then finds one at once, and never waits for a thread to start.
    */
   private placeOnThread(): Host | null {
     let best: Host | null = null;
+    let starting: Host | null = null;
+    let idle = 0;
     for (const h of this.hosts) {
-      if (!h.process.alive || h.load > 0 || this.stopping(h)) continue;
-      if (h.ready && h.conversations.size === 0) return h;
-      if (best === null || (h.ready && !best.ready) || (h.ready === best.ready && h.conversations.size < best.conversations.size)) best = h;
+      if (!h.process.alive || this.stopping(h)) continue;
+      // A thread whose run reported its outcome is free as soon as its idle confirmation
+      // arrives: it counts toward the reserve, so a quick next run does not start a thread.
+      if (h.load > 0) {
+        if (h.ready && h.load === h.finishing) idle++;
+        continue;
+      }
+      if (!h.ready) {
+        starting ??= h;
+        continue;
+      }
+      idle++;
+      if (best === null || h.conversations.size < best.conversations.size) best = h;
     }
-    if (best !== null && !best.ready) return best; // starting: it keeps nothing yet
-    if (this.hosts.size < this.maxProcesses) return this.spawn();
-    return best;
+    if (idle <= 1 && starting === null && this.hosts.size < this.maxProcesses) {
+      const spare = this.spawn();
+      if (best === null) return spare;
+    }
+    return best ?? starting;
   }
 
   /**

@@ -26,6 +26,8 @@ const ENTRY = fileURLToPath(new URL('./main.mjs', import.meta.url));
 const CANCEL_SLOTS = 16;
 /** The thread's own V8 heap: frames and strings only; a script's memory is its VM's (heapMb). */
 const THREAD_HEAP_MB = 256;
+/** Its young generation: frames are short-lived and small; a larger nursery only grows RSS. */
+const THREAD_YOUNG_MB = 4;
 
 /** The compiled WebAssembly module (typed opaquely: the project's lib has no WebAssembly types). */
 type WasmModule = object;
@@ -61,7 +63,7 @@ export class SandboxThread {
       execArgv: [],
       stdout: true,
       stderr: true,
-      resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
+      resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB, maxYoungGenerationSizeMb: THREAD_YOUNG_MB },
     });
     this.closed = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.on('message', (frame: unknown) => this.onFrame(frame));
@@ -84,7 +86,7 @@ export class SandboxThread {
   send(header: unknown, payloads: readonly string[], parked?: ParkedSession): void {
     if (!this.life.alive) return;
     if (parked === undefined) this.worker.postMessage([header, payloads]);
-    else this.worker.postMessage([header, payloads, parked], [parked.memory.buffer as ArrayBuffer]);
+    else this.worker.postMessage([header, payloads, parked], [parked.blocks.buffer as ArrayBuffer, parked.data.buffer as ArrayBuffer]);
     Atomics.add(this.board, 0, 1);
     Atomics.notify(this.board, 0);
   }
