@@ -2,8 +2,8 @@
  * The JavaScript sandbox: runs a model-written script whose only capability is calling the
  * tools it is given. Two engines:
  * - `quickjs` (default): each run executes in a QuickJS VM compiled to WebAssembly, which shares
- *   no object with Node; one VM per conversation, hosted in a bounded pool of sandbox processes
- *   shared by all conversations (engines/quickjs/).
+ *   no object with Node; one VM per conversation, run on worker threads of the host (one running
+ *   VM per thread) or, with the OS layer, in a bounded pool of sandbox processes (engines/quickjs/).
  * - `v8`: each run gets a fresh V8 context (code generation from strings and wasm off) inside a
  *   warm sandbox process of its own; a prelude inside the context holds the bridge. Faster, but
  *   the script shares an isolate with Node's own code; a process never serves two conversations.
@@ -52,8 +52,11 @@ export interface JsRuntimeOptions {
   /**
    * QuickJS: run the VMs on worker threads of the host, one running VM per thread, instead of
    * in shared sandbox processes (no OS layer then: the WebAssembly VM is the boundary). A busy
-   * or hung VM holds only its thread and is ended alone. Default false. `pool.maxProcesses`
-   * bounds the threads (default twice the cores, at least 4); `runsPerProcess` is 1.
+   * or hung VM holds only its thread and is ended alone; a kept session never waits behind
+   * another conversation's run (it is parked in the host and restored on a free thread).
+   * Default: true, unless `isolation` is `'bwrap'`; `true` with `'bwrap'` is a TypeError.
+   * `pool.maxProcesses` bounds the threads (default twice the cores, at least 4);
+   * `runsPerProcess` is 1.
    */
   quickjsThreads?: boolean;
   /** V8 engine: warm spare sandbox processes kept ready beyond those serving runs (default 1). */
