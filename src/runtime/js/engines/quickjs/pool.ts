@@ -42,6 +42,11 @@ interface Host {
   slots: number;
   /** How the process ended, once the pool has lost it. */
   end?: ProcessEnd;
+  /**
+   * Killed by the pool (a cancel it never confirmed) and not yet gone: it takes no run. A run
+   * placed there in that window failed as "exited unexpectedly" (seen on threads).
+   */
+  doomed?: boolean;
 }
 
 interface Conversation {
@@ -266,6 +271,7 @@ export class QuickjsPool {
     const pinned = conversation === undefined ? undefined : this.conversations.get(conversation);
     if (pinned?.parking) return null; // its session is on its way to the host
     if (pinned?.host === null) return this.placeOnThread(); // parked: any free thread
+    if (pinned?.host.doomed) return null; // placed again once the pool has lost it
     if (pinned !== undefined && pinned.host.process.alive) {
       return pinned.host.load < this.runsPerProcess && !this.stopping(pinned.host) ? pinned.host : null;
     }
@@ -273,7 +279,7 @@ export class QuickjsPool {
     let best: Host | null = null;
     let anyIdle = false;
     for (const h of this.hosts) {
-      if (!h.process.alive || h.load >= this.runsPerProcess) continue;
+      if (!h.process.alive || h.doomed || h.load >= this.runsPerProcess) continue;
       // A process whose runs have all finished is idle for this purpose: a conversation run
       // right after another (their idle confirmation still in flight) needs no new process.
       if (h.ready && h.load - h.finishing === 0) anyIdle = true;
@@ -299,7 +305,7 @@ export class QuickjsPool {
     let starting: Host | null = null;
     let idle = 0;
     for (const h of this.hosts) {
-      if (!h.process.alive || this.stopping(h)) continue;
+      if (!h.process.alive || h.doomed || this.stopping(h)) continue;
       // A thread whose run reported its outcome is free as soon as its idle confirmation
       // arrives: it counts toward the reserve, so a quick next run does not start a thread.
       if (h.load > 0) {
@@ -457,6 +463,7 @@ export class QuickjsPool {
       host.cancelling.delete(runId);
       if (host.process.alive) {
         this.counts.killed++;
+        host.doomed = true;
         host.process.kill();
       }
     }, CANCEL_GRACE_MS);
