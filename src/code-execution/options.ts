@@ -42,6 +42,8 @@ export interface CodeExecutionOptions {
    * The OS layer around every script process, JavaScript and Python (src/runtime/isolation):
    * `auto` (default) uses bubblewrap when it works here, `bwrap` fails closed without it,
    * `none` runs scripts as plain processes. `python.isolation` overrides it for Python.
+   * QuickJS runs on worker threads of the host unless this is `bwrap` (or `jsThreads` is
+   * false): threads have no OS layer, the WebAssembly VM is their boundary.
    */
   isolation?: IsolationMode;
   /**
