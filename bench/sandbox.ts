@@ -1,7 +1,8 @@
 /**
  * JavaScript sandbox benchmark (`npm run bench:sandbox`).
  *
- * Measures toolcell's JsRuntime with each engine (quickjs, the default, and v8) and
+ * Measures toolcell's JsRuntime with each engine (quickjs, the default, with its VMs on worker
+ * threads of the host; quickjs-processes, its VMs in the pool of sandbox processes; and v8) and
  * @earendil-works/pi-codemode on the same work in one run, rounds interleaved so drift on a
  * shared machine hits all alike:
  * - latency of consecutive `return 1` runs (warm);
@@ -11,6 +12,7 @@
  * Every figure is a median over rounds. The last line is one JSON object: `figures`, one entry
  * per engine (`engine` key), with its ratios to pi-codemode and to the JSON floor.
  */
+import os from 'node:os';
 import { CodemodeSandbox } from '@earendil-works/pi-codemode';
 import { JsRuntime, type JsEngine } from '../src/runtime/js/index.ts';
 import type { ToolBinding } from '../src/runtime/types.ts';
@@ -53,13 +55,13 @@ const bindings: ToolBinding[] = [
   { name: 'noop', invoke: async () => ({ ok: true }) },
   { name: 'big', invoke: async () => big },
 ];
-/** `quickjs-threads`: the QuickJS engine with its VMs on worker threads of the host (quickjsThreads). */
-type Variant = JsEngine | 'quickjs-threads';
-const ENGINES: Variant[] = ['quickjs', 'quickjs-threads', 'v8'];
+/** `quickjs-processes`: the QuickJS engine with its VMs in sandbox processes (quickjsThreads: false). */
+type Variant = JsEngine | 'quickjs-processes';
+const ENGINES: Variant[] = ['quickjs', 'quickjs-processes', 'v8'];
 const limits = { maxCalls: CALLS * 2, maxInFlight: CALLS, timeoutMs: 120_000 };
 const runtimes = new Map(ENGINES.map((variant) => [variant, new JsRuntime({
   engine: variant === 'v8' ? 'v8' : 'quickjs',
-  quickjsThreads: variant === 'quickjs-threads',
+  ...(variant === 'quickjs-processes' ? { quickjsThreads: false } : {}),
   poolSize: 1,
   limits,
 })]));
@@ -160,4 +162,4 @@ for (const f of figures) {
   console.log(`  parallel calls:    ${f.parCallsPerSec}/s${'parVsPi' in f ? `   (${f.parVsPi}x pi-codemode)` : ''}`);
   console.log(`  1 MB result:       ${f.payloadMs} ms   (${f.payloadVsFloor}x the JSON floor of ${payloadFloorMs} ms)`);
 }
-console.log(JSON.stringify({ payloadBytes: bigBytes, payloadFloorMs, figures }));
+console.log(JSON.stringify({ payloadBytes: bigBytes, payloadFloorMs, loadAverage: os.loadavg().map((x) => round(x)), figures }));

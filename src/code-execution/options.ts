@@ -31,8 +31,10 @@ export interface CodeExecutionOptions {
   jsPool?: JsPoolOptions;
   /**
    * QuickJS engine: run the VMs on worker threads of the host, one running VM per thread, so a
-   * busy or hung conversation holds only its own thread (default false; no OS layer then: the
-   * WebAssembly VM is the boundary). See src/runtime/js/README.md, "QuickJS on threads".
+   * busy or hung conversation holds only its own thread. Default true, unless `isolation` is
+   * `'bwrap'` (the OS layer: the VMs then live in bubblewrap'd sandbox processes); `false`
+   * selects those processes. On threads the WebAssembly VM is the boundary. See
+   * src/runtime/js/README.md, "Where QuickJS VMs live".
    */
   jsThreads?: boolean;
   /** V8 engine: warm JavaScript sandbox processes kept ready (default 1). */
@@ -41,6 +43,8 @@ export interface CodeExecutionOptions {
    * The OS layer around every script process, JavaScript and Python (src/runtime/isolation):
    * `auto` (default) uses bubblewrap when it works here, `bwrap` fails closed without it,
    * `none` runs scripts as plain processes. `python.isolation` overrides it for Python.
+   * QuickJS runs on worker threads of the host unless this is `bwrap` (or `jsThreads` is
+   * false): threads have no OS layer, the WebAssembly VM is their boundary.
    */
   isolation?: IsolationMode;
   /**

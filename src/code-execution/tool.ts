@@ -80,9 +80,13 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const runners = new ConversationRunners(
     options.jsPoolSize ?? 1,
     python,
-    { engine: options.engine, pool: jsPool, isolation: options.isolation, ...(options.jsThreads === true ? { quickjsThreads: true } : {}) },
+    { engine: options.engine, pool: jsPool, isolation: options.isolation, ...(options.jsThreads !== undefined ? { quickjsThreads: options.jsThreads } : {}) },
     options.maxPythonInterpreters,
   );
+  // The JavaScript sandbox starts now, not at the first script: its thread (or process) loads
+  // the engine and prepares a VM while the model is still thinking. A bad option still surfaces
+  // at the first run, from the same promise.
+  if (languages.includes('javascript')) runners.javascript().catch(() => {});
   const allow = options.allowTool ?? (() => true);
   const maxDescriptionChars = options.maxDescriptionChars ?? DEFAULTS.maxDescriptionChars;
   const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs, maxChars: maxDescriptionChars }), allow);

@@ -1,7 +1,9 @@
 /**
- * The JavaScript sandbox child is spawned through the OS layer ('auto', bubblewrap here): seen
- * from the host, the node process serving runs sits in its own pid and network namespaces
- * and dies with the runtime. (The engine's own isolation is tested in test/runtime/js/.)
+ * With `isolation: 'bwrap'` the JavaScript sandbox is spawned through the OS layer: seen from
+ * the host, the node process serving runs sits in its own pid and network namespaces and dies
+ * with the runtime. By default QuickJS runs on worker threads of the host, with the WebAssembly
+ * VM as the boundary and no process at all. (The engine's own isolation is tested in
+ * test/runtime/js/.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,7 +42,7 @@ function descendants(): Map<number, string> {
 const ns = (pid: number | 'self', kind: string) => fs.readlinkSync(`/proc/${pid}/ns/${kind}`);
 
 test('[bwrap] the JavaScript sandbox process runs in its own pid and network namespaces', async () => {
-  const js = new JsRuntime();
+  const js = new JsRuntime({ isolation: 'bwrap' });
   try {
     const r = await js.execute('return 6 * 7', { tools: [], timeoutMs: 10_000 });
     assert.ok(r.ok && r.value === 42, JSON.stringify(r));
@@ -52,6 +54,18 @@ test('[bwrap] the JavaScript sandbox process runs in its own pid and network nam
     }
     await js.close();
     await waitFor('the sandbox processes to exit', () => nodes.every((pid) => !fs.existsSync(`/proc/${pid}/ns`)));
+  } finally {
+    await js.close();
+  }
+});
+
+test('by default QuickJS runs on threads of the host: no sandbox process is started', async () => {
+  const js = new JsRuntime();
+  try {
+    const r = await js.execute('return 6 * 7', { tools: [], timeoutMs: 10_000 });
+    assert.ok(r.ok && r.value === 42, JSON.stringify(r));
+    const nodes = [...descendants()].filter(([, exe]) => exe === fs.realpathSync(process.execPath));
+    assert.deepEqual(nodes, [], 'no sandbox node process');
   } finally {
     await js.close();
   }

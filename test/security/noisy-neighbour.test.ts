@@ -84,3 +84,38 @@ describe('waiting for capacity', () => {
     }
   });
 });
+
+describe('a kept session whose thread another conversation takes', { skip: !THREADS && 'threads only' }, () => {
+  it('is parked and goes on at once on another free thread, not behind the neighbour', async () => {
+    // Two threads. X keeps a session on the first; W holds the second; Y then needs a thread and
+    // takes X's (there is no other): X's session is parked in the host before Y spins there. Once
+    // W lets go, X's next run must continue its session on W's thread while Y still spins. Before
+    // parking, X waited behind Y until the queue bound refused it.
+    const runtime = new JsRuntime({ pool: { maxProcesses: 2, minProcesses: 0, queueTimeoutMs: 5_000 } });
+    try {
+      assert.equal((await timed(runtime, 'v = "X kept"; return 1', 'X')).value, 1);
+      let releaseW!: () => void;
+      const gate = new Promise<void>((resolve) => (releaseW = resolve));
+      let wIn!: () => void;
+      const wInside = new Promise<void>((resolve) => (wIn = resolve));
+      const hold = [{ name: 'hold', invoke: async () => { wIn(); await gate; return 'W done'; } }];
+      const w = runtime.execute('return await tools.hold()', { tools: hold, conversation: 'W' });
+      await wInside;
+      const y = runtime.execute('for (;;);', { tools, conversation: 'Y', timeoutMs: 20_000 });
+      let yOver = false;
+      void y.then(() => (yOver = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      releaseW();
+      assert.equal((await w).ok, true);
+      const x = await runtime.execute('return v', { tools, conversation: 'X' });
+      assert.ok(x.ok, JSON.stringify(x));
+      assert.equal(x.value, 'X kept');
+      assert.equal(x.session?.fresh, false, "X's session was lost");
+      assert.equal(yOver, false, 'Y ended before X ran: X may have waited behind it');
+      // Back on a thread, X's session stays there for its next run.
+      assert.equal((await timed(runtime, 'return v', 'X')).fresh, false);
+    } finally {
+      await runtime.close();
+    }
+  });
+});

@@ -22,7 +22,54 @@ export type ChildMessage =
   | ({ t: 'done'; run: number; ok: true; json: string } & DoneSession)
   | ({ t: 'done'; run: number; ok: false; error: RunError } & DoneSession)
   | { t: 'idle'; run: number; slots?: number }
+  | { t: 'parked'; conv: string; session: ParkedSession | null }
   | { t: 'fatal'; message: string };
+
+/**
+ * QuickJS on threads: a conversation's kept VM taken off its thread (a memory image of the
+ * WebAssembly instance, without its all-zero blocks, and where its runtime lives in it), held by
+ * the host until the conversation's next run restores it on whichever thread is free.
+ */
+export interface ParkedSession {
+  /** Bytes of the VM's linear memory. */
+  size: number;
+  /** Indexes of the PARK_BLOCK-byte blocks kept, ascending; the others are all zero. */
+  blocks: Int32Array;
+  /** The kept blocks, in order. */
+  data: Uint8Array;
+  stackPointer: number;
+  runtimePtr: number;
+  contextPtr: number;
+  /** The catalog whose bindings the VM holds installed. */
+  catalog: number | null;
+}
+
+/** Must match PARK_BLOCK in engines/quickjs/main.mjs. */
+const PARK_BLOCK = 4096;
+/** Largest VM memory accepted: WebAssembly's 32-bit address space. */
+const MAX_PARKED_BYTES = 2 ** 32;
+
+function parseParked(session: unknown): ParkedSession | null | InvalidMessage {
+  if (session === undefined) return null;
+  if (!isRecord(session)) return invalid('parked session is not an object');
+  const { size, blocks, data, stackPointer, runtimePtr, contextPtr, catalog } = session;
+  if (!Number.isSafeInteger(size) || (size as number) <= 0 || (size as number) > MAX_PARKED_BYTES || (size as number) % PARK_BLOCK !== 0) {
+    return invalid('parked session with a malformed size');
+  }
+  if (!(blocks instanceof Int32Array) || !(data instanceof Uint8Array) || data.byteLength !== blocks.length * PARK_BLOCK) {
+    return invalid('parked session without a memory image');
+  }
+  for (let i = 0, last = -1; i < blocks.length; last = blocks[i]!, i++) {
+    if (blocks[i]! <= last || blocks[i]! >= (size as number) / PARK_BLOCK) return invalid('parked session with a block outside its memory');
+  }
+  const within = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) < (size as number);
+  if (!within(stackPointer) || !within(runtimePtr) || !within(contextPtr)) return invalid('parked session with a pointer outside its memory');
+  if (catalog !== null && !Number.isSafeInteger(catalog)) return invalid('parked session with a malformed catalog');
+  return {
+    size: size as number, blocks, data,
+    stackPointer: stackPointer as number, runtimePtr: runtimePtr as number, contextPtr: contextPtr as number, catalog: catalog as number | null,
+  };
+}
 
 /** A console line, or (level `stdout`) a line the script print()ed. */
 export interface OutLine {
@@ -62,10 +109,19 @@ function isRunId(value: unknown): value is number {
 
 const invalid = (reason: string): InvalidMessage => ({ t: 'invalid', reason });
 
-/** Validates one decoded frame from a sandbox process. */
-export function parseChildMessage(header: unknown, payloads: readonly string[]): ChildMessage | InvalidMessage {
+/**
+ * Validates one decoded frame from a sandbox process (or thread). `attachment`: what a thread's
+ * message carried beyond header and payloads (only a `parked` session may).
+ */
+export function parseChildMessage(header: unknown, payloads: readonly string[], attachment?: unknown): ChildMessage | InvalidMessage {
   if (!isRecord(header)) return invalid('frame header is not an object');
+  if (attachment !== undefined && header.t !== 'parked') return invalid(`${String(header.t)} carries an attachment`);
   switch (header.t) {
+    case 'parked': {
+      if (typeof header.conv !== 'string' || header.conv === '' || payloads.length !== 0) return invalid('malformed parked message');
+      const session = parseParked(attachment);
+      return session !== null && 't' in session ? session : { t: 'parked', conv: header.conv, session };
+    }
     case 'ready':
       return payloads.length === 0 ? { t: 'ready' } : invalid('ready carries payloads');
     case 'idle': {

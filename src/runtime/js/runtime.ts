@@ -2,8 +2,8 @@
  * The JavaScript sandbox: runs a model-written script whose only capability is calling the
  * tools it is given. Two engines:
  * - `quickjs` (default): each run executes in a QuickJS VM compiled to WebAssembly, which shares
- *   no object with Node; one VM per conversation, hosted in a bounded pool of sandbox processes
- *   shared by all conversations (engines/quickjs/).
+ *   no object with Node; one VM per conversation, run on worker threads of the host (one running
+ *   VM per thread) or, with the OS layer, in a bounded pool of sandbox processes (engines/quickjs/).
  * - `v8`: each run gets a fresh V8 context (code generation from strings and wasm off) inside a
  *   warm sandbox process of its own; a prelude inside the context holds the bridge. Faster, but
  *   the script shares an isolate with Node's own code; a process never serves two conversations.
@@ -52,8 +52,11 @@ export interface JsRuntimeOptions {
   /**
    * QuickJS: run the VMs on worker threads of the host, one running VM per thread, instead of
    * in shared sandbox processes (no OS layer then: the WebAssembly VM is the boundary). A busy
-   * or hung VM holds only its thread and is ended alone. Default false. `pool.maxProcesses`
-   * bounds the threads (default twice the cores, at least 4); `runsPerProcess` is 1.
+   * or hung VM holds only its thread and is ended alone; a kept session never waits behind
+   * another conversation's run (it is parked in the host and restored on a free thread).
+   * Default: true, unless `isolation` is `'bwrap'`; `true` with `'bwrap'` is a TypeError.
+   * `pool.maxProcesses` bounds the threads (default twice the cores, at least 4);
+   * `runsPerProcess` is 1.
    */
   quickjsThreads?: boolean;
   /** V8 engine: warm spare sandbox processes kept ready beyond those serving runs (default 1). */
@@ -127,6 +130,20 @@ export interface ExecuteOptions {
 
 const withoutRun = { logs: [], calls: [] };
 
+/**
+ * Whether QuickJS VMs run on worker threads of the host (the default) or in the pool of sandbox
+ * processes: threads unless the operator asked for the OS layer (`isolation: 'bwrap'`) or turned
+ * them off. Threads have no OS layer of their own, so asking for both is refused, not ignored.
+ */
+function quickjsOnThreads(options: JsRuntimeOptions): boolean {
+  const { quickjsThreads, isolation } = options;
+  if (quickjsThreads !== undefined && typeof quickjsThreads !== 'boolean') throw new TypeError('quickjsThreads must be a boolean');
+  if (quickjsThreads === true && isolation === 'bwrap') {
+    throw new TypeError('quickjsThreads: true has no OS layer; isolation "bwrap" needs the sandbox processes (quickjsThreads: false)');
+  }
+  return quickjsThreads ?? isolation !== 'bwrap';
+}
+
 function cores(): number {
   return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
 }
@@ -169,7 +186,7 @@ export class JsRuntime {
     this.engine = engine;
     const pool = resolvePoolOptions(options.pool, engine);
     if (engine === 'quickjs') {
-      const threads = options.quickjsThreads === true;
+      const threads = quickjsOnThreads(options);
       const threadPool = threads && options.pool?.maxProcesses === undefined
         ? { ...pool, maxProcesses: Math.max(4, 2 * cores()), minProcesses: Math.min(pool.minProcesses, Math.max(4, 2 * cores())) }
         : pool;

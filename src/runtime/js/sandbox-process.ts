@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { encodeFrame, FrameDecoder } from './sandbox/frames.mjs';
 import { JS_PROCESS_CAPS, capMessages, spawnIsolated, type CheckedCaps, type IsolationMode } from '../isolation/index.ts';
-import { parseChildMessage, routeChildMessage, type ChildMessage } from './protocol.ts';
+import { SandboxLife, type ProcessListener } from './sandbox-life.ts';
 import { HeldCatalogs } from './held-catalogs.ts';
 
 const DEFAULT_ENTRY = fileURLToPath(new URL('./engines/v8/main.mjs', import.meta.url));
@@ -38,17 +38,11 @@ const HOT_MS = 0.2;
 /** Largest frame a sandbox process may send; its own limits keep real frames far below. */
 const MAX_FRAME_BYTES = 1 << 30;
 const STDERR_KEEP = 8 * 1024;
-const READY_TIMEOUT_MS = 20_000;
 /** How long the output of an exited process may still drain before its streams are dropped. */
 const EXIT_DRAIN_MS = 250;
 const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
 
-/** How a sandbox process ended, from the host's point of view. */
-export interface ProcessEnd {
-  /** True when the host killed it; otherwise it crashed or broke the protocol. */
-  killed: boolean;
-  message: string;
-}
+export type { ProcessEnd, ProcessListener } from './sandbox-life.ts';
 
 export interface SandboxProcessOptions {
   /**
@@ -64,12 +58,6 @@ export interface SandboxProcessOptions {
   contextify?: boolean;
   /** OS layer around the process (default 'auto': bubblewrap when it works here). */
   isolation?: IsolationMode;
-}
-
-/** Receives what a sandbox process says; exactly one listener at a time. */
-export interface ProcessListener {
-  message(message: ChildMessage): void;
-  end(end: ProcessEnd): void;
 }
 
 const live = new Set<SandboxProcess>();
@@ -172,6 +160,7 @@ function processCaps(options: SandboxProcessOptions): CheckedCaps {
 export class SandboxProcess {
   /** Resolves once the process can take a run; rejects if it never gets there. */
   readonly ready: Promise<void>;
+  private readonly life: SandboxLife;
   /** Resolves when the process is gone and its pipes are closed. */
   readonly closed: Promise<void>;
   /** The tool catalogs this process holds (runs of one of them are sent its id alone). */
@@ -183,24 +172,15 @@ export class SandboxProcess {
   private readonly bellFd: number;
   private readonly bell = Buffer.alloc(4);
   private bellValue = 0;
-  private listener: ProcessListener | null = null;
-  private isReady = false;
-  private ended = false;
   private exited = false;
-  private killedByHost = false;
   private stderrTail = '';
   private hotUntil = 0;
   private hotScheduled = false;
-  private readyTimer: NodeJS.Timeout | undefined;
-  private settleReady!: (error?: Error) => void;
 
   constructor(private readonly options: SandboxProcessOptions) {
     installExitHook();
-    this.ready = new Promise<void>((resolve, reject) => {
-      this.settleReady = (error) => (error ? reject(error) : resolve());
-    });
-    // Callers that never await readiness must not see an unhandled rejection.
-    this.ready.catch(() => {});
+    this.life = new SandboxLife('sandbox process', () => this.kill());
+    this.ready = this.life.ready;
     this.bellFd = doorbellFile();
     this.child = spawnSandbox(options, this.bellFd);
     live.add(this);
@@ -215,7 +195,7 @@ export class SandboxProcess {
     this.child.stderr!.on('data', (text: string) => {
       this.stderrTail = (this.stderrTail + text).slice(-STDERR_KEEP);
     });
-    this.child.once('error', (error) => this.end(`the sandbox process could not start: ${error.message}`));
+    this.child.once('error', (error) => this.life.end(`the sandbox process could not start: ${error.message}`));
     this.child.once('close', (code, signal) => this.onClose(code, signal));
     // Under bubblewrap the child is bwrap. A sandbox that outlived it (its parent-death signal
     // missed, seen once under heavy load) holds these sockets open: 'close' would never come,
@@ -227,11 +207,6 @@ export class SandboxProcess {
         for (const stream of [this.fromChild, this.toChild, this.child.stderr]) stream?.destroy();
       }, EXIT_DRAIN_MS).unref();
     });
-    this.readyTimer = setTimeout(() => {
-      this.kill();
-      this.end(`the sandbox process did not start within ${READY_TIMEOUT_MS} ms`);
-    }, READY_TIMEOUT_MS);
-    this.readyTimer.unref();
   }
 
   /** Process id, for diagnostics. */
@@ -240,17 +215,17 @@ export class SandboxProcess {
   }
 
   get alive(): boolean {
-    return !this.ended;
+    return this.life.alive;
   }
 
   /** Routes messages and the end of the process to `listener` (replacing the previous one). */
   listen(listener: ProcessListener | null): void {
-    this.listener = listener;
+    this.life.listen(listener);
   }
 
   /** Sends one frame and rings the doorbell. */
   send(header: unknown, payloads: readonly string[]): void {
-    if (this.ended) return;
+    if (!this.life.alive) return;
     this.toChild.write(encodeFrame(header, payloads));
     this.bell.writeInt32LE((this.bellValue = (this.bellValue + 1) | 0), 0);
     fs.writeSync(this.bellFd, this.bell, 0, 4, 0);
@@ -262,7 +237,7 @@ export class SandboxProcess {
    * without reading the pipe (the cancel frame, sent as well, is served once it is idle).
    */
   postCancel(runId: number): void {
-    if (this.ended) return;
+    if (!this.life.alive) return;
     const slot = Buffer.alloc(4);
     slot.writeInt32LE(runId | 0, 0);
     fs.writeSync(this.bellFd, slot, 0, 4, 4 + 4 * (runId % CANCEL_SLOTS));
@@ -270,8 +245,8 @@ export class SandboxProcess {
 
   /** Kills the process (idempotent); also after a protocol violation already ended it. */
   kill(): void {
-    if (this.exited || this.killedByHost) return;
-    this.killedByHost = true;
+    if (this.exited || this.life.killedByHost) return;
+    this.life.killedByHost = true;
     this.child.kill('SIGKILL');
   }
 
@@ -283,7 +258,7 @@ export class SandboxProcess {
   async stop(): Promise<void> {
     this.ref();
     if (!this.exited) {
-      this.killedByHost = true;
+      this.life.killedByHost = true;
       this.child.kill('SIGKILL');
     }
     let timer: NodeJS.Timeout | undefined;
@@ -325,7 +300,7 @@ export class SandboxProcess {
   }
 
   private readonly hotTick = (): void => {
-    if (!this.ended && performance.now() < this.hotUntil) setImmediate(this.hotTick);
+    if (this.life.alive && performance.now() < this.hotUntil) setImmediate(this.hotTick);
     else this.hotScheduled = false;
   };
 
@@ -333,31 +308,16 @@ export class SandboxProcess {
     try {
       this.decoder.push(chunk);
       for (let frame = this.decoder.next(); frame !== null; frame = this.decoder.next()) {
-        const route = routeChildMessage(parseChildMessage(frame.header, frame.payloads), { ready: this.isReady, listening: this.listener !== null }, 'sandbox process');
-        if (route.do === 'break') return this.broken(route.reason);
-        if (route.do === 'ready') {
-          this.isReady = true;
-          clearTimeout(this.readyTimer);
-          this.settleReady();
-          continue;
-        }
-        this.listener!.message(route.message);
-        if (this.ended) return;
+        if (!this.life.frame(frame.header, frame.payloads)) return;
       }
     } catch (error) {
-      this.broken((error as Error).message);
+      this.life.broken((error as Error).message);
     }
   }
 
   /** A protocol violation seen by the caller (a message for a run it never started): kill it. */
   breakBridge(reason: string): void {
-    this.broken(reason);
-  }
-
-  /** A protocol violation: the process is untrustworthy from here on. */
-  private broken(reason: string): void {
-    this.kill();
-    this.end(`broken sandbox bridge: ${reason}`);
+    this.life.broken(reason);
   }
 
   private onClose(code: number | null, signal: NodeJS.Signals | null): void {
@@ -367,25 +327,14 @@ export class SandboxProcess {
     if (/out of memory|heap limit/i.test(this.stderrTail)) {
       // A QuickJS process's own heap holds frames and strings for all its runs, not one script's
       // memory (each VM has its limit): naming `heapMb` there would name a limit that did not apply.
-      this.end(this.options.engine === 'quickjs'
+      this.life.end(this.options.engine === 'quickjs'
         ? `the sandbox process ran out of memory (its Node heap limit of ${QUICKJS_NODE_HEAP_MB} MiB)`
         : `the script ran out of memory (heap limit ${this.options.heapMb} MiB)`);
     } else if (/Fatal process out of memory|allocation failed/i.test(this.stderrTail)) {
       // Not the heap limit: the process's memory cap (RLIMIT_DATA) refused the memory.
-      this.end(`${capMessages.memory(processCaps(this.options), 'data')}; the sandbox process exited (${signal ?? `exit code ${code}`})`);
+      this.life.end(`${capMessages.memory(processCaps(this.options), 'data')}; the sandbox process exited (${signal ?? `exit code ${code}`})`);
     } else {
-      this.end(`the sandbox process exited unexpectedly (${signal ?? `exit code ${code}`})`);
+      this.life.end(`the sandbox process exited unexpectedly (${signal ?? `exit code ${code}`})`);
     }
-  }
-
-  private end(message: string): void {
-    if (this.ended) return;
-    this.ended = true;
-    clearTimeout(this.readyTimer);
-    const end = { killed: this.killedByHost, message };
-    this.settleReady(new Error(message));
-    const listener = this.listener;
-    this.listener = null;
-    listener?.end(end);
   }
 }

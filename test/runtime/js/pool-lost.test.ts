@@ -4,7 +4,8 @@
  * among them, so it waited out its whole time limit (a hang, then `timeout`) instead of failing
  * at once. Two ways in, each made deterministic by a rogue process that writes what the host
  * must read in one chunk: lost in the turn it became ready; lost right after the idle that
- * handed a queued run to it.
+ * handed a queued run to it. The process pool (`quickjsThreads: false`); the thread
+ * counterparts are in thread-faults.test.ts.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -17,7 +18,7 @@ const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}.mjs`
 const HANG_MS = 20_000;
 
 test('a run placed on a process lost in the turn it became ready fails as sandbox, without waiting out its limit', async () => {
-  const runtime = new JsRuntime({ engine: 'quickjs', sandboxEntry: fixture('rogue-ready-then-garbage'), pool: { maxProcesses: 1, minProcesses: 0 } });
+  const runtime = new JsRuntime({ engine: 'quickjs', quickjsThreads: false, sandboxEntry: fixture('rogue-ready-then-garbage'), pool: { maxProcesses: 1, minProcesses: 0 } });
   try {
     const error = errorOf(await runtime.execute('return await tools.echo({})', { tools: [tool('echo')], timeoutMs: HANG_MS }));
     assert.equal(error.kind, 'sandbox', `the run hung until its time limit: ${error.message}`);
@@ -30,6 +31,7 @@ test('a run placed on a process lost in the turn it became ready fails as sandbo
 test('a queued run handed a process whose next frame breaks it fails as sandbox, without waiting out its limit', async () => {
   const runtime = new JsRuntime({
     engine: 'quickjs',
+    quickjsThreads: false,
     sandboxEntry: fixture('rogue-idle-then-garbage'),
     pool: { maxProcesses: 1, minProcesses: 0, runsPerProcess: 1 },
   });

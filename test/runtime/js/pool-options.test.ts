@@ -21,3 +21,9 @@ test('a bad bound is named', () => {
   assert.throws(() => resolvePoolOptions({ maxProcesses: 0 }), /pool\.maxProcesses must be a number ≥ 1/);
   assert.throws(() => resolvePoolOptions({ queueTimeoutMs: Number.NaN }), /pool\.queueTimeoutMs must be a number ≥ 0/);
 });
+
+test('QuickJS threads have no OS layer: asking for threads and bubblewrap together is refused, not ignored', async () => {
+  const { JsRuntime } = await import('../../../src/runtime/js/index.ts');
+  assert.throws(() => new JsRuntime({ quickjsThreads: true, isolation: 'bwrap' }), /quickjsThreads: true has no OS layer; isolation "bwrap" needs the sandbox processes/);
+  assert.throws(() => new JsRuntime({ quickjsThreads: 'yes' as never }), /quickjsThreads must be a boolean/);
+});

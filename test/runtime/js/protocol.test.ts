@@ -204,3 +204,41 @@ describe('routeChildMessage: the order both sandbox kinds must keep', () => {
     assert.deepEqual(routeChildMessage({ t: 'invalid', reason: 'bad' }, { ready: true, listening: true }, 'x'), { do: 'break', reason: 'bad' });
   });
 });
+
+describe('parked sessions (QuickJS threads)', () => {
+  const session = (over: Record<string, unknown> = {}) => ({
+    size: 3 * 4096, blocks: Int32Array.from([0, 2]), data: new Uint8Array(2 * 4096),
+    stackPointer: 100, runtimePtr: 200, contextPtr: 300, catalog: 7, ...over,
+  });
+  const parse = (attachment: unknown, header: Record<string, unknown> = { t: 'parked', conv: 'c' }) => parseChildMessage(header, [], attachment);
+  const reason = (attachment: unknown) => {
+    const m = parse(attachment);
+    return m.t === 'invalid' ? m.reason : 'accepted';
+  };
+
+  test('a well-formed image is accepted; no image means nothing was kept', () => {
+    const ok = parse(session());
+    assert.equal(ok.t, 'parked');
+    assert.equal((ok as { session: unknown }).session !== null, true);
+    assert.deepEqual(parse(undefined), { t: 'parked', conv: 'c', session: null });
+  });
+
+  test('an image the host could not restore faithfully is refused, naming why', () => {
+    assert.match(reason(session({ size: 4097 })), /malformed size/);
+    assert.match(reason(session({ size: 2 ** 33 })), /malformed size/);
+    assert.match(reason(session({ data: new Uint8Array(4096) })), /without a memory image/);
+    assert.match(reason(session({ blocks: [0, 2] })), /without a memory image/);
+    assert.match(reason(session({ blocks: Int32Array.from([2, 0]) })), /block outside its memory/);
+    assert.match(reason(session({ blocks: Int32Array.from([0, 3]) })), /block outside its memory/);
+    assert.match(reason(session({ stackPointer: 3 * 4096 })), /pointer outside its memory/);
+    assert.match(reason(session({ contextPtr: -1 })), /pointer outside its memory/);
+    assert.match(reason(session({ catalog: 'x' })), /malformed catalog/);
+    assert.match(reason('not an object'), /not an object/);
+  });
+
+  test('only a parked message may carry an attachment', () => {
+    const m = parseChildMessage({ t: 'idle', run: 1 }, [], session());
+    assert.deepEqual(m, { t: 'invalid', reason: 'idle carries an attachment' });
+    assert.equal(parse(session(), { t: 'parked', conv: '' }).t, 'invalid');
+  });
+});

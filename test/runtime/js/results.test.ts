@@ -127,7 +127,9 @@ describe('aborted', () => {
       assert.equal(errorOf(await waiting).kind, 'aborted');
       assert.equal(valueOf(await cold.execute('return 2', { tools: [] })), 2);
       const { processesStarted, processesKilled } = cold.stats();
-      assert.deepEqual({ processesStarted, processesKilled }, { processesStarted: 1, processesKilled: 0 });
+      assert.equal(processesKilled, 0);
+      // QuickJS threads keep one idle thread in reserve once one is ready: at most one more.
+      assert.ok(processesStarted <= (engine === 'quickjs' ? 2 : 1), `started ${processesStarted}`);
     } finally {
       await cold.close();
     }
@@ -149,7 +151,8 @@ describe('aborted', () => {
 describe('sandbox failures', () => {
   const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}.mjs`, import.meta.url));
   const rogue = async (name: string) => {
-    const broken = new JsRuntime({ engine, poolSize: 0, sandboxEntry: fixture(name) });
+    // Process entries: their thread counterparts are in thread-faults.test.ts.
+    const broken = new JsRuntime({ engine, poolSize: 0, sandboxEntry: fixture(name), ...(engine === 'quickjs' ? { quickjsThreads: false } : {}) });
     try {
       return await broken.execute('return await tools.echo({})', { tools: [tool('echo')], timeoutMs: 10_000 });
     } finally {

@@ -9,8 +9,11 @@ import { after, describe, test } from 'node:test';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
 import { deferred, errorOf, tool, valueOf } from './helpers.ts';
 
-describe('shared QuickJS pool', () => {
-  const runtime = new JsRuntime({ pool: { maxProcesses: 2, runsPerProcess: 8 } });
+// Both placements of QuickJS VMs: worker threads of the host (the default) and sandbox processes.
+for (const quickjsThreads of [true, false]) {
+const placement = quickjsThreads ? 'threads' : 'processes';
+describe(`shared QuickJS pool (${placement})`, () => {
+  const runtime = new JsRuntime({ quickjsThreads, pool: { maxProcesses: 2, runsPerProcess: 8 } });
   after(() => runtime.close());
   const echo = [tool('echo')];
 
@@ -72,9 +75,9 @@ describe('shared QuickJS pool', () => {
   });
 });
 
-describe('capacity', () => {
+describe(`capacity (${placement})`, () => {
   test('runs beyond capacity wait their turn, and are refused past the queue bounds', async () => {
-    const small = new JsRuntime({ pool: { maxProcesses: 1, runsPerProcess: 1, maxQueued: 1, queueTimeoutMs: 60_000 } });
+    const small = new JsRuntime({ quickjsThreads, pool: { maxProcesses: 1, runsPerProcess: 1, maxQueued: 1, queueTimeoutMs: 60_000 } });
     try {
       const gate = deferred();
       const started = deferred();
@@ -94,7 +97,7 @@ describe('capacity', () => {
   });
 
   test('a run waiting longer than queueTimeoutMs is refused with a clear message', async () => {
-    const small = new JsRuntime({ pool: { maxProcesses: 1, runsPerProcess: 1, queueTimeoutMs: 200 } });
+    const small = new JsRuntime({ quickjsThreads, pool: { maxProcesses: 1, runsPerProcess: 1, queueTimeoutMs: 200 } });
     try {
       const gate = deferred();
       const started = deferred();
@@ -113,7 +116,7 @@ describe('capacity', () => {
   });
 
   test('idle conversations and processes are reclaimed', async () => {
-    const brief = new JsRuntime({ pool: { idleVmMs: 50, idleProcessMs: 50, minProcesses: 0 } });
+    const brief = new JsRuntime({ quickjsThreads, pool: { idleVmMs: 50, idleProcessMs: 50, minProcesses: 0 } });
     try {
       assert.equal(valueOf(await brief.execute('return 1', { tools: [], conversation: 'short' })), 1);
       assert.equal(brief.stats().conversations, 1);
@@ -126,6 +129,7 @@ describe('capacity', () => {
     }
   });
 });
+}
 
 describe('V8 engine processes', () => {
   test('at the cap, runs without a conversation take the warm processes instead of waiting for room', async () => {
@@ -237,7 +241,8 @@ function gone(pid: number): Promise<void> {
 
 describe('a crashed QuickJS process', () => {
   test('fails only the runs it hosted; their conversations start fresh elsewhere', { skip: process.platform !== 'linux' && 'needs /proc' }, async () => {
-    const runtime = new JsRuntime({ pool: { maxProcesses: 2, runsPerProcess: 1, minProcesses: 0 } });
+    // The process pool; the thread counterpart is in thread-faults.test.ts.
+    const runtime = new JsRuntime({ quickjsThreads: false, pool: { maxProcesses: 2, runsPerProcess: 1, minProcesses: 0 } });
     try {
       const gates = { A: deferred(), B: deferred() };
       const started = { A: deferred(), B: deferred() };

@@ -48,6 +48,15 @@ export function send(header, payloads = []) {
   }
 }
 
+/**
+ * Threads only: a parked session (a VM's memory image, transferred, not copied) for the host
+ * to hold until the conversation's next run; `null` when nothing was kept.
+ */
+export function sendParked(conv, session) {
+  if (session === null) return parentPort.postMessage([{ t: 'parked', conv }, []]);
+  parentPort.postMessage([{ t: 'parked', conv }, [], session], [session.blocks.buffer, session.data.buffer]);
+}
+
 /** A frame already buffered, without touching the pipe. */
 export function poll() {
   if (board !== null) return threadReceive(false);
@@ -146,8 +155,8 @@ function threadReceive(block) {
     const message = receiveMessageOnPort(parentPort);
     if (message !== undefined) {
       framesDecoded = (framesDecoded + 1) | 0;
-      const [header, payloads] = message.message;
-      return { header, payloads };
+      const [header, payloads, parked] = message.message;
+      return { header, payloads, parked };
     }
     if (!block) return null;
     Atomics.wait(board, 0, seen);

@@ -13,7 +13,7 @@
  */
 import type { JsLimits } from '../../limits.ts';
 import { CapacityError, type ResolvedPoolOptions } from '../pool-options.ts';
-import type { ChildMessage } from '../../protocol.ts';
+import type { ChildMessage, ParkedSession } from '../../protocol.ts';
 import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../sandbox-process.ts';
 import type { IsolationMode } from '../../../isolation/index.ts';
 import type { RunProcess } from '../../session.ts';
@@ -24,6 +24,8 @@ type VmHost = SandboxProcess | SandboxThread;
 
 /** How long a process may take to confirm a cancelled run before it is killed. */
 const CANCEL_GRACE_MS = 2_000;
+/** Threads: parked sessions the host keeps at most per thread allowed (beyond: least recently used dropped). */
+const PARKED_PER_THREAD = 32;
 
 interface Host {
   process: VmHost;
@@ -40,16 +42,26 @@ interface Host {
   slots: number;
   /** How the process ended, once the pool has lost it. */
   end?: ProcessEnd;
+  /**
+   * Killed by the pool (a cancel it never confirmed) and not yet gone: it takes no run. A run
+   * placed there in that window failed as "exited unexpectedly" (seen on threads).
+   */
+  doomed?: boolean;
 }
 
 interface Conversation {
-  host: Host;
+  /** Where its VM lives; null while its session is parked in the host (threads). */
+  host: Host | null;
   active: number;
   lastUsed: number;
   /** Its process holds a VM kept from its last run (a session the next run continues). */
   session: boolean;
   /** Ended while a run used it: dropped once its last run is over. */
   ending: boolean;
+  /** Threads: its thread was asked to park the kept VM; the next run waits for the snapshot. */
+  parking: boolean;
+  /** Threads: the kept VM, parked in the host; the next run restores it on any free thread. */
+  parked?: ParkedSession;
 }
 
 interface Waiter {
@@ -136,7 +148,10 @@ export class QuickjsPool {
     }
     const c = conversation === undefined ? undefined : this.conversations.get(conversation);
     const fresh = reset || c === undefined || c.host !== host || !c.session || !host.process.alive;
-    return new RunChannel(this, host, runId, conversation, limits, fresh);
+    // A parked session travels with the run's frame; it is the host's no longer.
+    const parked = c?.host === host ? c.parked : undefined;
+    if (c !== undefined) delete c.parked;
+    return new RunChannel(this, host, runId, conversation, limits, fresh, fresh ? undefined : parked);
   }
 
   /**
@@ -152,10 +167,11 @@ export class QuickjsPool {
   private bind(host: Host, conversation: string | undefined): void {
     host.load++;
     host.process.ref();
+    if (this.threads) this.vacate(host, conversation);
     if (conversation === undefined) return;
     let c = this.conversations.get(conversation);
     if (c === undefined) {
-      c = { host, active: 0, lastUsed: 0, session: false, ending: false };
+      c = { host, active: 0, lastUsed: 0, session: false, ending: false, parking: false };
       this.conversations.set(conversation, c);
       host.conversations.add(conversation);
     } else if (c.ending) {
@@ -164,7 +180,53 @@ export class QuickjsPool {
       c.ending = false;
       c.session = false;
     }
+    if (c.host === null) {
+      // Its session was parked: it goes on where the run was placed.
+      c.host = host;
+      host.conversations.add(conversation);
+    }
     c.active++;
+  }
+
+  /**
+   * Threads: a run is about to take `host`, which may keep other conversations' sessions. Those
+   * are parked in the host first (the thread serves frames in order, so before the run starts),
+   * so that none of them ever waits behind this run: their next runs restore them on any free
+   * thread. Conversations without a kept VM just lose their affinity.
+   */
+  private vacate(host: Host, conversation: string | undefined): void {
+    for (const name of host.conversations) {
+      const c = this.conversations.get(name);
+      if (name === conversation || c === undefined || c.host !== host || c.active > 0 || c.parking) continue;
+      if (c.session) {
+        c.parking = true;
+        host.process.send({ t: 'park', conv: name }, []);
+      } else {
+        host.conversations.delete(name);
+        c.host = null;
+        host.process.send({ t: 'drop', conv: name }, []);
+      }
+    }
+  }
+
+  /** Threads: a thread answered a park: the session is the host's now (or gone, if nothing was kept). */
+  private parked(host: Host, conv: string, session: ParkedSession | null): void {
+    const c = this.conversations.get(conv);
+    if (c === undefined || !c.parking || c.host !== host) return; // dropped meanwhile
+    c.parking = false;
+    c.host = null;
+    host.conversations.delete(conv);
+    if (session === null) c.session = false;
+    else c.parked = session;
+    let parkedCount = 0;
+    let oldest: [string, Conversation] | undefined;
+    for (const entry of this.conversations) {
+      if (entry[1].parked === undefined) continue;
+      parkedCount++;
+      if (oldest === undefined || entry[1].lastUsed < oldest[1].lastUsed) oldest = entry;
+    }
+    if (parkedCount > PARKED_PER_THREAD * this.maxProcesses && oldest !== undefined) this.drop(oldest[0], oldest[1]);
+    this.serveQueue();
   }
 
   private unbind(host: Host, conversation: string | undefined): void {
@@ -198,6 +260,8 @@ export class QuickjsPool {
   /** Forgets the conversation and tells its process to free the VM it kept for it. */
   private drop(name: string, c: Conversation): void {
     this.conversations.delete(name);
+    delete c.parked;
+    if (c.host === null) return;
     c.host.conversations.delete(name);
     if (c.host.process.alive) c.host.process.send({ t: 'drop', conv: name }, []);
   }
@@ -205,14 +269,17 @@ export class QuickjsPool {
   /** Where a run goes now, or null when it must wait. Starts a process when all are busy. */
   private place(conversation: string | undefined): Host | null {
     const pinned = conversation === undefined ? undefined : this.conversations.get(conversation);
+    if (pinned?.parking) return null; // its session is on its way to the host
+    if (pinned?.host === null) return this.placeOnThread(); // parked: any free thread
+    if (pinned?.host.doomed) return null; // placed again once the pool has lost it
     if (pinned !== undefined && pinned.host.process.alive) {
-      return pinned.host.load < this.runsPerProcess ? pinned.host : null;
+      return pinned.host.load < this.runsPerProcess && !this.stopping(pinned.host) ? pinned.host : null;
     }
     if (this.threads) return this.placeOnThread();
     let best: Host | null = null;
     let anyIdle = false;
     for (const h of this.hosts) {
-      if (!h.process.alive || h.load >= this.runsPerProcess) continue;
+      if (!h.process.alive || h.doomed || h.load >= this.runsPerProcess) continue;
       // A process whose runs have all finished is idle for this purpose: a conversation run
       // right after another (their idle confirmation still in flight) needs no new process.
       if (h.ready && h.load - h.finishing === 0) anyIdle = true;
@@ -227,20 +294,45 @@ export class QuickjsPool {
   }
 
   /**
-   * Threads run one VM at a time, so a new conversation goes to an idle thread that keeps no
-   * other conversation's session, else to a new thread, else to the idle thread keeping the
-   * fewest: a conversation's kept VM is then rarely behind another conversation's run.
+   * Threads run one VM at a time. A run goes to the idle thread keeping the fewest sessions
+   * (those are parked in the host first, see vacate), else to a thread still starting, else to a
+   * new thread (up to `maxProcesses`); threads are added for runs at once, not for conversations.
+   * One idle thread is kept in reserve while there is room: a conversation whose thread another
+   * run just took then finds one at once, and never waits for a thread to start.
    */
   private placeOnThread(): Host | null {
     let best: Host | null = null;
+    let starting: Host | null = null;
+    let idle = 0;
     for (const h of this.hosts) {
-      if (!h.process.alive || h.load > 0) continue;
-      if (h.ready && h.conversations.size === 0) return h;
-      if (best === null || (h.ready && !best.ready) || (h.ready === best.ready && h.conversations.size < best.conversations.size)) best = h;
+      if (!h.process.alive || h.doomed || this.stopping(h)) continue;
+      // A thread whose run reported its outcome is free as soon as its idle confirmation
+      // arrives: it counts toward the reserve, so a quick next run does not start a thread.
+      if (h.load > 0) {
+        if (h.ready && h.load === h.finishing) idle++;
+        continue;
+      }
+      if (!h.ready) {
+        starting ??= h;
+        continue;
+      }
+      idle++;
+      if (best === null || h.conversations.size < best.conversations.size) best = h;
     }
-    if (best !== null && !best.ready) return best; // starting: it keeps nothing yet
-    if (this.hosts.size < this.maxProcesses) return this.spawn();
-    return best;
+    if (idle <= 1 && starting === null && this.hosts.size < this.maxProcesses) {
+      const spare = this.spawn();
+      if (best === null) return spare;
+    }
+    return best ?? starting;
+  }
+
+  /**
+   * Threads: still running a cancelled run's code (its cancel not yet confirmed). A run placed
+   * there would wait behind it and, if the thread never confirms, die with it; a process runs
+   * many VMs and keeps taking runs while one of them is cancelled.
+   */
+  private stopping(host: Host): boolean {
+    return this.threads && host.cancelling.size > 0;
   }
 
   private wait(conversation: string | undefined, signal?: AbortSignal): Promise<Host> {
@@ -322,6 +414,7 @@ export class QuickjsPool {
   }
 
   private route(host: Host, message: ChildMessage): void {
+    if (message.t === 'parked') return this.parked(host, message.conv, message.session);
     if (!('run' in message)) return;
     if (message.t === 'idle') {
       if (message.slots !== undefined) host.slots = message.slots;
@@ -329,6 +422,8 @@ export class QuickjsPool {
       if (timer !== undefined) {
         clearTimeout(timer);
         host.cancelling.delete(message.run);
+        // A thread free again: runs that waited for it may go.
+        if (this.threads && host.listeners.get(message.run) === undefined) queueMicrotask(() => this.serveQueue());
       }
     }
     const listener = host.listeners.get(message.run);
@@ -368,6 +463,7 @@ export class QuickjsPool {
       host.cancelling.delete(runId);
       if (host.process.alive) {
         this.counts.killed++;
+        host.doomed = true;
         host.process.kill();
       }
     }, CANCEL_GRACE_MS);
@@ -429,6 +525,8 @@ export class RunChannel implements RunProcess {
     private readonly limits: JsLimits,
     /** The run starts on a fresh VM: the process is told to drop any VM it kept. */
     readonly fresh: boolean,
+    /** Threads: the conversation's parked session, restored by the thread before the run. */
+    private readonly parked?: ParkedSession,
   ) {}
 
   send(header: unknown, payloads: readonly string[]): void {
@@ -436,6 +534,7 @@ export class RunChannel implements RunProcess {
     if (h.t === 'run') {
       const { timeoutMs, heapMb } = this.limits;
       header = { ...h, conv: this.conversation ?? null, heapMb, ms: Number.isFinite(timeoutMs) ? timeoutMs : null, fresh: this.fresh };
+      if (this.parked !== undefined && this.host.process instanceof SandboxThread) return this.host.process.send(header, payloads, this.parked);
     }
     this.host.process.send(header, payloads);
   }

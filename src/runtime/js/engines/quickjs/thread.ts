@@ -17,16 +17,17 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
-import { parseChildMessage, routeChildMessage } from '../../protocol.ts';
 import { HeldCatalogs } from '../../held-catalogs.ts';
-import type { ProcessEnd, ProcessListener } from '../../sandbox-process.ts';
+import { SandboxLife, type ProcessListener } from '../../sandbox-life.ts';
+import type { ParkedSession } from '../../protocol.ts';
 
 const ENTRY = fileURLToPath(new URL('./main.mjs', import.meta.url));
 /** Must match CANCEL_SLOTS in sandbox-process.ts and sandbox/io.mjs. */
 const CANCEL_SLOTS = 16;
 /** The thread's own V8 heap: frames and strings only; a script's memory is its VM's (heapMb). */
 const THREAD_HEAP_MB = 256;
-const READY_TIMEOUT_MS = 20_000;
+/** Its young generation: frames are short-lived and small; a larger nursery only grows RSS. */
+const THREAD_YOUNG_MB = 4;
 
 /** The compiled WebAssembly module (typed opaquely: the project's lib has no WebAssembly types). */
 type WasmModule = object;
@@ -49,18 +50,11 @@ export class SandboxThread {
   private readonly worker: Worker;
   /** [0]: frames sent (the doorbell the thread sleeps on); [1 + id % CANCEL_SLOTS]: cancelled run ids. */
   private readonly board = new Int32Array(new SharedArrayBuffer(4 * (1 + CANCEL_SLOTS)));
-  private listener: ProcessListener | null = null;
-  private isReady = false;
-  private ended = false;
-  private killedByHost = false;
-  private readyTimer: NodeJS.Timeout;
-  private settleReady!: (error?: Error) => void;
+  private readonly life: SandboxLife;
 
   constructor(entry?: string) {
-    this.ready = new Promise<void>((resolve, reject) => {
-      this.settleReady = (error) => (error ? reject(error) : resolve());
-    });
-    this.ready.catch(() => {});
+    this.life = new SandboxLife('sandbox thread', () => this.kill());
+    this.ready = this.life.ready;
     const { lib, wasmModule } = quickjs();
     this.worker = new Worker(entry ?? ENTRY, {
       workerData: { lib, wasmModule, toolcellBoard: this.board.buffer },
@@ -69,45 +63,42 @@ export class SandboxThread {
       execArgv: [],
       stdout: true,
       stderr: true,
-      resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
+      resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB, maxYoungGenerationSizeMb: THREAD_YOUNG_MB },
     });
     this.closed = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.on('message', (frame: unknown) => this.onFrame(frame));
     this.worker.once('error', (error: Error) => {
       const oom = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
-      this.end(oom ? `the sandbox thread ran out of memory (its heap limit of ${THREAD_HEAP_MB} MiB)` : `the sandbox thread failed: ${error.message}`);
+      this.life.end(oom ? `the sandbox thread ran out of memory (its heap limit of ${THREAD_HEAP_MB} MiB)` : `the sandbox thread failed: ${error.message}`);
     });
-    this.worker.once('exit', (code) => this.end(`the sandbox thread exited unexpectedly (exit code ${code})`));
-    this.readyTimer = setTimeout(() => {
-      this.kill();
-      this.end(`the sandbox thread did not start within ${READY_TIMEOUT_MS} ms`);
-    }, READY_TIMEOUT_MS);
-    this.readyTimer.unref();
+    this.worker.once('exit', (code) => this.life.end(`the sandbox thread exited unexpectedly (exit code ${code})`));
   }
 
   get alive(): boolean {
-    return !this.ended;
+    return this.life.alive;
   }
 
   listen(listener: ProcessListener | null): void {
-    this.listener = listener;
+    this.life.listen(listener);
   }
 
-  send(header: unknown, payloads: readonly string[]): void {
-    if (this.ended) return;
-    this.worker.postMessage([header, payloads]);
+  /** Sends one frame; a parked session given to a run moves to the thread (transferred, not copied). */
+  send(header: unknown, payloads: readonly string[], parked?: ParkedSession): void {
+    if (!this.life.alive) return;
+    if (parked === undefined) this.worker.postMessage([header, payloads]);
+    else this.worker.postMessage([header, payloads, parked], [parked.blocks.buffer as ArrayBuffer, parked.data.buffer as ArrayBuffer]);
     Atomics.add(this.board, 0, 1);
     Atomics.notify(this.board, 0);
   }
 
   postCancel(runId: number): void {
-    if (this.ended) return;
+    if (!this.life.alive) return;
     Atomics.store(this.board, 1 + (runId % CANCEL_SLOTS), runId | 0);
   }
 
   kill(): void {
-    if (this.ended && this.killedByHost) return;
-    this.killedByHost = true;
+    if (!this.life.alive && this.life.killedByHost) return;
+    this.life.killedByHost = true;
     void this.worker.terminate();
   }
 
@@ -116,7 +107,7 @@ export class SandboxThread {
    * terminate() awaited with nothing else referenced was seen to let the event loop run dry.
    */
   async stop(): Promise<void> {
-    this.killedByHost = true;
+    this.life.killedByHost = true;
     const beat = setInterval(() => {}, 100);
     try {
       await this.worker.terminate();
@@ -135,42 +126,18 @@ export class SandboxThread {
   }
 
   breakBridge(reason: string): void {
-    this.broken(reason);
+    this.life.broken(reason);
   }
 
   private onFrame(frame: unknown): void {
-    if (this.ended) return;
     try {
-      if (!Array.isArray(frame) || frame.length !== 2 || !Array.isArray(frame[1]) || !frame[1].every((p) => typeof p === 'string')) {
-        return this.broken('a message that is not a frame');
-      }
-      const route = routeChildMessage(parseChildMessage(frame[0], frame[1] as string[]), { ready: this.isReady, listening: this.listener !== null }, 'sandbox thread');
-      if (route.do === 'break') return this.broken(route.reason);
-      if (route.do === 'ready') {
-        this.isReady = true;
-        clearTimeout(this.readyTimer);
-        this.settleReady();
+      if (!Array.isArray(frame) || (frame.length !== 2 && frame.length !== 3) || !Array.isArray(frame[1]) || !frame[1].every((p) => typeof p === 'string')) {
+        if (this.life.alive) this.life.broken('a message that is not a frame');
         return;
       }
-      this.listener!.message(route.message);
+      this.life.frame(frame[0], frame[1] as string[], frame.length === 3 ? frame[2] : undefined);
     } catch (error) {
-      this.broken((error as Error).message);
+      this.life.broken((error as Error).message);
     }
-  }
-
-  private broken(reason: string): void {
-    this.kill();
-    this.end(`broken sandbox bridge: ${reason}`);
-  }
-
-  private end(message: string): void {
-    if (this.ended) return;
-    this.ended = true;
-    clearTimeout(this.readyTimer);
-    const end: ProcessEnd = { killed: this.killedByHost, message };
-    this.settleReady(new Error(message));
-    const listener = this.listener;
-    this.listener = null;
-    listener?.end(end);
   }
 }
