@@ -102,6 +102,8 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   private stateKey: string | undefined;
   /** Own names of the listed tools that must be called as tasks (execution.taskSupport "required"). */
   private taskTools = new Set<string>();
+  /** The tools of the last listing, each as the server sent it (every field), by the server's own name. */
+  private listed = new Map<string, Readonly<ServerToolListing>>();
   private client: Client | undefined;
   private transport: HostTransport | undefined;
   private policy: OperatorPolicy;
@@ -251,8 +253,11 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
         this.becomePlainMcp();
       }
       step = 'tools/list';
-      await this.refreshTools(timeout);
+      const listing = await this.listTools(timeout);
+      // Ready before the tools are announced: whoever hears of them (a gateway telling its
+      // clients the provider came up) finds the connection usable.
       this.state = 'ready';
+      this.announceTools(listing);
     } catch (error) {
       this.state = 'closed';
       await transport.close(100).catch(() => undefined);
@@ -373,12 +378,19 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
 
   /** Lists the server's tools (following pagination) and announces them. */
   async refreshTools(timeout = this.config.requestTimeoutMs ?? 30_000): Promise<void> {
+    if (!this.client) return;
+    this.announceTools(await this.listTools(timeout));
+  }
+
+  /** The tool named `name` (the server's own name) as the server listed it last, every field kept. */
+  listedTool(name: string): Readonly<ServerToolListing> | undefined {
+    return this.listed.get(name);
+  }
+
+  /** Every page of `tools/list`; empty for a server without the tools capability. */
+  private async listTools(timeout: number): Promise<ServerToolListing[]> {
     const client = this.client;
-    if (!client) return;
-    if (!client.getServerCapabilities()?.tools) {
-      this.emit('tools', []);
-      return;
-    }
+    if (!client?.getServerCapabilities()?.tools) return [];
     const tools: ServerToolListing[] = [];
     let cursor: string | undefined;
     do {
@@ -386,7 +398,11 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       for (const tool of page.tools) tools.push(tool as ServerToolListing);
       cursor = page.nextCursor;
     } while (cursor);
-    const { callable, asTasks, leftOut } = partitionByTaskSupport(tools, serverCallsToolsAsTasks(client.getServerCapabilities()));
+    return tools;
+  }
+
+  private announceTools(tools: readonly ServerToolListing[]): void {
+    const { callable, asTasks, leftOut } = partitionByTaskSupport(tools, serverCallsToolsAsTasks(this.client?.getServerCapabilities()));
     for (const name of leftOut) {
       this.emit('diagnostic', {
         code: TASK_REQUIRED_UNSUPPORTED,
@@ -394,6 +410,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       });
     }
     this.taskTools = asTasks;
+    this.listed = new Map(callable.map((tool) => [tool.name, Object.freeze(tool)]));
     this.emit('tools', callable);
   }
 
