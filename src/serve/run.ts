@@ -66,7 +66,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     await telemetry?.shutdown();
   };
   const prefixed = new Map(config.servers.map((s) => [s.id, s.prefixTools !== false]));
-  const gateway = new GatewayHub(host, logger, (id) => prefixed.get(id) ?? true, owners);
+  const gateway = new GatewayHub(host, logger, (id) => prefixed.get(id) ?? true, owners, () => servers?.awaited() ?? []);
   let servers: ConnectedServers | undefined;
   try {
     servers = await connectServers(host, config.servers, logger);

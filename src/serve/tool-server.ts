@@ -11,7 +11,6 @@ import type { ToolHost } from '../host/tool-host.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { progressForwarder } from './progress.ts';
 import { listServedTools } from './served-tools.ts';
-import { gatewayCapabilities } from './gateway/capabilities.ts';
 import { registerGateway } from './gateway/handlers.ts';
 import type { GatewayHub } from './gateway/hub.ts';
 import type { ServeSession } from './session.ts';
@@ -34,7 +33,7 @@ export type AroundDispatch = <T>(meta: Record<string, unknown> | undefined, disp
  * declares what they offer (see gateway/).
  */
 export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger, around?: AroundDispatch, clients?: ServeClients, gateway?: GatewayHub): Server {
-  const capabilities = gateway ? gatewayCapabilities(host) : { tools: {} };
+  const capabilities = gateway ? gateway.capabilities() : { tools: {} };
   const server = new Server(SERVER_INFO, { capabilities });
   if (gateway) registerGateway(server, gateway, capabilities);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listServedTools(host) }));
