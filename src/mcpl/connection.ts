@@ -428,19 +428,20 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     const _meta = token ? { ...meta, progressToken: token } : meta;
     const params = { name, arguments: args, ...(_meta ? { _meta } : {}) };
     tracker.expectCall();
+    const open: OpenServerCall = { owner, signal, progressToken: token };
     const result = this.taskTools.has(name)
       ? callToolAsTask(client, params, {
           timeoutMs,
           ...(signal ? { signal } : {}),
           // A task's status messages are its progress (2025-11-25 tasks carry no progress counter).
           ...(onProgress ? { onStatus: statusProgress(onProgress) } : {}),
+          onCreated: (taskId) => void (open.taskId = taskId),
         })
       : client.request({ method: 'tools/call', params }, CallToolResultSchema, {
           timeout: timeoutMs,
           ...(signal ? { signal } : {}),
         });
     tracker.track(result, token, signal, onLate);
-    const open: OpenServerCall = { owner, signal, progressToken: token };
     this.openCalls.add(open);
     try {
       return (await result) as ToolResult;
