@@ -152,3 +152,42 @@ test('a remote server\'s auth key selects a provider; mistakes are named by path
   assert.match(error.message, /servers\[0\]\.auth/);
   assert.match(error.message, /servers\[1\]\.auth.*only a remote/);
 });
+
+test('an interactive auth key is checked strictly: its options reach the provider, mistakes are named by path', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'toolcell-auth-config-'));
+  writeFileSync(join(dir, 'secret'), 's3cret\n');
+  const url = 'http://127.0.0.1:1/mcp';
+  const config = parseServeConfig(
+    {
+      servers: [
+        { id: 'dyn', url, auth: { type: 'interactive', scopes: ['files:read'], clientName: 'my-agent' } },
+        { id: 'pre', url, auth: { type: 'interactive', clientId: 'cid', clientSecretFile: 'secret', redirectPort: 43123, authorizationTimeoutMs: 60_000 } },
+      ],
+    },
+    'toolcell.json',
+    dir,
+  );
+  const [dyn, pre] = config.servers;
+  assert.deepEqual(dyn!.interactiveAuth, { scopes: ['files:read'], clientName: 'my-agent', authorizationTimeoutMs: 300_000 });
+  assert.deepEqual(pre!.interactiveAuth, { redirectPort: 43123, clientInformation: { client_id: 'cid', client_secret: 's3cret' }, authorizationTimeoutMs: 60_000 });
+  assert.equal((dyn as { authProvider?: unknown }).authProvider, undefined, 'the provider is started by serve, not by parsing');
+
+  const lines = problems({
+    servers: [
+      { id: 'a', url, auth: { type: 'interactive', clientSecretFile: 'secret' } },
+      { id: 'b', url, auth: { type: 'interactive', clientId: 'cid' } },
+      { id: 'c', url, auth: { type: 'interactive', clientMetadataUrl: 'http://example.com/client.json', browser: 'firefox' } },
+      { id: 'd', url, auth: { type: 'interactive', redirectPort: 70000, scopes: [] } },
+    ],
+  });
+  const text = lines.join('\n');
+  assert.match(text, /servers\[0\]\.auth\.clientSecretFile: a client secret belongs to a pre-registered client/);
+  assert.match(text, /servers\[1\]\.auth\.redirectPort: a pre-registered client \("clientId"\) needs a fixed "redirectPort"/);
+  assert.match(text, /servers\[2\]\.auth\.clientMetadataUrl/);
+  assert.match(text, /servers\[2\]\.auth\.browser: unknown key/);
+  assert.match(text, /servers\[3\]\.auth\.redirectPort: expected a number ≤ 65535, got 70000/);
+  assert.match(text, /servers\[3\]\.auth\.scopes: expected at least 1 item/);
+});
