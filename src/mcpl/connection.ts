@@ -170,8 +170,9 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     } catch (error) {
       const provider = isHttpConfig(this.config) ? this.config.authProvider : undefined;
       if (!(error instanceof ConnectError && error.code === 'unauthorized' && canCompleteRedirect(provider))) throw error;
-      const transport = this.transport as { finishAuth?: (code: string) => Promise<void> } | undefined;
-      if (!transport?.finishAuth) throw error;
+      const transport = this.transport as { finishAuth?: (code: string) => Promise<void>; authorizationRedirects?: number } | undefined;
+      // Only a started redirect brings a code back: a refusal without one (a 403, a failed registration) is final.
+      if (!transport?.finishAuth || !transport.authorizationRedirects) throw error;
       try {
         await transport.finishAuth(await provider.waitForAuthorizationCode());
       } catch (cause) {

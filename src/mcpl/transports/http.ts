@@ -192,6 +192,11 @@ export class HttpTransport implements HostTransport {
     this.finish();
   }
 
+  /** How many authorization redirects the SDK started on this transport (0 for a provider that runs none). */
+  get authorizationRedirects(): number {
+    return this.reauthorization?.redirects ?? 0;
+  }
+
   /**
    * Exchanges the authorization code of a redirect for tokens (the SDK's `finishAuth`, with
    * the resource metadata and scope this transport's 401 named). Works after the transport closed.
