@@ -65,6 +65,15 @@ const InteractiveAuth = z.object({
 const Auth = z.discriminatedUnion('type', [
   z.object({ type: z.literal('client_credentials'), clientId: z.string().min(1), clientSecretFile: z.string().min(1), scope: z.string().optional(), issuer: z.url({ protocol: /^https?$/ }).optional() }).strict(),
   z.object({ type: z.literal('token_file'), path: z.string().min(1) }).strict(),
+  /** Client credentials authenticated by a JWT signed with the client's private key (PEM file). */
+  z.object({
+    type: z.literal('private_key_jwt'),
+    clientId: z.string().min(1),
+    privateKeyFile: z.string().min(1),
+    algorithm: z.enum(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA']),
+    scope: z.string().optional(),
+    issuer: z.url({ protocol: /^https?$/ }).optional(),
+  }).strict(),
   InteractiveAuth,
 ]);
 

@@ -3,7 +3,7 @@
  * reported on its own line with its full path, before anything is spawned. Turns the parsed file
  * into what the host takes (server configs, code_execution options).
  */
-import { ClientCredentialsProvider, TokenFileProvider, type InteractiveAuthOptions } from '../mcpl/auth/index.ts';
+import { ClientCredentialsProvider, PrivateKeyJwtProvider, TokenFileProvider, type InteractiveAuthOptions } from '../mcpl/auth/index.ts';
 import type { OAuthClientProvider } from '../mcpl/auth.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -89,12 +89,12 @@ function toServerConfig(server: ParsedServer, base: string): ServeServerConfig {
 type Auth = NonNullable<ParsedServer['auth']>;
 
 /** A secret file's trimmed contents, read now so a missing file is refused before anything starts. */
-function readSecret(file: string, base: string): string {
+function readSecret(file: string, base: string, key = 'clientSecretFile'): string {
   const secretPath = resolve(base, file);
   try {
     return readFileSync(secretPath, 'utf8').trim();
   } catch (error) {
-    throw new Error(`auth.clientSecretFile: cannot read ${secretPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new Error(`auth.${key}: cannot read ${secretPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 }
 
@@ -114,6 +114,10 @@ function interactiveOptions(auth: Extract<Auth, { type: 'interactive' }>, base: 
 /** The provider a server's `auth` key selects; files are resolved against the config's folder, the secret read now. */
 function authProvider(auth: Exclude<Auth, { type: 'interactive' }>, base: string): OAuthClientProvider {
   if (auth.type === 'token_file') return new TokenFileProvider(resolve(base, auth.path));
+  if (auth.type === 'private_key_jwt') {
+    const privateKey = readSecret(auth.privateKeyFile, base, 'privateKeyFile');
+    return new PrivateKeyJwtProvider({ clientId: auth.clientId, privateKey, algorithm: auth.algorithm, ...(auth.scope ? { scope: auth.scope } : {}), ...(auth.issuer ? { expectedIssuer: auth.issuer } : {}) });
+  }
   const clientSecret = readSecret(auth.clientSecretFile, base);
   return new ClientCredentialsProvider({ clientId: auth.clientId, clientSecret, ...(auth.scope ? { scope: auth.scope } : {}), ...(auth.issuer ? { expectedIssuer: auth.issuer } : {}) });
 }

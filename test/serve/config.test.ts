@@ -191,3 +191,31 @@ test('an interactive auth key is checked strictly: its options reach the provide
   assert.match(text, /servers\[3\]\.auth\.redirectPort: expected a number ≤ 65535, got 70000/);
   assert.match(text, /servers\[3\]\.auth\.scopes: expected at least 1 item/);
 });
+
+test('a private_key_jwt auth key gives the SDK\'s PrivateKeyJwtProvider its key, read at start; mistakes are named by path', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { generateKeyPairSync } = await import('node:crypto');
+  const { PrivateKeyJwtProvider } = await import('../../src/mcpl/auth/index.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'toolcell-auth-config-'));
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  writeFileSync(join(dir, 'key.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  const url = 'http://127.0.0.1:1/mcp';
+  const config = parseServeConfig(
+    { servers: [{ id: 'm2m', url, auth: { type: 'private_key_jwt', clientId: 'agent', privateKeyFile: 'key.pem', algorithm: 'ES256', issuer: 'https://auth.example.com' } }] },
+    'toolcell.json',
+    dir,
+  );
+  const provider = (config.servers[0] as { authProvider?: unknown }).authProvider as InstanceType<typeof PrivateKeyJwtProvider>;
+  assert.ok(provider instanceof PrivateKeyJwtProvider);
+  assert.equal(provider.clientInformation().client_id, 'agent');
+  assert.equal(provider.clientMetadata.token_endpoint_auth_method, 'private_key_jwt');
+
+  assert.throws(
+    () => parseServeConfig({ servers: [{ id: 'm2m', url, auth: { type: 'private_key_jwt', clientId: 'agent', privateKeyFile: 'missing.pem', algorithm: 'ES256' } }] }, 'toolcell.json', dir),
+    /auth\.privateKeyFile: cannot read .*missing\.pem: ENOENT/,
+  );
+  const text = problems({ servers: [{ id: 'm2m', url, auth: { type: 'private_key_jwt', clientId: 'agent', privateKeyFile: 'key.pem', algorithm: 'HS256' } }] }).join('\n');
+  assert.match(text, /servers\[0\]\.auth\.algorithm: expected one of "RS256"/);
+});
