@@ -5,7 +5,7 @@
  * when it connects every session gets `tools/list_changed`, `resources/list_changed` and
  * `prompts/list_changed`, after which its tools, resources and prompts are listed. The
  * provider is a real SDK server process (gateway/provider.ts); the client is the SDK's, over
- * stdio to `toolcell serve`.
+ * stdio and over Streamable HTTP (where the announcements ride the client's GET stream).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,6 +13,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawn, type ChildProcess } from 'node:child_process';
 import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
@@ -46,7 +48,49 @@ function listChanges(client: Client, signal: AbortSignal) {
   };
 }
 
-test('a provider that starts late, and one that reconnects, reaches a client connected before: list_changed for tools, resources and prompts, then listed', { timeout: 90_000 }, async (t) => {
+/**
+ * serve with `config`, and an SDK client connected to it over `via`; `stop` ends both.
+ * `listening` resolves once serve can reach the client outside a request: at once over stdio,
+ * over HTTP when the client's GET stream was answered (a notification sent before is lost).
+ */
+async function serveAndConnect(config: string, via: 'stdio' | 'http'): Promise<{ client: Client; listening: Promise<void>; stop: () => Promise<void> }> {
+  const client = new Client({ name: 'early', version: '1.0.0' });
+  if (via === 'stdio') {
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CLI, 'serve', '--config', config], cwd: REPO_ROOT, stderr: 'ignore' }));
+    return { client, listening: Promise.resolve(), stop: () => client.close() };
+  }
+  let opened: () => void = () => undefined;
+  const listening = new Promise<void>((resolve) => (opened = resolve));
+  const watchingFetch = async (url: string | URL, init?: RequestInit) => {
+    const response = await fetch(url, init);
+    if ((init?.method ?? 'GET') === 'GET' && response.ok) opened();
+    return response;
+  };
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', config, '--http', '127.0.0.1:0'], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const stop = async () => {
+    await client.close();
+    child.kill('SIGTERM');
+  };
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let seen = '';
+      child.stderr!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString('utf8');
+        const match = seen.match(/"url":"(http:[^"]+)"[^\n]*serving MCP/);
+        if (match) resolve(match[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited ${code} before serving:\n${seen}`)));
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: watchingFetch }));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { client, listening, stop };
+}
+
+for (const via of ['stdio', 'http'] as const) {
+test(`${via}: a provider that starts late, and one that reconnects, reaches a client connected before: list_changed for tools, resources and prompts, then listed`, { timeout: 90_000 }, async (t) => {
   const dir = scratchDir();
   const gate = join(dir, 'gate');
   const config = join(dir, 'toolcell.json');
@@ -59,8 +103,7 @@ test('a provider that starts late, and one that reconnects, reaches a client con
     reconnect: { maxAttempts: 30, delayMs: 100 },
   };
   writeFileSync(config, JSON.stringify({ servers: [late], codeExecution: false }));
-  const client = new Client({ name: 'early', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CLI, 'serve', '--config', config], cwd: REPO_ROOT, stderr: 'ignore' }));
+  const { client, listening, stop } = await serveAndConnect(config, via);
   try {
     const caps = client.getServerCapabilities()!;
     assert.ok(caps.resources?.listChanged && caps.prompts?.listChanged, `resources and prompts declared for the awaited provider: ${JSON.stringify(caps)}`);
@@ -68,6 +111,7 @@ test('a provider that starts late, and one that reconnects, reaches a client con
     assert.deepEqual((await client.listResources()).resources, []);
     assert.deepEqual((await client.listPrompts()).prompts, []);
 
+    await listening;
     const changes = listChanges(client, t.signal);
     const came = Promise.all([changes.more('tools'), changes.more('resources'), changes.more('prompts')]);
     writeFileSync(gate, 'open');
@@ -86,6 +130,7 @@ test('a provider that starts late, and one that reconnects, reaches a client con
     const prompt = await client.getPrompt({ name: 'late--greet', arguments: { name: 'Ada' } });
     assert.deepEqual(prompt.messages, [{ role: 'user', content: { type: 'text', text: 'Hello Ada' } }]);
   } finally {
-    await client.close();
+    await stop();
   }
 });
+}
