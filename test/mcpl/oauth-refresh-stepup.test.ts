@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ToolHost, InteractiveAuthProvider } from '../../src/index.ts';
 import { resultText } from '../../src/host/results.ts';
+import { z } from 'zod';
 import { startProtectedServer } from './fixtures/oauth-protected.ts';
 
 /** The interactive provider, with a browser that approves at once (the server redirects without asking). */
@@ -70,6 +71,31 @@ test('a 403 insufficient_scope leads to a new authorization with the wider scope
     // The wider grant keeps working.
     assert.equal(resultText((await host.dispatch({ inferenceId, name: 'notes--read_note', input: {} })).result), 'the note');
     assert.equal(server.authorizations.length, 2);
+  } finally {
+    await host.close();
+    await provider.close();
+    await server.close();
+  }
+});
+
+test('a step-up the authorization server will not grant fails that call once, and the grant the session has keeps working', async () => {
+  const server = await startProtectedServer((method) => (method === 'tools/call' ? ['notes:read', 'notes:write'] : ['notes:read']), ['notes:read']);
+  const provider = await browserlessProvider();
+  const host = new ToolHost();
+  try {
+    await host.connectServer({ id: 'notes', url: server.url, authProvider: provider });
+    const inferenceId = host.beginInference({ conversationId: 'c' });
+    const refused = await host.dispatch({ inferenceId, name: 'notes--read_note', input: {} });
+    assert.notEqual(refused.status, 'completed', resultText(refused.result));
+    assert.match(resultText(refused.result), /403/);
+    assert.equal(server.authorizations.length, 2, 'one step-up was tried');
+    // The same challenge again: no new browser round trip, and the tokens were not dropped for it.
+    const again = await host.dispatch({ inferenceId, name: 'notes--read_note', input: {} });
+    assert.notEqual(again.status, 'completed');
+    assert.equal(server.authorizations.length, 2);
+    const listed = await host.requestServer('notes', 'tools/list', {}, z.object({ tools: z.array(z.object({ name: z.string() }).passthrough()) }));
+    assert.deepEqual(listed.tools.map((t) => t.name), ['read_note']);
+    assert.equal(server.authorizations.length, 2, 'the narrower grant still serves what it covers');
   } finally {
     await host.close();
     await provider.close();

@@ -34,6 +34,8 @@ export interface HttpServerParams {
 function isFatal(error: Error): boolean {
   // The GET stream is optional (a stateless server answers 404 or 405): POSTs still work.
   if (error instanceof StreamableHTTPError && /Failed to open SSE stream/.test(error.message) && error.code !== 401 && error.code !== 403) return false;
+  // A scope the authorization server would not grant refuses that one request; the session and its grant go on.
+  if (error instanceof StreamableHTTPError && error.code === 403 && /after trying upscoping/.test(error.message)) return false;
   if (error instanceof StreamableHTTPError) return error.code === 404 || error.code === 401 || error.code === 403;
   const text = `${error.name}: ${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`;
   return /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts|fetch failed|ECONNREFUSED|ECONNRESET|terminated|other side closed/i.test(text);

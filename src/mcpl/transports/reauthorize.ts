@@ -44,10 +44,17 @@ export class Reauthorization {
     return canCompleteRedirect(provider) ? new Reauthorization(provider) : undefined;
   }
 
+  /** The challenge of the step-up under way: the SDK gives up when the same one comes back, and so do we (the tokens stay). */
+  private stepUp: string | undefined;
+
   /** Sees each answer of the MCP endpoint before the SDK does: a scope step-up drops the tokens a refresh would reuse. */
   async noteAnswer(response: Response): Promise<void> {
+    if (response.ok) this.stepUp = undefined;
     if (response.status !== 403) return;
     if (extractWWWAuthenticateParams(response).error !== 'insufficient_scope') return;
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    if (challenge === this.stepUp) return;
+    this.stepUp = challenge;
     await this.codes.invalidateCredentials?.('tokens');
   }
 
