@@ -39,7 +39,15 @@ export { McplConnection } from './mcpl/connection.ts';
 export type { ServerRequestContext, ServerRequestHandlers } from './mcpl/client-features/types.ts';
 export { ConnectError, type ConnectErrorCode } from './mcpl/connect-error.ts';
 export type { OAuthClientProvider, AuthorizationCodeProvider } from './mcpl/auth.ts';
-export { ClientCredentialsProvider, TokenFileProvider, InteractiveAuthProvider, type InteractiveAuthOptions, type ClientCredentialsProviderOptions } from './mcpl/auth/index.ts';
+export {
+  ClientCredentialsProvider,
+  PrivateKeyJwtProvider,
+  TokenFileProvider,
+  InteractiveAuthProvider,
+  type InteractiveAuthOptions,
+  type ClientCredentialsProviderOptions,
+  type PrivateKeyJwtProviderOptions,
+} from './mcpl/auth/index.ts';
 export type { OperatorPolicy, NarrowingSpec } from './lifecycle/grants.ts';
 export { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleParams, type ToolPhase } from './lifecycle/events.ts';
 export { registerCodeExecution, ToolError, RESULT_ENVELOPE_SCHEMA, type CodeExecution, type CodeExecutionOptions, type ResultEnvelope } from './code-execution/index.ts';

@@ -106,6 +106,8 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   private stateKey: string | undefined;
   /** Own names of the listed tools that must be called as tasks (execution.taskSupport "required"). */
   private taskTools = new Set<string>();
+  /** The tools of the last listing, each as the server sent it (every field), by the server's own name. */
+  private listed = new Map<string, Readonly<ServerToolListing>>();
   private client: Client | undefined;
   private transport: HostTransport | undefined;
   private policy: OperatorPolicy;
@@ -172,8 +174,9 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     } catch (error) {
       const provider = isHttpConfig(this.config) ? this.config.authProvider : undefined;
       if (!(error instanceof ConnectError && error.code === 'unauthorized' && canCompleteRedirect(provider))) throw error;
-      const transport = this.transport as { finishAuth?: (code: string) => Promise<void> } | undefined;
-      if (!transport?.finishAuth) throw error;
+      const transport = this.transport as { finishAuth?: (code: string) => Promise<void>; authorizationRedirects?: number } | undefined;
+      // Only a started redirect brings a code back: a refusal without one (a 403, a failed registration) is final.
+      if (!transport?.finishAuth || !transport.authorizationRedirects) throw error;
       try {
         await transport.finishAuth(await provider.waitForAuthorizationCode());
       } catch (cause) {
@@ -255,8 +258,11 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
         this.becomePlainMcp();
       }
       step = 'tools/list';
-      await this.refreshTools(timeout);
+      const listing = await this.listTools(timeout);
+      // Ready before the tools are announced: whoever hears of them (a gateway telling its
+      // clients the provider came up) finds the connection usable.
       this.state = 'ready';
+      this.announceTools(listing);
     } catch (error) {
       this.state = 'closed';
       await transport.close(100).catch(() => undefined);
@@ -377,12 +383,19 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
 
   /** Lists the server's tools (following pagination) and announces them. */
   async refreshTools(timeout = this.config.requestTimeoutMs ?? 30_000): Promise<void> {
+    if (!this.client) return;
+    this.announceTools(await this.listTools(timeout));
+  }
+
+  /** The tool named `name` (the server's own name) as the server listed it last, every field kept. */
+  listedTool(name: string): Readonly<ServerToolListing> | undefined {
+    return this.listed.get(name);
+  }
+
+  /** Every page of `tools/list`; empty for a server without the tools capability. */
+  private async listTools(timeout: number): Promise<ServerToolListing[]> {
     const client = this.client;
-    if (!client) return;
-    if (!client.getServerCapabilities()?.tools) {
-      this.emit('tools', []);
-      return;
-    }
+    if (!client?.getServerCapabilities()?.tools) return [];
     const tools: ServerToolListing[] = [];
     let cursor: string | undefined;
     do {
@@ -390,7 +403,11 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       for (const tool of page.tools) tools.push(tool as ServerToolListing);
       cursor = page.nextCursor;
     } while (cursor);
-    const { callable, asTasks, leftOut } = partitionByTaskSupport(tools, serverCallsToolsAsTasks(client.getServerCapabilities()));
+    return tools;
+  }
+
+  private announceTools(tools: readonly ServerToolListing[]): void {
+    const { callable, asTasks, leftOut } = partitionByTaskSupport(tools, serverCallsToolsAsTasks(this.client?.getServerCapabilities()));
     for (const name of leftOut) {
       this.emit('diagnostic', {
         code: TASK_REQUIRED_UNSUPPORTED,
@@ -398,6 +415,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       });
     }
     this.taskTools = asTasks;
+    this.listed = new Map(callable.map((tool) => [tool.name, Object.freeze(tool)]));
     this.emit('tools', callable);
   }
 
@@ -415,19 +433,20 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     const _meta = token ? { ...meta, progressToken: token } : meta;
     const params = { name, arguments: args, ...(_meta ? { _meta } : {}) };
     tracker.expectCall();
+    const open: OpenServerCall = { owner, signal, progressToken: token };
     const result = this.taskTools.has(name)
       ? callToolAsTask(client, params, {
           timeoutMs,
           ...(signal ? { signal } : {}),
           // A task's status messages are its progress (2025-11-25 tasks carry no progress counter).
           ...(onProgress ? { onStatus: statusProgress(onProgress) } : {}),
+          onCreated: (taskId) => void (open.taskId = taskId),
         })
       : client.request({ method: 'tools/call', params }, CallToolResultSchema, {
           timeout: timeoutMs,
           ...(signal ? { signal } : {}),
         });
     tracker.track(result, token, signal, onLate);
-    const open: OpenServerCall = { owner, signal, progressToken: token };
     this.openCalls.add(open);
     try {
       return (await result) as ToolResult;

@@ -9,6 +9,19 @@
  * tool that always fails, so it is left out with a diagnostic naming it (issue 18's allowed
  * fallback). `'optional'` and `'forbidden'` (or absent) tools are called plainly, which the
  * spec allows for both.
+ *
+ * Why `'optional'` is called plainly, not as a task: a task is polled (`tasks/get` every
+ * `pollInterval`, commonly 1 s), so every call would take at least one interval longer, and
+ * its progress would arrive only as polled status messages; a plain call gets the server's
+ * progress notifications and requests as they happen. What a task adds — a result that
+ * outlives the request, fetched later — buys toolcell nothing, since a call lives exactly as
+ * long as its dispatch (aborted with it, timed out with it).
+ *
+ * A running task may need input (`input_required`): the server queues its request
+ * (`elicitation/create`, `sampling/createMessage`) for `tasks/result`, which the SDK calls on
+ * seeing that status. The request names its task (`_meta["io.modelcontextprotocol/related-task"]`),
+ * and {@link TaskCallOptions.onCreated} lets the connection tie the task id to its call, so
+ * the request is attributed to the call it belongs to (client-features/attribution.ts).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolRequest, type CallToolResult, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
@@ -58,6 +71,8 @@ export interface TaskCallOptions {
   signal?: AbortSignal;
   /** Each new status message of the task, as a progress report (the task's own progress). */
   onStatus?: (status: { status: string; statusMessage?: string }) => void;
+  /** The server created the task: its id names the task in the requests it makes of us while it runs (input_required). */
+  onCreated?: (taskId: string) => void;
 }
 
 /**
@@ -79,7 +94,10 @@ export async function callToolAsTask(client: Client, params: CallToolRequest['pa
     signal,
   });
   for await (const message of stream) {
-    if (message.type === 'taskCreated') taskId = message.task.taskId;
+    if (message.type === 'taskCreated') {
+      taskId = message.task.taskId;
+      options.onCreated?.(taskId);
+    }
     else if (message.type === 'taskStatus') {
       const { status, statusMessage } = message.task;
       if (status !== last?.status || statusMessage !== last?.statusMessage) options.onStatus?.({ status, ...(statusMessage !== undefined ? { statusMessage } : {}) });

@@ -32,10 +32,49 @@ const common = {
 /** Keys only a spawned server takes. */
 const PROCESS_KEYS = ['command', 'args', 'env', 'inheritEnv', 'cwd'] as const;
 
-/** OAuth for a remote server (docs/oauth.md): one of the providers toolcell ships that need no person. */
+/**
+ * A person authorizes in a browser: serve prints the authorization URL on stderr and waits for
+ * the redirect on a loopback listener (docs/oauth.md). A pre-registered client (`clientId`)
+ * was registered with one redirect URI, so it needs the listener on a fixed `redirectPort`.
+ */
+const InteractiveAuth = z.object({
+  type: z.literal('interactive'),
+  /** Port of the loopback redirect listener on 127.0.0.1; absent or 0, a free one. */
+  redirectPort: z.number().int().min(0).max(65535).optional(),
+  /** Scopes asked for when the server names none. */
+  scopes: z.array(z.string().min(1)).min(1).optional(),
+  clientName: z.string().min(1).optional(),
+  /** An HTTPS URL of this client's metadata document (used as client_id where the server supports it). */
+  clientMetadataUrl: z.url({ protocol: /^https$/ }).optional(),
+  /** A pre-registered client instead of dynamic registration. */
+  clientId: z.string().min(1).optional(),
+  /** The pre-registered client's secret, for a confidential client. */
+  clientSecretFile: z.string().min(1).optional(),
+  /** How long serve waits for the person to authorize before the server counts as refused (default 5 minutes). */
+  authorizationTimeoutMs: z.number().int().min(1000).optional(),
+}).strict().superRefine((auth, ctx) => {
+  if (auth.clientSecretFile !== undefined && auth.clientId === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['clientSecretFile'], message: 'a client secret belongs to a pre-registered client: give "clientId" too' });
+  }
+  if (auth.clientId !== undefined && !auth.redirectPort) {
+    ctx.addIssue({ code: 'custom', path: ['redirectPort'], message: 'a pre-registered client ("clientId") needs a fixed "redirectPort": its registered redirect URI is http://127.0.0.1:<redirectPort>/callback' });
+  }
+});
+
+/** OAuth for a remote server (docs/oauth.md): one of the providers toolcell ships. */
 const Auth = z.discriminatedUnion('type', [
   z.object({ type: z.literal('client_credentials'), clientId: z.string().min(1), clientSecretFile: z.string().min(1), scope: z.string().optional(), issuer: z.url({ protocol: /^https?$/ }).optional() }).strict(),
   z.object({ type: z.literal('token_file'), path: z.string().min(1) }).strict(),
+  /** Client credentials authenticated by a JWT signed with the client's private key (PEM file). */
+  z.object({
+    type: z.literal('private_key_jwt'),
+    clientId: z.string().min(1),
+    privateKeyFile: z.string().min(1),
+    algorithm: z.enum(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA']),
+    scope: z.string().optional(),
+    issuer: z.url({ protocol: /^https?$/ }).optional(),
+  }).strict(),
+  InteractiveAuth,
 ]);
 
 const Server = z.object({

@@ -3,7 +3,7 @@
  * reported on its own line with its full path, before anything is spawned. Turns the parsed file
  * into what the host takes (server configs, code_execution options).
  */
-import { ClientCredentialsProvider, TokenFileProvider } from '../mcpl/auth/index.ts';
+import { ClientCredentialsProvider, PrivateKeyJwtProvider, TokenFileProvider, type InteractiveAuthOptions } from '../mcpl/auth/index.ts';
 import type { OAuthClientProvider } from '../mcpl/auth.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -14,8 +14,12 @@ import type { ScriptCaps } from '../runtime/isolation/index.ts';
 import { ServeConfigSchema, serverIdProblems, type ParsedServer } from './config-schema.ts';
 import { boundsHint, formatIssues, formatPath } from './config-issues.ts';
 
-/** A server in the file: spawned over stdio (`command`) or reached over Streamable HTTP (`url`), and whether serve needs it. */
-export type ServeServerConfig = GatewayServerConfig;
+/**
+ * A server in the file: spawned over stdio (`command`) or reached over Streamable HTTP (`url`),
+ * and whether serve needs it. `interactiveAuth`: its authorization is a person's, with a
+ * loopback listener serve starts before connecting it (see interactive-auth.ts).
+ */
+export type ServeServerConfig = GatewayServerConfig & { interactiveAuth?: InteractiveAuthOptions };
 
 export interface ServeConfig {
   conversationId: string;
@@ -82,20 +86,47 @@ function configCaps(caps: Record<string, number | null | undefined>): ScriptCaps
 
 function toServerConfig(server: ParsedServer, base: string): ServeServerConfig {
   const { url, headers, auth, command, cwd, ...rest } = server;
-  if (url !== undefined) return { ...rest, url, ...(headers ? { headers } : {}), ...(auth ? { authProvider: authProvider(auth, base) } : {}) } as HttpServerConfig;
+  if (url !== undefined) {
+    const interactive = auth?.type === 'interactive' ? interactiveOptions(auth, base) : undefined;
+    const provider = auth && auth.type !== 'interactive' ? authProvider(auth, base) : undefined;
+    return { ...rest, url, ...(headers ? { headers } : {}), ...(provider ? { authProvider: provider } : {}), ...(interactive ? { interactiveAuth: interactive } : {}) } as HttpServerConfig;
+  }
   return { ...rest, command: command!, ...(cwd !== undefined ? { cwd: resolve(base, cwd) } : {}) } as StdioServerConfig;
 }
 
-/** The provider a server's `auth` key selects; files are resolved against the config's folder, the secret read now. */
-function authProvider(auth: NonNullable<ParsedServer['auth']>, base: string): OAuthClientProvider {
-  if (auth.type === 'token_file') return new TokenFileProvider(resolve(base, auth.path));
-  const secretPath = resolve(base, auth.clientSecretFile);
-  let clientSecret: string;
+type Auth = NonNullable<ParsedServer['auth']>;
+
+/** A secret file's trimmed contents, read now so a missing file is refused before anything starts. */
+function readSecret(file: string, base: string, key = 'clientSecretFile'): string {
+  const secretPath = resolve(base, file);
   try {
-    clientSecret = readFileSync(secretPath, 'utf8').trim();
+    return readFileSync(secretPath, 'utf8').trim();
   } catch (error) {
-    throw new Error(`auth.clientSecretFile: cannot read ${secretPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new Error(`auth.${key}: cannot read ${secretPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+}
+
+/** The interactive provider's options from an `"auth": { "type": "interactive" }` key. */
+function interactiveOptions(auth: Extract<Auth, { type: 'interactive' }>, base: string): InteractiveAuthOptions {
+  const secret = auth.clientSecretFile !== undefined ? readSecret(auth.clientSecretFile, base) : undefined;
+  return {
+    ...(auth.redirectPort !== undefined ? { redirectPort: auth.redirectPort } : {}),
+    ...(auth.scopes ? { scopes: auth.scopes } : {}),
+    ...(auth.clientName !== undefined ? { clientName: auth.clientName } : {}),
+    ...(auth.clientMetadataUrl !== undefined ? { clientMetadataUrl: auth.clientMetadataUrl } : {}),
+    ...(auth.clientId !== undefined ? { clientInformation: { client_id: auth.clientId, ...(secret !== undefined ? { client_secret: secret } : {}) } } : {}),
+    authorizationTimeoutMs: auth.authorizationTimeoutMs ?? 300_000,
+  };
+}
+
+/** The provider a server's `auth` key selects; files are resolved against the config's folder, the secret read now. */
+function authProvider(auth: Exclude<Auth, { type: 'interactive' }>, base: string): OAuthClientProvider {
+  if (auth.type === 'token_file') return new TokenFileProvider(resolve(base, auth.path));
+  if (auth.type === 'private_key_jwt') {
+    const privateKey = readSecret(auth.privateKeyFile, base, 'privateKeyFile');
+    return new PrivateKeyJwtProvider({ clientId: auth.clientId, privateKey, algorithm: auth.algorithm, ...(auth.scope ? { scope: auth.scope } : {}), ...(auth.issuer ? { expectedIssuer: auth.issuer } : {}) });
+  }
+  const clientSecret = readSecret(auth.clientSecretFile, base);
   return new ClientCredentialsProvider({ clientId: auth.clientId, clientSecret, ...(auth.scope ? { scope: auth.scope } : {}), ...(auth.issuer ? { expectedIssuer: auth.issuer } : {}) });
 }
 

@@ -17,6 +17,7 @@ import { serveStdio } from './stdio.ts';
 import { GatewayHub } from './gateway/hub.ts';
 import { CallOwners, forwardServerRequests } from './gateway/server-requests.ts';
 import { connectServers, type ConnectedServers } from './gateway/connect-servers.ts';
+import { startInteractiveAuth, type InteractiveServers } from './interactive-auth.ts';
 
 export interface ServeOptions {
   configPath?: string;
@@ -58,18 +59,21 @@ export async function runServe(options: ServeOptions): Promise<number> {
     telemetry = await (await import('../telemetry/serve-telemetry.ts')).startServeTelemetry(host, config.telemetry);
   }
   const around = telemetry ? telemetry.withRequestContext.bind(telemetry) : undefined;
+  let interactive: InteractiveServers | undefined;
   const shutdown = async () => {
     servers?.stop();
+    await interactive?.close();
     gateway.close();
     await codeExecution?.close();
     await host.close();
     await telemetry?.shutdown();
   };
   const prefixed = new Map(config.servers.map((s) => [s.id, s.prefixTools !== false]));
-  const gateway = new GatewayHub(host, logger, (id) => prefixed.get(id) ?? true, owners);
+  const gateway = new GatewayHub(host, logger, (id) => prefixed.get(id) ?? true, owners, () => servers?.awaited() ?? []);
   let servers: ConnectedServers | undefined;
   try {
-    servers = await connectServers(host, config.servers, logger);
+    interactive = await startInteractiveAuth(config.servers);
+    servers = await connectServers(host, interactive.servers, logger);
     if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, { whenBusy: 'wait', ...config.runtime, ...config.codeExecution });
   } catch (error) {
     await shutdown();

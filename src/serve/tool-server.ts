@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { progressForwarder } from './progress.ts';
-import { gatewayCapabilities } from './gateway/capabilities.ts';
+import { listServedTools } from './served-tools.ts';
 import { registerGateway } from './gateway/handlers.ts';
 import type { GatewayHub } from './gateway/hub.ts';
 import type { ServeSession } from './session.ts';
@@ -33,18 +33,10 @@ export type AroundDispatch = <T>(meta: Record<string, unknown> | undefined, disp
  * declares what they offer (see gateway/).
  */
 export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger, around?: AroundDispatch, clients?: ServeClients, gateway?: GatewayHub): Server {
-  const capabilities = gateway ? gatewayCapabilities(host) : { tools: {} };
+  const capabilities = gateway ? gateway.capabilities() : { tools: {} };
   const server = new Server(SERVER_INFO, { capabilities });
   if (gateway) registerGateway(server, gateway, capabilities);
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: host.listTools().map((t) => ({
-      name: t.name,
-      description: t.description,
-      inputSchema: t.inputSchema as { type: 'object' },
-      ...(t.outputSchema ? { outputSchema: t.outputSchema as { type: 'object' } } : {}),
-      _meta: { 'mcpl/class': t.classes },
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listServedTools(host) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const meta = request.params._meta;
     const named = meta?.[CONVERSATION_META_KEY];

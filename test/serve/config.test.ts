@@ -160,3 +160,70 @@ test('codeExecution.caps reach the Python interpreters; null lifts a cap; mistak
   assert.ok(lines.some((l) => /^codeExecution\.caps\.processes: expected an integer ≥ 1, got 0/.test(l)), lines.join('\n'));
   assert.ok(lines.some((l) => /^codeExecution\.caps\.memory: unknown key/.test(l)), lines.join('\n'));
 });
+
+test('an interactive auth key is checked strictly: its options reach the provider, mistakes are named by path', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'toolcell-auth-config-'));
+  writeFileSync(join(dir, 'secret'), 's3cret\n');
+  const url = 'http://127.0.0.1:1/mcp';
+  const config = parseServeConfig(
+    {
+      servers: [
+        { id: 'dyn', url, auth: { type: 'interactive', scopes: ['files:read'], clientName: 'my-agent' } },
+        { id: 'pre', url, auth: { type: 'interactive', clientId: 'cid', clientSecretFile: 'secret', redirectPort: 43123, authorizationTimeoutMs: 60_000 } },
+      ],
+    },
+    'toolcell.json',
+    dir,
+  );
+  const [dyn, pre] = config.servers;
+  assert.deepEqual(dyn!.interactiveAuth, { scopes: ['files:read'], clientName: 'my-agent', authorizationTimeoutMs: 300_000 });
+  assert.deepEqual(pre!.interactiveAuth, { redirectPort: 43123, clientInformation: { client_id: 'cid', client_secret: 's3cret' }, authorizationTimeoutMs: 60_000 });
+  assert.equal((dyn as { authProvider?: unknown }).authProvider, undefined, 'the provider is started by serve, not by parsing');
+
+  const lines = problems({
+    servers: [
+      { id: 'a', url, auth: { type: 'interactive', clientSecretFile: 'secret' } },
+      { id: 'b', url, auth: { type: 'interactive', clientId: 'cid' } },
+      { id: 'c', url, auth: { type: 'interactive', clientMetadataUrl: 'http://example.com/client.json', browser: 'firefox' } },
+      { id: 'd', url, auth: { type: 'interactive', redirectPort: 70000, scopes: [] } },
+    ],
+  });
+  const text = lines.join('\n');
+  assert.match(text, /servers\[0\]\.auth\.clientSecretFile: a client secret belongs to a pre-registered client/);
+  assert.match(text, /servers\[1\]\.auth\.redirectPort: a pre-registered client \("clientId"\) needs a fixed "redirectPort"/);
+  assert.match(text, /servers\[2\]\.auth\.clientMetadataUrl/);
+  assert.match(text, /servers\[2\]\.auth\.browser: unknown key/);
+  assert.match(text, /servers\[3\]\.auth\.redirectPort: expected a number ≤ 65535, got 70000/);
+  assert.match(text, /servers\[3\]\.auth\.scopes: expected at least 1 item/);
+});
+
+test('a private_key_jwt auth key gives the SDK\'s PrivateKeyJwtProvider its key, read at start; mistakes are named by path', async () => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { generateKeyPairSync } = await import('node:crypto');
+  const { PrivateKeyJwtProvider } = await import('../../src/mcpl/auth/index.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'toolcell-auth-config-'));
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  writeFileSync(join(dir, 'key.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  const url = 'http://127.0.0.1:1/mcp';
+  const config = parseServeConfig(
+    { servers: [{ id: 'm2m', url, auth: { type: 'private_key_jwt', clientId: 'agent', privateKeyFile: 'key.pem', algorithm: 'ES256', issuer: 'https://auth.example.com' } }] },
+    'toolcell.json',
+    dir,
+  );
+  const provider = (config.servers[0] as { authProvider?: unknown }).authProvider as InstanceType<typeof PrivateKeyJwtProvider>;
+  assert.ok(provider instanceof PrivateKeyJwtProvider);
+  assert.equal(provider.clientInformation().client_id, 'agent');
+  assert.equal(provider.clientMetadata.token_endpoint_auth_method, 'private_key_jwt');
+
+  assert.throws(
+    () => parseServeConfig({ servers: [{ id: 'm2m', url, auth: { type: 'private_key_jwt', clientId: 'agent', privateKeyFile: 'missing.pem', algorithm: 'ES256' } }] }, 'toolcell.json', dir),
+    /auth\.privateKeyFile: cannot read .*missing\.pem: ENOENT/,
+  );
+  const text = problems({ servers: [{ id: 'm2m', url, auth: { type: 'private_key_jwt', clientId: 'agent', privateKeyFile: 'key.pem', algorithm: 'HS256' } }] }).join('\n');
+  assert.match(text, /servers\[0\]\.auth\.algorithm: expected one of "RS256"/);
+});

@@ -1,8 +1,13 @@
 /**
  * The OAuth client providers toolcell ships, all on the SDK's `OAuthClientProvider`
- * interface: client credentials (the SDK's own), a token file, and the interactive
+ * interface: client credentials with a secret or a signed JWT (private_key_jwt; the SDK's own), a token file, and the interactive
  * authorization-code flow with a loopback redirect.
  */
-export { ClientCredentialsProvider, type ClientCredentialsProviderOptions } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+export {
+  ClientCredentialsProvider,
+  PrivateKeyJwtProvider,
+  type ClientCredentialsProviderOptions,
+  type PrivateKeyJwtProviderOptions,
+} from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 export { TokenFileProvider } from './token-file.ts';
 export { InteractiveAuthProvider, type InteractiveAuthOptions } from './interactive.ts';

@@ -25,6 +25,8 @@ export interface InteractiveAuthOptions {
   clientInformation?: OAuthClientInformationMixed;
   /** Shows the authorization URL to the person (default: one line on stderr). */
   onAuthorizationUrl?: (url: URL) => void | Promise<void>;
+  /** How long {@link InteractiveAuthProvider.waitForAuthorizationCode} waits for the redirect before it fails; absent, without end. */
+  authorizationTimeoutMs?: number;
 }
 
 /** An {@link AuthorizationCodeProvider} whose redirect lands on a loopback listener. */
@@ -130,7 +132,23 @@ export class InteractiveAuthProvider implements AuthorizationCodeProvider {
 
   waitForAuthorizationCode(): Promise<string> {
     if (this.arrived !== undefined) return Promise.resolve(this.arrived);
-    return new Promise((resolve, reject) => (this.pending = { resolve, reject }));
+    // While someone waits for the redirect, the listener keeps the process alive (it is unref'd otherwise).
+    this.server.ref();
+    const waited = new Promise<string>((resolve, reject) => (this.pending = { resolve, reject })).finally(() => {
+      if (!this.pending) this.server.unref();
+    });
+    const limit = this.options.authorizationTimeoutMs;
+    if (limit === undefined) return waited;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.pending = undefined;
+        this.server.unref();
+        reject(new Error(`nobody authorized within ${limit} ms (the authorization URL was not followed to its end)`));
+      }, limit);
+      timer.unref();
+    });
+    return Promise.race([waited, expired]).finally(() => clearTimeout(timer));
   }
 
   private settle(code: string | undefined, error?: Error): void {

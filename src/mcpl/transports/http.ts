@@ -7,7 +7,9 @@
  *   leaving a call to its safety timeout;
  * - the message size limit (see http-limit.ts);
  * - batched lifecycle writes (each message still travels as its own POST);
- * - the wire log.
+ * - the wire log;
+ * - authorization mid-session (token expired, scope step-up) that needs the person's browser:
+ *   the request waits for the redirect and is sent again (see reauthorize.ts).
  */
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -16,6 +18,7 @@ import type { GarbageLine, HostTransport, WireFrame } from './types.ts';
 import { limitedFetch } from './http-limit.ts';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Reauthorization } from './reauthorize.ts';
 
 export interface HttpServerParams {
   url: string;
@@ -31,6 +34,8 @@ export interface HttpServerParams {
 function isFatal(error: Error): boolean {
   // The GET stream is optional (a stateless server answers 404 or 405): POSTs still work.
   if (error instanceof StreamableHTTPError && /Failed to open SSE stream/.test(error.message) && error.code !== 401 && error.code !== 403) return false;
+  // A scope the authorization server would not grant refuses that one request; the session and its grant go on.
+  if (error instanceof StreamableHTTPError && error.code === 403 && /after trying upscoping/.test(error.message)) return false;
   if (error instanceof StreamableHTTPError) return error.code === 404 || error.code === 401 || error.code === 403;
   const text = `${error.name}: ${error.message} ${String((error as { cause?: unknown }).cause ?? '')}`;
   return /SSE stream disconnected|Failed to reconnect|Maximum reconnection attempts|fetch failed|ECONNREFUSED|ECONNRESET|terminated|other side closed/i.test(text);
@@ -54,11 +59,17 @@ export class HttpTransport implements HostTransport {
   failure: Error | undefined;
   /** Status of the MCP endpoint's last answer, so a failure inside the SDK's auth() reads as what it is. */
   private lastStatus = 0;
+  /** Set for a provider that runs the authorization-code flow. */
+  private readonly reauthorization: Reauthorization | undefined;
+  /** A request was answered: from now on an authorization a request needs is completed inside `send` (before, connect does it). */
+  private established = false;
 
   constructor(params: HttpServerParams) {
+    this.reauthorization = Reauthorization.for(params.authProvider);
+    const authProvider = this.reauthorization?.provider ?? params.authProvider;
     this.inner = new StreamableHTTPClientTransport(new URL(params.url), {
       ...(params.headers ? { requestInit: { headers: params.headers } } : {}),
-      ...(params.authProvider ? { authProvider: params.authProvider } : {}),
+      ...(authProvider ? { authProvider } : {}),
       fetch: this.noteStatus(new URL(params.url).href, limitedFetch(params.maxMessageBytes ?? 16 * 1024 * 1024)),
       // A cut stream is a lost server here (see isFatal); one quick retry of the standalone stream at most.
       reconnectionOptions: { initialReconnectionDelay: 100, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 2, maxRetries: 1 },
@@ -68,7 +79,10 @@ export class HttpTransport implements HostTransport {
   private noteStatus(endpoint: string, base: FetchLike): FetchLike {
     return async (url, init) => {
       const response = await base(url, init);
-      if (new URL(String(url)).href === endpoint) this.lastStatus = response.status;
+      if (new URL(String(url)).href === endpoint) {
+        this.lastStatus = response.status;
+        if (this.established) await this.reauthorization?.noteAnswer(response);
+      }
       return response;
     };
   }
@@ -140,9 +154,17 @@ export class HttpTransport implements HostTransport {
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.closed) throw new Error('transport closed');
     this.onwire?.({ direction: 'out', message });
+    const redirects = this.reauthorization?.redirects ?? 0;
     try {
       await this.inner.send(message, options);
+      this.established = true;
     } catch (error) {
+      const reauthorization = this.reauthorization;
+      if (error instanceof UnauthorizedError && this.established && reauthorization && reauthorization.redirects > redirects) {
+        // The SDK started an authorization for this request (expired grant, wider scope): finish it, then send again.
+        await this.inner.finishAuth(await reauthorization.waitForCode());
+        return this.inner.send(message, options);
+      }
       // The SDK's auth() failing after a 401/403 (no registration endpoint, a refused token...) is a refusal.
       if (!(error instanceof UnauthorizedError) && (this.lastStatus === 401 || this.lastStatus === 403)) {
         throw new UnauthorizedError(`authorization failed after HTTP ${this.lastStatus}: ${(error as Error).message}`);
@@ -170,6 +192,11 @@ export class HttpTransport implements HostTransport {
     }
     await this.inner.close().catch(() => undefined);
     this.finish();
+  }
+
+  /** How many authorization redirects the SDK started on this transport (0 for a provider that runs none). */
+  get authorizationRedirects(): number {
+    return this.reauthorization?.redirects ?? 0;
   }
 
   /**

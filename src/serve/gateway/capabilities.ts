@@ -1,18 +1,31 @@
 /**
  * What serve declares to its MCP clients: tools always (its own `code_execution` and every
  * provider's tools, with `listChanged` since providers come and go), and resources, prompts,
- * completions and logging exactly when a connected provider offers them — a client is never
- * told of a feature nobody behind serve has. `resources.subscribe` likewise.
+ * completions and logging when a provider behind serve offers them — a client is never told
+ * of a feature nobody behind serve has or may have. `resources.subscribe` likewise.
+ *
+ * Capabilities are fixed for a session at `initialize`, but providers come later: one down at
+ * startup is retried, one that exits is reconnected. So a provider counts with what it offered
+ * when it was last connected while it is away, and a provider still awaited that never
+ * connected counts as offering every feature (what it offers is unknown until it answers, and a
+ * session that did not declare resources could never be shown its resources). Until such a
+ * provider comes, the lists are empty; when it comes, `list_changed` tells every session.
  */
 import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolHost } from '../../host/tool-host.ts';
 
-/** The union of the connected providers' capabilities, as serve declares it now. */
-export function gatewayCapabilities(host: ToolHost): ServerCapabilities {
+/** What a provider that never answered yet may offer: everything serve passes through. */
+const UNKNOWN: ServerCapabilities = { resources: { subscribe: true }, prompts: {}, completions: {}, logging: {} };
+
+/**
+ * The union of the providers' capabilities, as serve declares it now. `awaited`: ids of
+ * configured servers not connected now that may still connect (being retried).
+ */
+export function gatewayCapabilities(host: ToolHost, awaited: readonly string[] = []): ServerCapabilities {
   const capabilities: ServerCapabilities = { tools: { listChanged: true } };
-  for (const connection of host.servers()) {
-    if (!connection.isConnected) continue;
-    const offered = connection.serverCapabilities;
+  const known = new Map(host.servers().map((c) => [c.id, c.serverCapabilities]));
+  const offers = [...known.values(), ...awaited.filter((id) => known.get(id) === undefined).map(() => UNKNOWN)];
+  for (const offered of offers) {
     if (!offered) continue;
     if (offered.resources) {
       capabilities.resources = {

@@ -27,6 +27,8 @@ export class ToolNameCollisionError extends Error {
 }
 
 export interface ConnectedServers {
+  /** Ids of the servers being retried now (not connected yet, not given up on). */
+  awaited(): string[];
   /** Stops the background retries (serve is shutting down). */
   stop(): void;
   /** Resolves when every background retry has ended (tests). */
@@ -53,7 +55,16 @@ export async function connectServers(host: ToolHost, servers: readonly GatewaySe
   host.on('name-collision', onCollision);
 
   const retries: Promise<void>[] = [];
+  const awaited = new Set<string>();
   const retry = async (server: GatewayServerConfig) => {
+    awaited.add(server.id);
+    try {
+      await retryUntilConnected(server);
+    } finally {
+      awaited.delete(server.id);
+    }
+  };
+  const retryUntilConnected = async (server: GatewayServerConfig) => {
     const attempts = server.reconnect?.maxAttempts ?? 3;
     let delay = server.reconnect?.delayMs ?? 200;
     for (let attempt = 1; attempt <= attempts && !stopped; attempt++) {
@@ -91,6 +102,7 @@ export async function connectServers(host: ToolHost, servers: readonly GatewaySe
     host.off('name-collision', onCollision);
   }
   return {
+    awaited: () => [...awaited],
     stop: () => {
       stopped = true;
       for (const wake of wakers) wake();

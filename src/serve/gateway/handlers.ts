@@ -33,7 +33,7 @@ type Result = Record<string, unknown>;
 /** Registers the pass-through handlers `capabilities` allow on `server`; returns what undoes the session's membership. */
 export function registerGateway(server: Server, hub: GatewayHub, capabilities: ServerCapabilities): () => void {
   const { host, catalog } = hub;
-  const member = hub.join(server);
+  const member = hub.join(server, capabilities);
   const ask = (serverId: string, method: string, params: Result, signal: AbortSignal): Promise<Result> =>
     host.requestServer(serverId, method, params, PassThrough, { signal }) as Promise<Result>;
   const resourceOwner = async (uri: string): Promise<string> => {
@@ -89,6 +89,7 @@ export function registerGateway(server: Server, hub: GatewayHub, capabilities: S
   if (capabilities.logging) {
     // Replaces the SDK's own handler: the level is the providers' to apply, each to its messages.
     server.setRequestHandler(SetLevelRequestSchema, async (request, extra) => {
+      hub.logLevel = request.params.level;
       const results = await Promise.allSettled(providersOf(host, 'logging').map((id) => ask(id, 'logging/setLevel', { level: request.params.level }, extra.signal)));
       const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
       if (failed && results.every((r) => r.status === 'rejected')) throw failed.reason;

@@ -5,11 +5,11 @@
  * authorization URL to toolcell's own loopback listener. Scenario name and context come from
  * MCP_CONFORMANCE_SCENARIO / MCP_CONFORMANCE_CONTEXT, the URL as the last argument.
  */
-import { ToolHost, InteractiveAuthProvider, ClientCredentialsProvider, type OAuthClientProvider } from '../../../src/index.ts';
+import { ToolHost, InteractiveAuthProvider, ClientCredentialsProvider, PrivateKeyJwtProvider, type OAuthClientProvider } from '../../../src/index.ts';
 
 const url = process.argv.at(-1)!;
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
-const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string; private_key_pem?: string; signing_algorithm?: string };
 
 const interactive = await InteractiveAuthProvider.start({
   clientName: 'toolcell-conformance',
@@ -23,13 +23,20 @@ const interactive = await InteractiveAuthProvider.start({
     await fetch(location);
   },
 });
-const provider: OAuthClientProvider =
-  scenario === 'auth/client-credentials-basic' ? new ClientCredentialsProvider({ clientId: context.client_id!, clientSecret: context.client_secret! }) : interactive;
+function providerFor(name: string): OAuthClientProvider {
+  if (name === 'auth/client-credentials-basic') return new ClientCredentialsProvider({ clientId: context.client_id!, clientSecret: context.client_secret! });
+  if (name === 'auth/client-credentials-jwt') return new PrivateKeyJwtProvider({ clientId: context.client_id!, privateKey: context.private_key_pem!, algorithm: context.signing_algorithm ?? 'ES256' });
+  return interactive;
+}
+const provider = providerFor(scenario);
 const host = new ToolHost();
 try {
   await host.connectServer({ id: 'conf', url, authProvider: provider });
   const tools = host.listTools().map((t) => t.name);
   if (!tools.includes('conf--test-tool')) throw new Error(`expected conf--test-tool, got ${tools.join(', ')}`);
+  // A call too: some scenarios ask for more (a wider scope) only when a tool is called.
+  const outcome = await host.dispatch({ inferenceId: host.beginInference({ conversationId: 'conformance' }), name: 'conf--test-tool', input: {} });
+  if (outcome.status !== 'completed') throw new Error(`conf--test-tool: ${JSON.stringify(outcome.result)}`);
 } finally {
   await host.close();
   await interactive.close();

@@ -3,13 +3,19 @@
  * (static, a template with completion, one to subscribe to), a prompt with an argument to
  * complete, logging, and tools whose results carry every content type, that log during the
  * call, that touch the watched resource and that change the tool list. `GATEWAY_PROVIDER_NAME`
- * gives its names a suffix, so two of them can run side by side.
+ * gives its names a suffix, so two of them can run side by side. With `GATEWAY_PROVIDER_GATE`
+ * naming a file, it exits at once (fails to start) until that file exists: a provider that
+ * comes up late. Its `quit` tool exits the process after answering (a provider that goes away).
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { existsSync } from 'node:fs';
 import { RICH_RESULT } from './rich-result.ts';
+
+const gate = process.env.GATEWAY_PROVIDER_GATE;
+if (gate && !existsSync(gate)) process.exit(1);
 
 const suffix = process.env.GATEWAY_PROVIDER_NAME ?? '';
 const server = new McpServer(
@@ -57,6 +63,11 @@ server.registerTool(`touch${suffix}`, { description: 'Updates the watched resour
 server.registerTool(`grow${suffix}`, { description: 'Adds a tool (tools/list_changed)' }, async () => {
   server.registerTool(`grown${suffix}`, { description: 'Added at run time' }, async () => ({ content: [{ type: 'text', text: 'grown' }] }));
   return { content: [{ type: 'text', text: 'grew' }] };
+});
+
+server.registerTool(`quit${suffix}`, { description: 'Exits the process once answered' }, async () => {
+  setTimeout(() => process.exit(0), 50);
+  return { content: [{ type: 'text', text: 'bye' }] };
 });
 
 await server.connect(new StdioServerTransport());

@@ -1,0 +1,54 @@
+/**
+ * serve's `"auth": { "type": "interactive" }` end to end: `toolcell serve` (a real process)
+ * in front of an MCP server protected by a real local authorization server (the SDK's
+ * server-side auth, test/mcpl/fixtures/oauth-protected.ts). serve prints the authorization
+ * URL on stderr, naming the server; the "browser" here follows it, the authorization server
+ * redirects to serve's loopback listener, and serve connects the server: the SDK client sees
+ * its tools and calls one.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { REPO_ROOT, scratchDir } from '../helpers/peers.ts';
+import { startProtectedServer } from '../mcpl/fixtures/oauth-protected.ts';
+
+const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
+
+test('serve with an interactive auth key prints the authorization URL on stderr, takes the redirect and serves the protected server', { timeout: 90_000 }, async () => {
+  const server = await startProtectedServer(() => ['notes:read']);
+  const config = join(scratchDir(), 'toolcell.json');
+  writeFileSync(config, JSON.stringify({ servers: [{ id: 'notes', url: server.url, required: true, auth: { type: 'interactive', clientName: 'serve-test' } }], codeExecution: false }));
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CLI, 'serve', '--config', config], cwd: REPO_ROOT, stderr: 'pipe' });
+  // The person: reads the URL serve printed and completes the authorization in a "browser".
+  const browsed = new Promise<string>((resolve, reject) => {
+    let seen = '';
+    transport.stderr!.on('data', (chunk: Buffer) => {
+      const before = seen;
+      seen += chunk.toString('utf8');
+      const match = seen.match(/toolcell: server "notes" needs authorization; open this URL in a browser: (\S+)\n/);
+      if (!match || before.match(/needs authorization/)) return;
+      void (async () => {
+        const answer = await fetch(match[1]!, { redirect: 'manual' }).catch((e: Error) => { throw new Error(`authorize: ${e.message}`, { cause: e.cause }); });
+        const location = answer.headers.get('location');
+        if (!location) throw new Error(`the authorization endpoint answered ${answer.status} without a redirect`);
+        const landed = await fetch(location).catch((e: Error) => { throw new Error(`callback ${location}: ${e.message}`, { cause: e.cause }); });
+        resolve(`${landed.status} ${await landed.text()}`);
+      })().catch((e: Error) => reject(new Error(`${e.message}: ${String((e as { cause?: unknown }).cause)} in ${seen}`)));
+    });
+  });
+  const client = new Client({ name: 'user', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+    assert.equal(await browsed, '200 Authorized. You can close this window.');
+    assert.deepEqual(server.authorizations, [['notes:read']]);
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    assert.deepEqual(tools, ['notes--read_note']);
+    assert.deepEqual((await client.callTool({ name: 'notes--read_note', arguments: {} })).content, [{ type: 'text', text: 'the note' }]);
+  } finally {
+    await client.close();
+    await server.close();
+  }
+});
