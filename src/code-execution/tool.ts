@@ -22,7 +22,7 @@ import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguag
 import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
 import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
-import { normalizeScript, type Normalization } from './normalize.ts';
+import { normalizeScript, restorePositions, syntaxErrorReport, type NormalizedScript } from './normalize.ts';
 
 export interface CodeExecution {
   /** The current model-facing description (built once per change of the host's tools). */
@@ -100,13 +100,16 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const language = (args.language ?? 'javascript') as ScriptLanguage;
     if (!languages.includes(language)) return refusalResult(`language must be one of: ${languages.join(', ')}.`);
     // Normalized first, so that the up-front approval reads the same script that runs.
-    const { code, normalized } = normalizeScript(written, language);
+    const script = normalizeScript(written, language);
+    const { code } = script;
     if (code.trim() === '') return refusalResult('code_execution needs `code`: the fenced script is empty.');
     const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
     if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
     const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
     if (args.reset !== undefined && typeof args.reset !== 'boolean') return refusalResult('reset must be true or false.');
     const reset = args.reset === true;
+    // Neither JavaScript nor TypeScript: the parser's words, line and caret, and nothing runs.
+    if (script.syntaxError !== undefined) return toToolResult(buildEnvelope(syntaxErrorReport(script.syntaxError), timeLimit, script.normalized), maxResultChars, false);
     // One up-front question for the gated tools the script names; declined, nothing runs.
     const gate = host.approvalGate;
     if (gate?.decideBatch) {
@@ -119,21 +122,20 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       if (!approval.run) return refusalResult(`${DECLINED_TEXT}: ${approval.reason}`);
     }
     try {
-      return await runScript(code, language, timeLimit, reset, ctx, signal, gate !== undefined, normalized);
+      return await runScript(script, language, timeLimit, reset, ctx, signal, gate !== undefined);
     } finally {
       host.approvals.endExecution(ctx.toolCallId);
     }
   }
 
   async function runScript(
-    code: string,
+    { code, normalized, positions }: NormalizedScript,
     language: ScriptLanguage,
     timeLimit: TimeLimit,
     reset: boolean,
     ctx: HostToolContext,
     signal: AbortSignal,
     callSites: boolean,
-    normalized: readonly Normalization[],
   ): Promise<ToolResult> {
     // Claim synchronously, before any await: a second execution started in the same tick must not get in.
     let acquired = runners.claim(ctx.conversationId, { signal, whenBusy, busyWaitMs });
@@ -161,7 +163,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
         report = await runners.pythonFor(ctx.conversationId).run(code, { tools, scope, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}) });
       }
       ledger.live = false;
-      return toToolResult(buildEnvelope(report, timeLimit, normalized), maxResultChars, ledger.endTurn);
+      return toToolResult(buildEnvelope(restorePositions(report, positions), timeLimit, normalized), maxResultChars, ledger.endTurn);
     } finally {
       // The runtime has returned: the script has stopped (JavaScript: its process killed;
       // Python: it reported done, or its interpreter exited).

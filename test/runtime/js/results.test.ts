@@ -90,10 +90,13 @@ describe('script errors', () => {
   test('syntax errors name the line', async () => {
     const error = errorOf(await run('const a = 1;\nconst b = ;\nreturn a;'));
     assert.deepEqual([error.kind, error.name], ['script', 'SyntaxError']);
-    assert.equal(error.stack, `SyntaxError: ${error.message}\n    at script.js:2`);
+    // The line, the column where the engine knows it, and the offending line with a caret under it.
+    assert.match(error.stack ?? '', new RegExp(`^SyntaxError: ${error.message}\\n    at script\\.js:2(:\\d+)?\\n  2 \\| const b = ;`));
+    const caret = /script\.js:2:(\d+)/.exec(error.stack ?? '');
+    if (caret) assert.ok((error.stack ?? '').endsWith(`\n    | ${' '.repeat(Number(caret[1]) - 1)}^`), error.stack);
     const unclosed = errorOf(await run('const a = [1,\n2'));
     assert.match(unclosed.message, /at the end of the script/);
-    assert.match(unclosed.stack ?? '', /at script\.js:2$/);
+    assert.match(unclosed.stack ?? '', /at script\.js:2:2\n  2 \| 2\n    \|  \^$/);
   });
 });
 
