@@ -56,11 +56,20 @@ function decodeVlq(text: string): number[] {
 
 /**
  * The source position (0-based) of a generated one: the closest segment at or before it on its
- * line, moved by the distance from it; the line's first segment when it is before them all.
+ * line, moved by the distance from it; the line's first segment when it is before them all. A
+ * line without segments (the inside of a reprinted `enum`) takes the last segment of the
+ * closest line above that has one, at its own column.
  */
 export function originalPosition(lines: readonly Segment[][], line: number, column: number): { line: number; column: number } | undefined {
   const segments = lines[line];
-  if (segments === undefined || segments.length === 0) return undefined;
+  if (segments === undefined) return undefined;
+  if (segments.length === 0) {
+    for (let above = line - 1; above >= 0; above--) {
+      const last = lines[above]!.at(-1);
+      if (last !== undefined) return { line: last[1], column: last[2] };
+    }
+    return undefined;
+  }
   let best = segments[0]!;
   for (const segment of segments) {
     if (segment[0] > column) break;
