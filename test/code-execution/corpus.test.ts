@@ -34,6 +34,9 @@ const CASES: Case[] = [
   { name: 'enum', code: "enum Color { Red = 'red', Blue = 'blue' }\nconst u = await tools.get_user({ id: 1 });\nreturn Color.Blue + ':' + u.name;", value: 'blue:Ada', normalized: ['typescript'] },
   { name: 'numeric enum', code: 'enum Level { Low, High }\nreturn [Level.High, Level[0]];', value: [1, 'Low'], normalized: ['typescript'] },
   { name: 'typed catch and generic call', code: 'try {\n  return (await tools.list_ids<number[]>({})).length;\n} catch (e: unknown) {\n  return -1;\n}', value: 3, normalized: ['typescript'] },
+  { name: 'namespace', code: 'namespace Util { export const twice = (n: number): number => n * 2; }\nreturn Util.twice((await tools.list_ids({})).length);', value: 6, normalized: ['typescript'] },
+  { name: 'class with parameter properties, access modifiers, abstract', code: 'abstract class Named { abstract label(): string; }\nclass Person extends Named {\n  private static count: number = 0;\n  constructor(private readonly name: string, public age?: number) { super(); }\n  label(): string { return this.name; }\n}\nreturn new Person((await tools.get_user({ id: 1 })).name).label();', value: 'Ada', normalized: ['typescript'] },
+  { name: 'declare, as const, typeof types', code: 'declare const later: number;\nconst ids = [1, 2, 3] as const;\ntype Id = (typeof ids)[number];\nconst pick: Id = ids[1];\nreturn pick;', value: 2, normalized: ['typescript'] },
   // Fences.
   { name: '```ts fence around TypeScript', code: '```ts\nconst u: { name: string } = await tools.get_user({ id: 1 });\nreturn u.name;\n```', value: 'Ada', normalized: ['fence', 'typescript'] },
   { name: '```javascript fence', code: '```javascript\n' + USER + '\nreturn u.name;\n```', value: 'Ada', normalized: ['fence'] },
