@@ -105,6 +105,18 @@ export function restorePositions(report: RunReport, positions: PositionMap): Run
   return { ...report, error: moved };
 }
 
+/**
+ * A value the script could not return, when it was its final expression's (the model wrote no
+ * `return`): says so, so the model knows where the value came from.
+ */
+export function explainFinalExpression(report: RunReport, normalized: readonly Normalization[]): RunReport {
+  const error = report.error;
+  if (error === undefined || !normalized.includes('final-expression') || error.kind !== 'script') return report;
+  if (!/^the (script returned|return value)/.test(error.message)) return report;
+  const note = " (the value of the script's last expression, returned because the script has no return statement; end it with a declaration or `return` to return something else)";
+  return { ...report, error: { ...error, message: error.message + note } };
+}
+
 /** The report of a script that was not run because it does not parse. */
 export function syntaxErrorReport(error: NonNullable<NormalizedScript['syntaxError']>): RunReport {
   return { ok: false, error: { kind: 'script', name: 'SyntaxError', message: error.message, stack: error.stack, line: error.line, column: error.column }, calls: [] };

@@ -22,7 +22,7 @@ import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguag
 import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
 import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
-import { normalizeScript, restorePositions, syntaxErrorReport, type NormalizedScript } from './normalize.ts';
+import { explainFinalExpression, normalizeScript, restorePositions, syntaxErrorReport, type NormalizedScript } from './normalize.ts';
 
 export interface CodeExecution {
   /** The current model-facing description (built once per change of the host's tools). */
@@ -163,7 +163,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
         report = await runners.pythonFor(ctx.conversationId).run(code, { tools, scope, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}) });
       }
       ledger.live = false;
-      return toToolResult(buildEnvelope(restorePositions(report, positions), timeLimit, normalized), maxResultChars, ledger.endTurn);
+      return toToolResult(buildEnvelope(explainFinalExpression(restorePositions(report, positions), normalized), timeLimit, normalized), maxResultChars, ledger.endTurn);
     } finally {
       // The runtime has returned: the script has stopped (JavaScript: its process killed;
       // Python: it reported done, or its interpreter exited).

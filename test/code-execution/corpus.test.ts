@@ -159,11 +159,17 @@ for (const engine of ['quickjs', 'v8'] as const) describe(`the corpus of model-w
     assert.match(envelope.error.stack, /at script\.js:2:4\n  2 \|   2\n    \|    \^$/);
   });
 
+  test('a final expression whose value cannot be returned says it came from the last expression', async () => {
+    const envelope = await ctx.run('const f = () => 1;\nf');
+    assert.deepEqual(envelope.normalized, ['final-expression']);
+    assert.match(envelope.error.message, /^the script returned a function, .*\(the value of the script's last expression, returned because the script has no return statement/);
+  });
+
   test('a value that cannot be returned says why', async () => {
     for (const [code, why] of [
       ['return () => 1;', /function/],
-      ['return 10n;', /BigInt/],
-      ['const a = {}; a.self = a; return a;', /circular/i],
+      ['return 10n;', /BigInt.*convert it with String\(x\)/],
+      ['const a = {}; a.self = a; return a;', /circular.*a cycle/is],
     ] as const) {
       const envelope = await ctx.run(code);
       assert.equal(envelope.ok, false, code);
