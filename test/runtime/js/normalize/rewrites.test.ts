@@ -132,3 +132,15 @@ test('plain JavaScript never loads the TypeScript transformer', async () => {
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout.trim()), [false, true]);
 });
+
+test('the caret lines up under tabs and on long lines', async () => {
+  const { formatSyntaxError } = await import('../../../../src/runtime/js/sandbox/syntax-error.mjs');
+  assert.equal(formatSyntaxError('x', 'a\n\tfoo(;', 2, 6).stack, 'SyntaxError: x\n    at script.js:2:6\n  2 | \tfoo(;\n    | \t    ^');
+  const long = 'const s = ' + '"a" + '.repeat(60) + ';;';
+  const { stack } = formatSyntaxError('y', long, 1, long.length);
+  const [, , shown, caret] = stack.split('\n');
+  assert.ok(shown!.length < 140, 'the line is cut around the column');
+  assert.equal(caret!.indexOf('^') - caret!.indexOf('|'), shown!.indexOf(';;') + 1 - shown!.indexOf('|'), 'the caret is under the column');
+  // No line known: the message alone.
+  assert.equal(formatSyntaxError('z', 'a', 0).stack, 'SyntaxError: z');
+});
