@@ -2,8 +2,9 @@
  * The middle form of the `code_execution` description, between all declarations and names
  * only: full declarations for as many tools as fit the budget, a one-line summary for each of
  * the rest. Which tools get declarations is decided by size alone (smallest first, so the most
- * tools are declared), measured by rendering each tool on its own; the text is then rendered
- * and checked against the budget, dropping the largest chosen tool until it fits. Pure.
+ * tools are declared): ranked by the size of their schemas and description, each candidate's
+ * cost measured by rendering it on its own; the text is then rendered and checked against the
+ * budget, dropping the largest chosen tools until it fits. Pure.
  */
 import { renderDeclarations, renderPythonStubs, type ToolDescriptor } from '../runtime/declarations/index.ts';
 import type { ScriptLanguage } from './options.ts';
@@ -56,16 +57,24 @@ export function partialDescription(list: readonly ToolDescriptor[], languages: r
   if (skeleton + summaries >= maxChars) return undefined;
   const cost = new Map<ToolDescriptor, number>();
   const empty = (languages.includes('javascript') ? renderDeclarations([]).length : 0) + (languages.includes('python') ? renderPythonStubs([]).length : 0);
-  for (const t of byName) {
-    const declared = (languages.includes('javascript') ? renderDeclarations([t]).length : 0) + (languages.includes('python') ? renderPythonStubs([t]).length : 0);
-    cost.set(t, declared - empty - summaryLine(t).length - 1);
-  }
-  const bySize = [...byName].sort((a, b) => cost.get(a)! - cost.get(b)!);
+  const costOf = (t: ToolDescriptor): number => {
+    let c = cost.get(t);
+    if (c === undefined) {
+      const declared = (languages.includes('javascript') ? renderDeclarations([t]).length : 0) + (languages.includes('python') ? renderPythonStubs([t]).length : 0);
+      cost.set(t, (c = declared - empty - summaryLine(t).length - 1));
+    }
+    return c;
+  };
+  // Smallest first, by the size of what the declarations are made from (cheap), so only the
+  // tools that can fit are rendered on their own: at 300 tools the room is a handful of them.
+  const proxy = new Map(byName.map((t) => [t, JSON.stringify([t.description ?? '', t.inputSchema, t.outputSchema ?? null]).length]));
+  const bySize = [...byName].sort((a, b) => proxy.get(a)! - proxy.get(b)!);
   let total = skeleton + summaries;
   let count = 0;
-  while (count < bySize.length && total + cost.get(bySize[count]!)! <= maxChars) total += cost.get(bySize[count++]!)!;
-  // Shared types and wrappers make the estimate inexact: render, and drop the largest until it fits.
-  for (; count > 0; count--) {
+  while (count < bySize.length && total + costOf(bySize[count]!) <= maxChars) total += costOf(bySize[count++]!);
+  // Shared types and wrappers make the estimate inexact: render, and drop the largest chosen
+  // tools until their estimated cost covers the excess (a few renders, not one per tool).
+  while (count > 0) {
     const chosen = new Set(bySize.slice(0, count));
     // Declared in the registry's order, as the full description does.
     const text = render(
@@ -75,6 +84,9 @@ export function partialDescription(list: readonly ToolDescriptor[], languages: r
       frame,
     );
     if (text.length <= maxChars) return text;
+    let excess = text.length - maxChars;
+    do excess -= Math.max(1, costOf(bySize[--count]!));
+    while (count > 0 && excess > 0);
   }
   return undefined;
 }
