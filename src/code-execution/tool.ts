@@ -180,7 +180,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     inputSchema: {
       type: 'object',
       properties: {
-        code: { type: 'string', description: 'The script.' },
+        code: { type: 'string', description: 'The script: JavaScript or TypeScript (or Python, with language "python").' },
         language: { type: 'string', enum: [...languages], description: 'Script language; default "javascript".' },
         time_limit_ms: { type: 'integer', minimum: 1000, description: `Wall-clock limit; default ${defaultMs}, capped at ${maxMs}.` },
         reset: { type: 'boolean', description: 'Start a fresh session: forget the variables earlier runs in this conversation left.' },
