@@ -3,9 +3,11 @@
  * a short usage guide, then TypeScript declarations for JavaScript and Python signatures for
  * Python. It never lists `code_execution` itself.
  *
- * It stays within `maxChars`: when the full declarations would not fit, it lists each tool's
- * name and a one-line summary (shorter summaries, then names only, as the list grows), and
- * scripts read full declarations with `describe(name)` and find tools with `searchTools(query)`.
+ * It stays within `maxChars` (default {@link DEFAULT_DESCRIPTION_CHARS}): when the full
+ * declarations would not fit, as many tools as fit keep theirs and the rest are listed by name
+ * and one-line summary (description-partial.ts); when not even that fits, every tool is listed
+ * by name and summary (shorter summaries, then names only, as the list grows). Scripts read
+ * full declarations with `describe(name)` and find tools with `searchTools(query)`.
  *
  * {@link describeCodeExecution} is a pure function of the tool list and the options, so a
  * caller may cache its text per registry version.
@@ -17,6 +19,7 @@ import { scriptPath } from '../runtime/names.ts';
 import { clipSummary, firstSentence, HELPER_DESCRIPTORS } from './tool-search.ts';
 import { describeSessionsAndHelpers } from './description-sessions.ts';
 import { describeContent } from './description-content.ts';
+import { partialDescription } from './description-partial.ts';
 
 /**
  * How to use code_execution well, first in the description. Kept short (≤ 600 characters, a
@@ -29,10 +32,20 @@ export const USAGE_GUIDE = [
   '- Before returning a large result, look at its shape (inspect(value), keys, lengths) and keep the part you need.',
 ].join('\n');
 
+/**
+ * Default longest description, in characters (about 6,000 tokens). Measured on the official
+ * servers' real listings with both languages declared (JavaScript alone in parentheses):
+ * server-everything's 13 tools 14,476 (7,779), server-memory's 9 tools 16,512 (7,950),
+ * server-filesystem's 14 tools 21,030 (10,278), all three together 45,267 (21,451); the text
+ * without any tool is 3,361. So any one of them is declared in full, with room for a few more
+ * tools; past it, as many tools as fit keep full declarations.
+ */
+export const DEFAULT_DESCRIPTION_CHARS = 24_000;
+
 export interface DescriptionOptions {
   defaultMs: number;
   maxMs: number;
-  /** Longest description; past it the compact form is used (default 8192). */
+  /** Longest description (default {@link DEFAULT_DESCRIPTION_CHARS}). */
   maxChars?: number;
 }
 
@@ -47,7 +60,7 @@ export function toolDescriptors(tools: readonly RegisteredTool[]): ToolDescripto
 }
 
 const JS_INTRO =
-  'language "javascript" (default): the code is the body of an async function. Use `await`, `return` the result (it must be JSON-serializable), log with console.log. Tools are `await tools.<name>(args)`; a name that is not an identifier is also `tools["server--tool"]`. No require, import, process, timers or network.';
+  'language "javascript" (default): JavaScript or TypeScript (types are stripped), the body of an async function. Use `await`; `return` the result (JSON-serializable), or end with an expression: its value is returned. A lone `async () => {…}` or `export default` function is called. Log with console.log. Tools are `await tools.<name>(args)`; a name that is not an identifier is also `tools["server--tool"]`. No require, import, process, timers or network.';
 const PY_INTRO =
   'language "python": top-level await works; tools are `await tools.<name>({...})` (also `tools["server--tool"]`), usable with asyncio.gather. print() is captured; the value of a final expression is returned. Globals persist between runs in the same conversation.';
 
@@ -134,14 +147,16 @@ export function fullLengthLowerBound(list: readonly ToolDescriptor[]): number {
 
 /**
  * The description: the full declarations when they fit within `options.maxChars`, otherwise
- * the compact list. Deterministic for a given tool list and options.
+ * full declarations for as many tools as fit and summaries for the rest, otherwise the compact
+ * list. Deterministic for a given tool list and options.
  */
 export function describeCodeExecution(tools: readonly RegisteredTool[], languages: readonly ScriptLanguage[], options: DescriptionOptions): string {
-  const maxChars = options.maxChars ?? 8192;
+  const maxChars = options.maxChars ?? DEFAULT_DESCRIPTION_CHARS;
   const list = toolDescriptors(tools);
   if (fullLengthLowerBound(list) <= maxChars) {
     const full = fullDescription(list, languages, options);
     if (full.length <= maxChars) return full;
   }
-  return compactDescription(list, languages, options, maxChars);
+  const frame = { parts: head(options), jsIntro: JS_INTRO, pyIntro: PY_INTRO, tail: `${describeSessionsAndHelpers(languages)}\n\n${describeContent(languages)}` };
+  return partialDescription(list, languages, frame, maxChars) ?? compactDescription(list, languages, options, maxChars);
 }

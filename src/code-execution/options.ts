@@ -1,4 +1,5 @@
 /** Configuration of the `code_execution` host tool. */
+import { DEFAULT_DESCRIPTION_CHARS } from './description.ts';
 import type { IsolationMode, ScriptCaps } from '../runtime/isolation/index.ts';
 import type { RegisteredTool } from '../host/types.ts';
 import type { JsEngine, JsPoolOptions } from '../runtime/js/index.ts';
@@ -96,10 +97,11 @@ export interface CodeExecutionOptions {
    */
   maxCallsPerExecution?: number;
   /**
-   * Longest description, in characters (default 8192). When the full declarations would make it
-   * longer, the description lists each tool's name and a one-line summary only, and scripts
-   * read full declarations with `await describe('name')` and find tools with
-   * `await searchTools('query')`.
+   * Longest description, in characters (default 24,000, measured on the official servers:
+   * see `DEFAULT_DESCRIPTION_CHARS`). When the full declarations would make it longer, as many
+   * tools as fit keep their declarations and the rest get a one-line summary (all of them
+   * when not even one declaration fits); scripts read full declarations with
+   * `await describe('name')` and find tools with `await searchTools('query')`.
    */
   maxDescriptionChars?: number;
 }
@@ -112,7 +114,7 @@ export const DEFAULTS = {
   maxResultChars: 64 * 1024,
   busyWaitMs: 30_000,
   maxCallsPerExecution: 200,
-  maxDescriptionChars: 8192,
+  maxDescriptionChars: DEFAULT_DESCRIPTION_CHARS,
 } as const;
 
 /** The tool's name; scripts can never call it. */

@@ -61,7 +61,8 @@ export const RESULT_ENVELOPE_SCHEMA = {
     },
     normalized: {
       type: 'array',
-      description: 'What was changed in the script before it ran, in order: "fence" (a surrounding Markdown fence was removed), "function" (the script was one lone function: it was called and its result returned).',
+      description:
+        'What was changed in the script before it ran, in order: "fence" (a surrounding Markdown fence was removed), "typescript" (TypeScript types were stripped), "export-default" (the default export was called, or its value returned), "function" (the script was one lone function: it was called and its result returned), "final-expression" (the script had no return: the value of its last expression was returned).',
       items: { type: 'string' },
       minItems: 1,
     },

@@ -22,7 +22,7 @@ import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguag
 import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
 import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
-import { normalizeScript, type Normalization } from './normalize.ts';
+import { explainFinalExpression, normalizeScript, restorePositions, syntaxErrorReport, type NormalizedScript } from './normalize.ts';
 import { DEFAULT_MAX_CONTENT_BYTES, MAX_CONTENT_BLOCKS, takeReturnedContent, type ContentLimits } from './returned-content.ts';
 
 /** What {@link registerCodeExecution} returns: the registered tool's handle. */
@@ -114,13 +114,16 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const language = (args.language ?? 'javascript') as ScriptLanguage;
     if (!languages.includes(language)) return refusalResult(`language must be one of: ${languages.join(', ')}.`);
     // Normalized first, so that the up-front approval reads the same script that runs.
-    const { code, normalized } = normalizeScript(written, language);
+    const script = normalizeScript(written, language);
+    const { code } = script;
     if (code.trim() === '') return refusalResult('code_execution needs `code`: the fenced script is empty.');
     const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
     if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
     const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
     if (args.reset !== undefined && typeof args.reset !== 'boolean') return refusalResult('reset must be true or false.');
     const reset = args.reset === true;
+    // Neither JavaScript nor TypeScript: the parser's words, line and caret, and nothing runs.
+    if (script.syntaxError !== undefined) return toToolResult(buildEnvelope(syntaxErrorReport(script.syntaxError), timeLimit, script.normalized), maxResultChars, false);
     // One up-front question for the gated tools the script names; declined, nothing runs.
     const gate = host.approvalGate;
     if (gate?.decideBatch) {
@@ -133,21 +136,20 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       if (!approval.run) return refusalResult(`${DECLINED_TEXT}: ${approval.reason}`);
     }
     try {
-      return await runScript(code, language, timeLimit, reset, ctx, signal, gate !== undefined, normalized);
+      return await runScript(script, language, timeLimit, reset, ctx, signal, gate !== undefined);
     } finally {
       host.approvals.endExecution(ctx.toolCallId);
     }
   }
 
   async function runScript(
-    code: string,
+    { code, normalized, positions }: NormalizedScript,
     language: ScriptLanguage,
     timeLimit: TimeLimit,
     reset: boolean,
     ctx: HostToolContext,
     signal: AbortSignal,
     callSites: boolean,
-    normalized: readonly Normalization[],
   ): Promise<ToolResult> {
     // Claim synchronously, before any await: a second execution started in the same tick must not get in.
     let acquired = runners.claim(ctx.conversationId, { signal, whenBusy, busyWaitMs });
@@ -175,7 +177,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
         report = await runners.pythonFor(ctx.conversationId).run(code, { tools, scope, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}) });
       }
       ledger.live = false;
-      const taken = takeReturnedContent(report, contentLimits);
+      const taken = takeReturnedContent(explainFinalExpression(restorePositions(report, positions), normalized), contentLimits);
       return toToolResult(buildEnvelope(taken.report, timeLimit, normalized, taken.content?.summary), maxResultChars, ledger.endTurn, taken.content?.blocks);
     } finally {
       // The runtime has returned: the script has stopped (JavaScript: its process killed;
@@ -193,7 +195,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     inputSchema: {
       type: 'object',
       properties: {
-        code: { type: 'string', description: 'The script.' },
+        code: { type: 'string', description: 'The script: JavaScript or TypeScript (or Python, with language "python").' },
         language: { type: 'string', enum: [...languages], description: 'Script language; default "javascript".' },
         time_limit_ms: { type: 'integer', minimum: 1000, description: `Wall-clock limit; default ${defaultMs}, capped at ${maxMs}.` },
         reset: { type: 'boolean', description: 'Start a fresh session: forget the variables earlier runs in this conversation left.' },

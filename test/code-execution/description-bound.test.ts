@@ -40,7 +40,7 @@ test('a list whose names exceed the limit gets the same compact description as b
   const list = tools(Array.from({ length: 1000 }, (_, i) => `srv${i % 10}_tool_${i}`));
   const bound = fullLengthLowerBound(toolDescriptors(list));
   assert.ok(bound > 8192, 'the shortcut applies');
-  const text = describeCodeExecution(list, ['javascript', 'python'], { defaultMs: 1000, maxMs: 1000 });
+  const text = describeCodeExecution(list, ['javascript', 'python'], { defaultMs: 1000, maxMs: 1000, maxChars: 8192 });
   assert.ok(text.length <= 8192);
   assert.match(text, /1000 tools, too many to declare here/);
 });

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { RegisteredTool } from '../../src/host/types.ts';
-import { describeCodeExecution } from '../../src/code-execution/description.ts';
+import { DEFAULT_DESCRIPTION_CHARS, describeCodeExecution } from '../../src/code-execution/description.ts';
 import { CONTENT_DECLARATION } from '../../src/code-execution/description-content.ts';
 import { typeCheck } from '../runtime/declarations/helpers.ts';
 
@@ -15,11 +15,13 @@ const tool = (name: string): RegisteredTool =>
   ({ name, description: `Does ${name}.`, inputSchema: { type: 'object', properties: { id: { type: 'string' } } }, kind: 'server', classes: [] }) as unknown as RegisteredTool;
 const LIMITS = { defaultMs: 30_000, maxMs: 120_000 };
 
-test('the full and the compact description declare content objects and how to return them', () => {
+test('the full, the partial and the compact description declare content objects and how to return them', () => {
   const tools = Array.from({ length: 400 }, (_, i) => tool(`srv--tool_${i}`));
-  for (const list of [tools.slice(0, 2), tools]) {
-    const text = describeCodeExecution(list, ['javascript', 'python'], LIMITS);
-    assert.ok(text.length <= 8192, `${list.length} tools: ${text.length} characters`);
+  // Two tools: the full description; 400 within the default budget: the partial one (some tools
+  // declared, the rest summarized); 400 within 8,192 characters: the compact one.
+  for (const [list, maxChars] of [[tools.slice(0, 2), DEFAULT_DESCRIPTION_CHARS], [tools, DEFAULT_DESCRIPTION_CHARS], [tools, 8192]] as const) {
+    const text = describeCodeExecution(list, ['javascript', 'python'], { ...LIMITS, maxChars });
+    assert.ok(text.length <= maxChars, `${list.length} tools: ${text.length} characters`);
     assert.ok(text.includes(CONTENT_DECLARATION), `${list.length} tools: the Content type is declared`);
     assert.match(text, /Return a Content, or an array of them and strings, and you receive it as content/);
     assert.match(text, /Python: the same dicts/);

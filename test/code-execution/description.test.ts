@@ -1,7 +1,8 @@
 /**
  * The code_execution description: a short usage guide first; full declarations while they fit,
- * a compact name-and-summary list past `maxDescriptionChars` (8 KB by default) — with 300 tools
- * it stays under 8 KB, and a script in either language finds any tool with `searchTools`, reads
+ * then full declarations for as many tools as fit `maxDescriptionChars` (24,000 by default) and
+ * one-line summaries for the rest, then a compact name-and-summary list — with 300 tools
+ * it stays within its budget, and a script in either language finds any tool with `searchTools`, reads
  * its declaration with `describe` and calls it. The two helpers are not tool calls: nothing is
  * dispatched, no lifecycle event, nothing in `calls`.
  */
@@ -10,7 +11,7 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ToolHost } from '../../src/host/tool-host.ts';
 import { registerCodeExecution, type CodeExecution } from '../../src/code-execution/index.ts';
-import { describeCodeExecution, USAGE_GUIDE } from '../../src/code-execution/description.ts';
+import { DEFAULT_DESCRIPTION_CHARS, describeCodeExecution, USAGE_GUIDE } from '../../src/code-execution/description.ts';
 import { searchTools, summaryOf } from '../../src/code-execution/tool-search.ts';
 import type { HostLifecycleEvent } from '../../src/lifecycle/events.ts';
 import type { RegisteredTool } from '../../src/host/types.ts';
@@ -69,10 +70,33 @@ test('a few tools: full declarations, describe and searchTools declared in both 
   assert.deepEqual(r!.output, ['describe', 'searchTools', 'crm__get_contact'], r!.error ?? '');
 });
 
-test('300 tools: the description stays under 8 KB in every language combination and names every tool', () => {
+test('past the budget, as many tools as fit keep full declarations and the rest get summaries; both still type-check and import', () => {
+  const tools = manyTools().slice(0, 60) as unknown as RegisteredTool[];
+  const full = describeCodeExecution(tools, ['javascript', 'python'], { defaultMs: 30_000, maxMs: 120_000, maxChars: Infinity });
+  const maxChars = Math.floor(full.length / 2);
+  const text = describeCodeExecution(tools, ['javascript', 'python'], { defaultMs: 30_000, maxMs: 120_000, maxChars });
+  assert.ok(text.length <= maxChars, `${text.length} > ${maxChars}`);
+  const ts = /```ts\n([\s\S]*?)\n```/.exec(text)![1]!;
+  const declared = tools.filter((t) => ts.includes(`${JSON.stringify(t.name)}(args`));
+  const summarized = /(\d+) more tools, too many to declare here/.exec(text);
+  assert.ok(summarized, 'the rest are listed');
+  assert.ok(declared.length >= 10 && declared.length < tools.length, `${declared.length} declared`);
+  assert.equal(Number(summarized[1]), tools.length - declared.length);
+  // Every tool is either declared or summarized, never both.
+  for (const t of tools) assert.equal(declared.includes(t) ? 1 : 0, text.includes(`\n${t.name}: `) ? 0 : 1, t.name);
+  assert.deepEqual(typeCheck({ 'decl.d.ts': ts, 'use.ts': '/// <reference path="decl.d.ts" />\nasync function f() { return describe("x"); }\nexport {};' }), { 'decl.d.ts': [], 'use.ts': [] });
+  const py = /```python\n([\s\S]*?)\n```/.exec(text)![1]!;
+  const [r] = runPython([{ source: py, probe: 'result = [describe.__name__]' }]);
+  assert.deepEqual(r!.output, ['describe'], r!.error ?? '');
+  // One more character of budget never declares fewer tools.
+  const roomier = describeCodeExecution(tools, ['javascript', 'python'], { defaultMs: 30_000, maxMs: 120_000, maxChars: maxChars + 2000 });
+  assert.ok(tools.filter((t) => roomier.includes(`${JSON.stringify(t.name)}(args`)).length >= declared.length);
+});
+
+test('300 tools in 8 KB: the description stays within it in every language combination and names every tool', () => {
   const tools = manyTools() as unknown as RegisteredTool[];
   for (const languages of [['javascript', 'python'], ['javascript'], ['python']] as const) {
-    const text = describeCodeExecution(tools, languages, { defaultMs: 30_000, maxMs: 120_000 });
+    const text = describeCodeExecution(tools, languages, { defaultMs: 30_000, maxMs: 120_000, maxChars: 8192 });
     assert.ok(text.length <= 8192, `${languages}: ${text.length} characters`);
     assert.match(text, /300 tools, too many to declare here: listed by name, grouped by server/);
     assert.match(text, /await describe\("name"\)/);
@@ -137,9 +161,9 @@ r = await tools[hits[0]["name"]]({"id": "inv-7"})
 {"first": hits[0], "decl": decl, "unknown": unknown, "r": r, "viaIdentifier": (await describe("billing__export_invoice")) == decl}`,
     };
 
-    test('the description is under 8 KB; a script finds, describes and calls a tool; the helpers are not calls', async () => {
+    test('the description is within its default budget; a script finds, describes and calls a tool; the helpers are not calls', async () => {
       const listing = host.listTools().find((t) => t.name === 'code_execution')!;
-      assert.ok(listing.description.length <= 8192, `${listing.description.length}`);
+      assert.ok(listing.description.length <= DEFAULT_DESCRIPTION_CHARS, `${listing.description.length}`);
       assert.ok(!listing.description.includes('"billing--export_invoice"('), 'full declarations are not in the compact description');
       events.length = 0;
       const inferenceId = host.beginInference({ conversationId: `many-${language}` });

@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { ToolHost } from '../../src/host/tool-host.ts';
-import { describeCodeExecution } from '../../src/code-execution/description.ts';
+import { DEFAULT_DESCRIPTION_CHARS, describeCodeExecution } from '../../src/code-execution/description.ts';
 import { registerCodeExecution, type CodeExecution } from '../../src/code-execution/index.ts';
 import type { RegisteredTool } from '../../src/host/types.ts';
 import { scratchDir } from '../helpers/peers.ts';
@@ -103,9 +103,19 @@ describe('golden descriptions of the official servers', () => {
     });
   }
 
-  test('all three servers behind one code_execution: the description it serves matches the snapshot', () => {
+  test('all three servers behind one code_execution: as many full declarations as fit the default budget, summaries for the rest; type-checks, imports, matches the snapshot', () => {
     const listing = all.listTools().find((t) => t.name === 'code_execution')!;
-    assert.ok(listing.description.length <= 8192, `${listing.description.length} characters`);
-    matchGolden('all-three.txt', listing.description);
+    const text = listing.description;
+    assert.ok(text.length <= DEFAULT_DESCRIPTION_CHARS, `${text.length} characters`);
+    const ts = block(text, 'ts');
+    assert.deepEqual(typeCheck({ 'decl.d.ts': ts, 'use.ts': `/// <reference path="decl.d.ts" />\nasync function use() { return [await describe('x'), tools]; }\nexport {};` }), { 'decl.d.ts': [], 'use.ts': [] });
+    const [r] = runPython([{ source: block(text, 'python'), probe: 'result = [describe.__name__]' }]);
+    assert.equal(r!.executed, true, r!.error ?? '');
+    const tools = [...sets.values()].flat();
+    const declared = tools.filter((t) => ts.includes(`${JSON.stringify(t.name)}(`));
+    // Measured when the default was chosen: 21 of the 36 tools fit in both languages.
+    assert.ok(declared.length >= 15, `${declared.length} of ${tools.length} declared in full`);
+    for (const t of tools) assert.ok(declared.includes(t) !== text.includes(`\n${t.name}: `), `${t.name} is declared or summarized, once`);
+    matchGolden('all-three.txt', text);
   });
 });

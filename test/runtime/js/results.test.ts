@@ -18,9 +18,10 @@ const run = (code: string) => runtime.execute(code, { tools: [tool('echo')] });
 describe('values', () => {
   test('a return value JSON cannot carry fails the script as a TypeError that says why', async () => {
     for (const [code, message] of [
-      ['return () => 1', /^the script returned a function, which cannot be serialized as JSON$/],
-      ['return Symbol()', /^the script returned a symbol, which cannot be serialized as JSON$/],
-      ['return 1n', /^the return value cannot be serialized as JSON: .*BigInt/],
+      ['return () => 1', /^the script returned a function, which cannot be serialized as JSON: return data \(call the function, or return its result\)$/],
+      ['return Symbol()', /^the script returned a symbol, which cannot be serialized as JSON/],
+      ['return 1n', /^the return value cannot be serialized as JSON \(.*BigInt.*\): it holds a BigInt; convert it with String\(x\) or Number\(x\)$/],
+      ['const a = { b: {} }; a.b.a = a; return a', /^the return value cannot be serialized as JSON \(.*circular.*\): it holds a cycle \(an object that contains itself\); return a copy without the back reference$/is],
     ] as const) {
       const error = errorOf(await runtime.execute(code, { tools: [] }));
       assert.equal(error.name, 'TypeError', code);
@@ -41,8 +42,8 @@ describe('values', () => {
 
   test('cyclic, BigInt, function and symbol return values fail as script TypeErrors', async () => {
     const cases: Record<string, RegExp> = {
-      'const a = {}; a.a = a; return a;': /cannot be serialized as JSON: .*circular/,
-      'return 10n;': /cannot be serialized as JSON: .*BigInt/,
+      'const a = {}; a.a = a; return a;': /cannot be serialized as JSON \(.*circular/is,
+      'return 10n;': /cannot be serialized as JSON \(.*BigInt/,
       'return () => 1;': /returned a function/,
       'return Symbol("s");': /returned a symbol/,
     };
@@ -90,10 +91,13 @@ describe('script errors', () => {
   test('syntax errors name the line', async () => {
     const error = errorOf(await run('const a = 1;\nconst b = ;\nreturn a;'));
     assert.deepEqual([error.kind, error.name], ['script', 'SyntaxError']);
-    assert.equal(error.stack, `SyntaxError: ${error.message}\n    at script.js:2`);
+    // The line, the column where the engine knows it, and the offending line with a caret under it.
+    assert.match(error.stack ?? '', new RegExp(`^SyntaxError: ${error.message}\\n    at script\\.js:2(:\\d+)?\\n  2 \\| const b = ;`));
+    const caret = /script\.js:2:(\d+)/.exec(error.stack ?? '');
+    if (caret) assert.ok((error.stack ?? '').endsWith(`\n    | ${' '.repeat(Number(caret[1]) - 1)}^`), error.stack);
     const unclosed = errorOf(await run('const a = [1,\n2'));
     assert.match(unclosed.message, /at the end of the script/);
-    assert.match(unclosed.stack ?? '', /at script\.js:2$/);
+    assert.match(unclosed.stack ?? '', /at script\.js:2:2\n  2 \| 2\n    \|  \^$/);
   });
 });
 

@@ -46,13 +46,18 @@
    */
   function returnJson(value) {
     const type = typeof value;
-    if (type === 'function' || type === 'symbol') return { refused: 'the script returned a ' + type + ', which cannot be serialized as JSON' };
+    if (type === 'function' || type === 'symbol') return { refused: 'the script returned a ' + type + ', which cannot be serialized as JSON: return data (call the function, or return its result)' };
     if (value === undefined) return '';
     let json;
     try {
       json = jsonStringify(value);
     } catch (error) {
-      return { refused: 'the return value cannot be serialized as JSON: ' + describe(error) };
+      // Both engines' words, with what to do about it: the model reads this.
+      const why = describe(error);
+      let hint = '';
+      if (/BigInt/i.test(why)) hint = ': it holds a BigInt; convert it with String(x) or Number(x)';
+      else if (/circular/i.test(why)) hint = ': it holds a cycle (an object that contains itself); return a copy without the back reference';
+      return { refused: 'the return value cannot be serialized as JSON (' + why + ')' + hint };
     }
     return typeof json === 'string' ? json : '';
   }

@@ -3,33 +3,40 @@
  * `async function main() { … }` — by calling it and returning its result, instead of evaluating
  * the function and dropping it (a silent `ok: true` with no value). Whether the script is
  * exactly that is decided by a real parser (acorn), never by matching text: anything else,
- * including code acorn cannot parse (TypeScript, a syntax error the runtime will report), is
- * left untouched. Lines are kept: the call is added on the function's own first and last
- * lines, so only columns of the first line move. Pure: no I/O.
+ * including code acorn cannot parse (TypeScript before its types are stripped, a syntax error
+ * the runtime will report), is left untouched. Lines are kept: the call is added on the
+ * function's own first and last lines, so only columns there move (edits.ts maps them back).
+ * Pure: no I/O.
  */
-import { parse, type Program } from 'acorn';
+import type { Program } from 'acorn';
+import { applyEdits, type Edit } from './edits.ts';
+import { parseScript } from './parse.ts';
 
-/** The script rewritten to call its lone function and return the result, or `undefined` when it is not one. */
-export function callLoneFunction(code: string): string | undefined {
-  let program: Program;
-  try {
-    program = parse(code, { ecmaVersion: 'latest', allowAwaitOutsideFunction: true, allowReturnOutsideFunction: true });
-  } catch {
-    // Not parseable as JavaScript: not a lone function; the runtime reports its own error.
-    return undefined;
-  }
+/** The edits that call the program's lone function and return its result, or `undefined` when it is not one. */
+export function loneFunctionEdits(program: Program): Edit[] | undefined {
   if (program.body.length !== 1) return undefined;
   const only = program.body[0]!;
   if (only.type === 'FunctionDeclaration' && only.id.name === 'main' && !only.generator) {
     // Called after its declaration, on its last line: nothing before it moves.
-    return `${code.slice(0, only.end)};return await main();${code.slice(only.end)}`;
+    return [{ start: only.end, end: only.end, text: ';return await main();' }];
   }
   if (only.type === 'ExpressionStatement') {
     const fn = only.expression;
     const callable = fn.type === 'ArrowFunctionExpression' || (fn.type === 'FunctionExpression' && !fn.generator);
     if (!callable) return undefined;
     // From the statement's start, so a parenthesized function `(async () => { … })` keeps its own parentheses.
-    return `${code.slice(0, only.start)}return await (${code.slice(only.start, fn.end)})()${code.slice(fn.end)}`;
+    return [
+      { start: only.start, end: only.start, text: 'return await (' },
+      { start: fn.end, end: fn.end, text: ')()' },
+    ];
   }
   return undefined;
+}
+
+/** The script rewritten to call its lone function and return the result, or `undefined` when it is not one. */
+export function callLoneFunction(code: string): string | undefined {
+  const parsed = parseScript(code);
+  if (!parsed.ok || parsed.module) return undefined;
+  const edits = loneFunctionEdits(parsed.program);
+  return edits === undefined ? undefined : applyEdits(code, edits);
 }

@@ -9,6 +9,7 @@ import { send } from '../../sandbox/io.mjs';
 import { unknownNameMessage } from '../../sandbox/closest.mjs';
 import { Outbox } from '../../sandbox/outbox.mjs';
 import { DEADLOCK_MESSAGE, returnRefusal, scriptError } from '../../sandbox/run-bounds.mjs';
+import { formatSyntaxError } from '../../sandbox/syntax-error.mjs';
 
 // Keep in sync with prelude.js.
 const C_BIND = 1;
@@ -286,6 +287,7 @@ export class GuestRun {
     if (!this.running) return;
     const name = readString(error, 'name');
     const message = readString(error, 'message') ?? String(error);
+    const stack = readString(error, 'stack');
     disposeIfHandle(error);
     if (this.interrupted) {
       // Same words as the host's own timer, which may fire a moment later.
@@ -293,20 +295,19 @@ export class GuestRun {
     }
     if (/out of memory/.test(message)) return this.outOfMemory();
     if (name === 'SyntaxError' && code !== undefined) {
-      const lines = code.split('\n').length;
-      let line = Number(/script\.js:(\d+)/.exec(readString(error, 'stack') ?? '')?.[1]);
-      let text = message;
-      if (line > lines) {
-        line = lines;
-        text += ' (at the end of the script)';
-      }
-      return this.fail('script', 'SyntaxError', text, `SyntaxError: ${text}` + (line > 0 ? `\n    at ${SCRIPT_FILE}:${line}` : ''));
+      const at = /script\.js:(\d+)(?::(\d+))?/.exec(stack ?? '');
+      const line = Number(at?.[1]);
+      // The wrapper's head shares the script's first line: its columns start after it.
+      let column = at?.[2] === undefined ? undefined : Number(at[2]) - (line === 1 ? WRAP_HEAD.length : 0);
+      if (line > code.split('\n').length) column = undefined;
+      const { message: text, stack: shown } = formatSyntaxError(message, code, line, column);
+      return this.fail('script', 'SyntaxError', text, shown);
     }
     if (error instanceof WebAssembly.RuntimeError) {
       return this.fail('sandbox', undefined, `the QuickJS engine stopped: ${message}`);
     }
     // The prelude formats stacks (Error.prepareStackTrace): script frames only.
-    return this.finish({ ok: false, error: scriptError(name ?? 'Error', message, readString(error, 'stack')) }, []);
+    return this.finish({ ok: false, error: scriptError(name ?? 'Error', message, stack) }, []);
   }
 }
 

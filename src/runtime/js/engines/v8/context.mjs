@@ -3,6 +3,7 @@
 // The first context is made only after this process's own intrinsics are frozen too.
 import fs from 'node:fs';
 import vm from 'node:vm';
+import { formatSyntaxError } from '../../sandbox/syntax-error.mjs';
 
 /** File name scripts are compiled under; stacks keep only frames from it. */
 export const SCRIPT_FILE = 'script.js';
@@ -136,17 +137,14 @@ export function compileScript(code, control) {
 }
 
 /**
- * Message and stack for an engine SyntaxError from compileScript. An error found in the
- * wrapper's closing line (say, an unclosed bracket) is placed at the script's last line.
+ * Message and stack for an engine SyntaxError from compileScript: the script's line, the
+ * column V8 marks with its caret, and that line with a caret (formatSyntaxError). An error found
+ * in the wrapper's closing line (say, an unclosed bracket) is placed at the script's end.
  */
 export function describeSyntaxError(error, code) {
-  const lines = code.split('\n').length;
-  let line = Number(/^script\.js:(\d+)/.exec(String(error.stack ?? ''))?.[1]);
-  let message = String(error.message);
-  if (line > lines) {
-    line = lines;
-    message += ' (at the end of the script)';
-  }
-  const stack = `SyntaxError: ${message}` + (line > 0 ? `\n    at ${SCRIPT_FILE}:${line}` : '');
-  return { message, stack };
+  // Node decorates a compile error's stack: "script.js:LINE\n<the line>\n<spaces>^^^\n\nSyntaxError: …".
+  const decorated = /^script\.js:(\d+)\n[^\n]*\n([ \t]*)\^/.exec(String(error.stack ?? ''));
+  const line = Number(decorated?.[1] ?? /^script\.js:(\d+)/.exec(String(error.stack ?? ''))?.[1]);
+  const column = decorated ? decorated[2].length + 1 : undefined;
+  return formatSyntaxError(String(error.message), code, line, column);
 }
