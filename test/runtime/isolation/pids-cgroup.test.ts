@@ -21,12 +21,14 @@ test('a command entered through its group cannot hold more tasks than the cap', 
   const [sh, ...pre] = group.enterArgv(false);
   // Each `sleep &` is a task; the fifth (the shell itself is one) is refused.
   const child = spawn(sh!, [...pre, '/bin/sh', '-c', 'for i in 1 2 3 4 5 6; do sleep 30 & done 2>/dev/null; wait'], { stdio: 'ignore' });
+  // Listened for at once: the shell may exit at its refused fork before the waits below end.
+  const exited = once(child, 'exit');
   // The shell may exit at the refused fork, so the count is read once a refusal is recorded.
   await waitFor('a fork past the cap to be refused', () => group.refusedAny());
   const held = Number(fs.readFileSync(path.join(group.dir, 'pids.current'), 'utf8'));
   assert.ok(held >= 3 && held <= 4, `${held} tasks in the group`);
   for (const pid of fs.readFileSync(path.join(group.dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
-  await once(child, 'exit');
+  await exited;
   group.remove();
   await waitFor('the empty group to go', () => !fs.existsSync(group.dir));
 });
