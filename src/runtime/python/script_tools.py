@@ -155,7 +155,14 @@ def closest(wanted, names, limit=3):
         budget[0] -= cells
         return distance(w, o)
 
-    ranked = sorted(names, key=lambda n: (min(measure(n), measure(sanitize(n[:MAX_RANKED]))), n))
+    def nearest(n):
+        # A name that is already an identifier is its own sanitized form: measured once.
+        cut = n[:MAX_RANKED]
+        sanitized = sanitize(cut)
+        d = measure(n)
+        return d if sanitized == cut else min(d, measure(sanitized))
+
+    ranked = sorted(names, key=lambda n: (nearest(n), n))
     return ranked[:limit]
 
 
