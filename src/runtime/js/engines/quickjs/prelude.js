@@ -25,6 +25,7 @@
 
   const G = globalThis;
   const apply = Reflect.apply;
+  const functionBind = Function.prototype.bind;
   const create = Object.create;
   const defineProperty = Object.defineProperty;
   const freeze = Object.freeze;
@@ -271,7 +272,11 @@
 
   /** A tool or helper global; `maxChars` (globals only) cuts its argument before it crosses. */
   function makeCallable(isGlobal, name, label, maxChars) {
-    const fn = (args) => invoke(isGlobal, name, label, args, fn, maxChars);
+    // The script gets a bound copy, whose source reads `function () { [native code] }`: the
+    // arrow's own text is this prelude's, which String(tools.x) and "… is not a constructor"
+    // would show. Call sites are still captured above the arrow's frame (callerFrames).
+    const call = (args) => invoke(isGlobal, name, label, args, call, maxChars);
+    const fn = apply(functionBind, call, [undefined]);
     defineProperty(fn, 'name', { value: name });
     return fn;
   }
