@@ -134,20 +134,24 @@ test('python: describe, tools[name] and searchTools with megabyte inputs never s
   const host = makeHost();
   executions.push(registerCodeExecution(host, { languages: ['python'] }));
   const code = `
+import re
 big = "q" * ${HUGE}
 errors = []
+heard = []
 for i in range(2):
     try:
         await describe(big + str(i))
     except Exception as e:
         errors.append(len(str(e)))
+        m = re.search(r"\\((\\d+) characters\\)", str(e))
+        heard.append(int(m.group(1)) if m else None)
 try:
     tools[big]
 except Exception as e:
     errors.append(len(str(e)))
 found = await searchTools("read file " + big)
 words = await searchTools(" ".join("w%d" % i for i in range(100000)))
-{"errors": errors, "found": len(found), "words": len(words)}
+{"errors": errors, "heard": heard, "found": len(found), "words": len(words)}
 `;
   assert.equal((await runScript(host, 's-python', '1', 'python')).value, 1);
   let value: any;
@@ -156,6 +160,9 @@ words = await searchTools(" ".join("w%d" % i for i in range(100000)))
   });
   assert.equal(value.errors.length, 3, JSON.stringify(value));
   for (const length of value.errors) assert.ok(length < 2_000, `error message of ${length} chars`);
+  // The interpreter cut the name before it crossed: the host received at most the cut.
+  assert.equal(value.heard.length, 2);
+  for (const length of value.heard) assert.ok(length > 0 && length <= 1_024, `the host received a ${length}-character name`);
   assert.ok(value.found >= 1);
   assert.ok(delay < MAX_DELAY_MS, `the host's event loop waited ${delay.toFixed(1)} ms`);
 });
