@@ -60,8 +60,9 @@ export interface CodeExecutionOptions {
    * (address space, default 1 GiB), `processes` (processes and threads at once, default 64),
    * `cpuSeconds` (CPU over the interpreter's life, default 600), `tmpBytes` (its private /tmp
    * under bubblewrap, default 64 MiB); `Infinity` lifts one. A run that hits one ends with a
-   * `sandbox` error naming it. `python.caps` wins over this. JavaScript sandbox processes have
-   * caps of their own (docs/security.md, "Caps").
+   * `sandbox` error naming it. `python.caps` wins over this. The same caps apply to each
+   * JavaScript sandbox process (JsRuntimeOptions.caps), over that engine's own defaults for
+   * what is left out; QuickJS on threads has no process to cap (docs/security.md, "Caps").
    */
   caps?: ScriptCaps;
   /** Options for each conversation's Python interpreter (`python`, `isolation`, `mounts`, limits). */

@@ -8,7 +8,7 @@
  * caller may cache what it renders.
  */
 import { renderDeclarations, renderPythonStubs, type ToolDescriptor } from '../runtime/declarations/index.ts';
-import { closestNames, echoName, sanitizeToolName } from '../runtime/names.ts';
+import { closestNames, echoName, MAX_RANKED_NAME_CHARS, sanitizeToolName } from '../runtime/names.ts';
 import type { ToolBinding } from '../runtime/types.ts';
 import type { ScriptLanguage } from './options.ts';
 
@@ -124,15 +124,21 @@ export function describeTool(tools: readonly ToolDescriptor[], name: unknown, la
 
 /** The two helpers as script bindings for one execution over `tools`. */
 export function toolSearchBindings(tools: readonly ToolDescriptor[], language: ScriptLanguage): ToolBinding[] {
+  // The sandbox cuts the argument before it crosses (ToolBinding.maxArgumentChars): a name
+  // longer than every tool's (and than the ranking's cut) names none of them, so nothing the
+  // host needs is lost; a query past MAX_QUERY_CHARS is never read.
+  const longestName = tools.reduce((most, t) => Math.max(most, t.name.length), 0);
   return [
     {
       name: 'describe',
       kind: 'global',
+      maxArgumentChars: Math.max(MAX_RANKED_NAME_CHARS, longestName) + 1,
       invoke: async (name: unknown) => describeTool(tools, name, language),
     },
     {
       name: 'searchTools',
       kind: 'global',
+      maxArgumentChars: MAX_QUERY_CHARS,
       invoke: async (args: unknown) => {
         const query = typeof args === 'string' ? args : (args as { query?: unknown } | null)?.query;
         if (typeof query !== 'string') throw new TypeError("searchTools() needs a query string, e.g. searchTools('read file')");

@@ -43,6 +43,14 @@ export interface ToolBinding {
   /** Overrides the generated signature in the description; see {@link ToolSignature}. */
   signature?: ToolSignature;
   /**
+   * Globals only: the longest string argument the host reads. The sandbox cuts a longer string
+   * argument (or string property of an object argument) to this many characters before the
+   * call leaves the script's engine, so a script's megabyte name or query costs the host's
+   * thread no copy or parse. A positive integer; unset, arguments cross whole. JavaScript
+   * engines only (a Python script's helpers answer from the interpreter's own copy).
+   */
+  maxArgumentChars?: number;
+  /**
    * Performs the call. Resolves with a JSON-serializable value. Rejecting with an `Error`
    * makes the script see an error with the same `name` and `message` (a tool's error result
    * is surfaced as name `ToolError`).

@@ -125,7 +125,7 @@ const CodeExecution = z.object({
   engine: z.enum(['quickjs', 'v8']).optional(),
   /** OS-level isolation of script processes: `auto` uses bubblewrap when it works here. */
   isolation: z.enum(['auto', 'bwrap', 'none']).optional(),
-  /** Kernel-enforced caps on each Python interpreter (docs/security.md, "Caps"); a number, or null to lift one. */
+  /** Kernel-enforced caps on each Python interpreter and JavaScript sandbox process (docs/security.md, "Caps"); a number, or null to lift one. */
   caps: z.object({
     memoryBytes: z.number().int().min(64 * 1024 * 1024).nullable().optional(),
     processes: z.number().int().min(1).nullable().optional(),

@@ -16,12 +16,11 @@ import { textResult } from '../../src/host/results.ts';
 
 const HUGE = 1_000_000;
 /**
- * The JavaScript engines' attack uses 100,000-character inputs. Ranking cost grows with the name's
- * length, so unbounded ranking still stalls the host for seconds at this size. A megabyte
- * argument's own trip across the sandbox bridge costs the host 10–38 ms (measured). On top of a
- * loaded machine's GC, that put one run in three over the 50 ms bound, which is not a ranking cost.
+ * The JavaScript engines' attack uses megabyte inputs too. A megabyte argument's own trip across
+ * the sandbox bridge used to cost the host's thread 35-47 ms per call (copy, parse, GC), so the
+ * helpers now cut their argument in the guest (ToolBinding.maxArgumentChars) before it crosses.
  */
-const JS_HUGE = 100_000;
+const JS_HUGE = HUGE;
 /** The host's event loop may not wait longer than this on any one piece of work. */
 const MAX_DELAY_MS = 50;
 
@@ -78,15 +77,28 @@ async function runScript(host: ToolHost, name: string, code: string, language?: 
 const JS_ATTACK = `
   const big = 'q'.repeat(${JS_HUGE});
   const errors = [];
-  for (let i = 0; i < 2; i++) { try { await describe(big + i); } catch (e) { errors.push(String(e.message).length); } }
+  const heard = [];
+  for (let i = 0; i < 2; i++) {
+    try { await describe(big + i); } catch (e) { errors.push(String(e.message).length); heard.push(Number(/\\((\\d+) characters\\)/.exec(e.message)?.[1])); }
+  }
   try { tools[big]; } catch (e) { errors.push(String(e.message).length); }
   const found = await searchTools(('read file ' + big + ' ').repeat(1));
   const words = await searchTools(Array.from({ length: 100000 }, (_, i) => 'w' + i).join(' '));
-  return { errors, found: found.length, words: words.length };
+  return { errors, heard, found: found.length, words: words.length };
 `;
+/**
+ * The same guest work with every helper answered inside the script: QuickJS runs on a worker
+ * thread of this process, so a script building megabyte strings competes with the host's thread
+ * for the machine's two cores. That is CPU sharing, not work the script made the host do.
+ */
+const JS_CONTROL = `
+  const describe = async (name) => { throw new Error('No tool named "' + name.slice(0, 120) + '" (' + name.length + ' characters)'); };
+  const searchTools = async (query) => [query.slice(0, 1)];
+  const tools = new Proxy({}, { get() { throw new TypeError('not a tool'); } });
+  ${JS_ATTACK}`;
 
 for (const engine of ['quickjs', 'v8'] as const) {
-  test(`${engine}: describe, tools[name] and searchTools with megabyte inputs never stall the host`, async () => {
+  test(`${engine}: describe, tools[name] and searchTools with megabyte inputs never stall the host`, async (t) => {
     const host = makeHost();
     executions.push(registerCodeExecution(host, { languages: ['javascript'], engine }));
     // Started and warmed outside the measurement: starting an engine is not what is measured.
@@ -97,13 +109,24 @@ for (const engine of ['quickjs', 'v8'] as const) {
       value = (await runScript(host, `s-${engine}`, JS_ATTACK)).value;
     });
     // The scheduler's own jitter over as long a span, with no work at all: on a loaded machine
-    // the process can be off the CPU for tens of milliseconds, which is not host work.
-    const jitter = await maxLoopDelay(() => new Promise((resolve) => setTimeout(resolve, performance.now() - startedAt)));
+    // the process can be off the CPU for tens of milliseconds, which is not host work. And the
+    // delay while the script does the same work without reaching the host (JS_CONTROL).
+    const idle = await maxLoopDelay(() => new Promise((resolve) => setTimeout(resolve, performance.now() - startedAt)));
+    let control: any;
+    const sharing = await maxLoopDelay(async () => {
+      control = (await runScript(host, `s-${engine}`, JS_CONTROL)).value;
+    });
+    assert.equal(control.errors.length, 3, JSON.stringify(control));
+    const jitter = Math.max(idle, sharing);
+    t.diagnostic(`host event-loop delay ${delay.toFixed(1)} ms, idle jitter ${idle.toFixed(1)} ms, same guest work without the host ${sharing.toFixed(1)} ms`);
     assert.equal(value.errors.length, 3, JSON.stringify(value));
     // The messages echo a bounded excerpt of the name, not a megabyte.
     for (const length of value.errors) assert.ok(length < 2_000, `error message of ${length} chars`);
+    // The host saw the name cut in the guest (the message gives the length it received), not a megabyte.
+    assert.equal(value.heard.length, 2);
+    for (const length of value.heard) assert.ok(length > 0 && length <= 1_024, `the host received a ${length}-character name`);
     assert.ok(value.found >= 1);
-    assert.ok(delay < MAX_DELAY_MS + jitter, `the host's event loop waited ${delay.toFixed(1)} ms (idle jitter ${jitter.toFixed(1)} ms)`);
+    assert.ok(delay < MAX_DELAY_MS + jitter, `the host's event loop waited ${delay.toFixed(1)} ms (idle jitter ${idle.toFixed(1)} ms, guest work alone ${sharing.toFixed(1)} ms)`);
   });
 }
 
@@ -111,20 +134,24 @@ test('python: describe, tools[name] and searchTools with megabyte inputs never s
   const host = makeHost();
   executions.push(registerCodeExecution(host, { languages: ['python'] }));
   const code = `
+import re
 big = "q" * ${HUGE}
 errors = []
+heard = []
 for i in range(2):
     try:
         await describe(big + str(i))
     except Exception as e:
         errors.append(len(str(e)))
+        m = re.search(r"\\((\\d+) characters\\)", str(e))
+        heard.append(int(m.group(1)) if m else None)
 try:
     tools[big]
 except Exception as e:
     errors.append(len(str(e)))
 found = await searchTools("read file " + big)
 words = await searchTools(" ".join("w%d" % i for i in range(100000)))
-{"errors": errors, "found": len(found), "words": len(words)}
+{"errors": errors, "heard": heard, "found": len(found), "words": len(words)}
 `;
   assert.equal((await runScript(host, 's-python', '1', 'python')).value, 1);
   let value: any;
@@ -133,6 +160,9 @@ words = await searchTools(" ".join("w%d" % i for i in range(100000)))
   });
   assert.equal(value.errors.length, 3, JSON.stringify(value));
   for (const length of value.errors) assert.ok(length < 2_000, `error message of ${length} chars`);
+  // The interpreter cut the name before it crossed: the host received at most the cut.
+  assert.equal(value.heard.length, 2);
+  for (const length of value.heard) assert.ok(length > 0 && length <= 1_024, `the host received a ${length}-character name`);
   assert.ok(value.found >= 1);
   assert.ok(delay < MAX_DELAY_MS, `the host's event loop waited ${delay.toFixed(1)} ms`);
 });

@@ -8,6 +8,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
+import pino from 'pino';
+import { registerCodeExecution } from '../../src/code-execution/index.ts';
+import { ToolHost } from '../../src/host/tool-host.ts';
 import { JsRuntime } from '../../src/runtime/js/index.ts';
 import { pidsHierarchy } from '../../src/runtime/isolation/index.ts';
 
@@ -67,3 +70,45 @@ for (const engine of ['v8', 'quickjs'] as const) {
     });
   }
 }
+
+const GiB = 1024 ** 3;
+
+for (const isolation of ['none', 'bwrap'] as const) {
+  test(`v8 (${isolation}): the operator's caps replace the defaults`, async () => {
+    const js = new JsRuntime({ engine: 'v8', isolation, caps: { memoryBytes: 3 * GiB, cpuSeconds: 900 } });
+    try {
+      const r = await js.execute('return 6 * 7', { tools: [], timeoutMs: 10_000 });
+      assert.ok(r.ok && r.value === 42, JSON.stringify(r));
+      const nodes = sandboxNodes();
+      assert.ok(nodes.length > 0, 'a sandbox node process is running');
+      for (const pid of nodes) {
+        assert.equal(limit(pid, 'Max data size'), String(3 * GiB), `node ${pid}'s data cap`);
+        assert.equal(limit(pid, 'Max cpu time'), '900', `node ${pid}'s CPU cap`);
+      }
+    } finally {
+      await js.close();
+    }
+  });
+}
+
+test("code_execution's caps reach its JavaScript sandbox processes", async () => {
+  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
+  const ce = registerCodeExecution(host, { languages: ['javascript'], engine: 'v8', isolation: 'none', caps: { memoryBytes: 3 * GiB } });
+  try {
+    const stream = host.openStream('caps');
+    const outcome = await host.dispatch({ inferenceId: stream.beginInference(), name: 'code_execution', input: { code: 'return 6 * 7' } });
+    stream.end();
+    assert.equal(outcome.status, 'completed', JSON.stringify(outcome));
+    const nodes = sandboxNodes();
+    assert.ok(nodes.length > 0, 'a sandbox node process is running');
+    for (const pid of nodes) assert.equal(limit(pid, 'Max data size'), String(3 * GiB), `node ${pid}'s data cap`);
+  } finally {
+    await ce.close();
+    await host.close();
+  }
+});
+
+test('a bad JavaScript cap is a TypeError when the runtime is made', () => {
+  assert.throws(() => new JsRuntime({ engine: 'v8', caps: { memoryBytes: 10 } }), /caps\.memoryBytes must be a whole number/);
+  assert.throws(() => new JsRuntime({ engine: 'v8', caps: { disk: 1 } as never }), /caps\.disk is not a cap/);
+});

@@ -33,7 +33,7 @@ export interface BindingPlan {
   globals: ReadonlyMap<string, ToolBinding>;
   /**
    * JSON for the sandbox: `[name, label, identifier]` per tool, flat aliases, nested
-   * `[dottedIdentifier, name]` paths, collisions, and `[name, path]` per global.
+   * `[dottedIdentifier, name]` paths, collisions, and `[name, path, maxArgumentChars or 0]` per global.
    */
   config: string;
   /**
@@ -79,6 +79,11 @@ export function planBindings(bindings: unknown, id = 0): BindingPlan {
     if (signature !== undefined && !isSignature(signature)) {
       throw new TypeError(`${where}.signature must be a string or { typescript?: string, python?: string }`);
     }
+    const { maxArgumentChars } = binding as Partial<ToolBinding>;
+    if (maxArgumentChars !== undefined) {
+      if (kind !== 'global') throw new TypeError(`${where}.maxArgumentChars applies to globals only`);
+      if (!Number.isInteger(maxArgumentChars) || maxArgumentChars < 1) throw new TypeError(`${where}.maxArgumentChars must be a positive integer`);
+    }
     if (kind === 'global') {
       const root = scriptPath(name)[0]!;
       if (RESERVED_WORDS.has(root)) throw new TypeError(`${where}: global "${name}" would be named by the reserved word ${root}`);
@@ -103,7 +108,9 @@ export function planBindings(bindings: unknown, id = 0): BindingPlan {
     aliases: [...aliases].filter(([alias]) => !alias.includes('.')),
     nested,
     collisions: collisions.map((c) => [c.identifier, c.names]),
-    globals: [...globals.keys()].map((name) => [name, scriptPath(name)]).sort((a, b) => a[1]!.length - b[1]!.length),
+    globals: [...globals]
+      .map(([name, binding]): [string, string[], number] => [name, scriptPath(name), binding.maxArgumentChars ?? 0])
+      .sort((a, b) => a[1].length - b[1].length),
   });
   return { tools, globals, config, id };
 }

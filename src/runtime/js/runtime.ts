@@ -28,7 +28,7 @@ import { CapacityError, resolvePoolOptions, type JsPoolOptions } from './engines
 import { QuickjsPool } from './engines/quickjs/pool.ts';
 import { V8Processes } from './engines/v8/processes.ts';
 import { PoolClosedError } from './engines/v8/warm-pool.ts';
-import type { IsolationMode } from '../isolation/index.ts';
+import { checkCaps, JS_PROCESS_CAPS, type IsolationMode, type ScriptCaps } from '../isolation/index.ts';
 import type { SandboxProcess } from './sandbox-process.ts';
 import { abortMessage, RunSession, type ExecuteResult, type RunProcess, type SessionRelease } from './session.ts';
 
@@ -49,6 +49,14 @@ export interface JsRuntimeOptions {
    * it under bubblewrap when that works here, `bwrap` fails closed without it, `none` skips it.
    */
   isolation?: IsolationMode;
+  /**
+   * Kernel-enforced caps on each sandbox process (docs/security.md, "Caps on script
+   * processes"); what is left out keeps its default: V8 `memoryBytes` max(2 GiB, heap limit +
+   * 1 GiB) of writable memory (RLIMIT_DATA), QuickJS none; `processes` 64; `cpuSeconds` none;
+   * `tmpBytes` 64 MiB under bubblewrap. `Infinity` lifts one. QuickJS on threads
+   * (`quickjsThreads`) has no process to cap: there they do not apply.
+   */
+  caps?: ScriptCaps;
   /**
    * QuickJS: run the VMs on worker threads of the host, one running VM per thread, instead of
    * in shared sandbox processes (no OS layer then: the WebAssembly VM is the boundary). A busy
@@ -185,12 +193,15 @@ export class JsRuntime {
     if (engine !== 'quickjs' && engine !== 'v8') throw new TypeError('engine must be "quickjs" or "v8"');
     this.engine = engine;
     const pool = resolvePoolOptions(options.pool, engine);
+    // Checked now (a TypeError names the bad key), not at the first process's start.
+    if (options.caps !== undefined) checkCaps(options.caps, JS_PROCESS_CAPS);
+    const caps = options.caps !== undefined ? { caps: options.caps } : {};
     if (engine === 'quickjs') {
       const threads = quickjsOnThreads(options);
       const threadPool = threads && options.pool?.maxProcesses === undefined
         ? { ...pool, maxProcesses: Math.max(4, 2 * cores()), minProcesses: Math.min(pool.minProcesses, Math.max(4, 2 * cores())) }
         : pool;
-      this.quickjs = new QuickjsPool(threadPool, this.entry, options.isolation, threads);
+      this.quickjs = new QuickjsPool(threadPool, this.entry, options.isolation, threads, options.caps);
       this.quickjs.warm();
     } else {
       this.v8 = new V8Processes({
@@ -199,6 +210,7 @@ export class JsRuntime {
         entry: this.entry,
         contextify: this.fallbackContext,
         ...(options.isolation ? { isolation: options.isolation } : {}),
+        ...caps,
         maxProcesses: pool.maxProcesses,
         maxQueued: pool.maxQueued,
         queueTimeoutMs: pool.queueTimeoutMs,

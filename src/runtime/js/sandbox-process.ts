@@ -20,7 +20,7 @@ import type { Readable, Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { encodeFrame, FrameDecoder } from './sandbox/frames.mjs';
-import { JS_PROCESS_CAPS, capMessages, spawnIsolated, type CheckedCaps, type IsolationMode } from '../isolation/index.ts';
+import { JS_PROCESS_CAPS, capMessages, checkCaps, spawnIsolated, type CheckedCaps, type IsolationMode, type ScriptCaps } from '../isolation/index.ts';
 import { SandboxLife, type ProcessListener } from './sandbox-life.ts';
 import { HeldCatalogs } from './held-catalogs.ts';
 
@@ -58,6 +58,8 @@ export interface SandboxProcessOptions {
   contextify?: boolean;
   /** OS layer around the process (default 'auto': bubblewrap when it works here). */
   isolation?: IsolationMode;
+  /** The operator's caps (JsRuntimeOptions.caps); what is left out takes this engine's defaults. */
+  caps?: ScriptCaps;
 }
 
 const live = new Set<SandboxProcess>();
@@ -150,11 +152,15 @@ function spawnSandbox(options: SandboxProcessOptions, bellFd: number): ChildProc
  * would refuse its start. A V8 process (one conversation) gets 1 GiB above its heap limit for
  * code, stacks and ArrayBuffers, which live outside the heap and `heapMb` does not bound. A
  * QuickJS process gets no memory cap: each VM in it is bounded inside WebAssembly, and a cap
- * on the process would let one conversation's memory end its neighbours' runs.
+ * on the process would let one conversation's memory end its neighbours' runs. The operator's
+ * `caps` replace any of these.
  */
-function processCaps(options: SandboxProcessOptions): CheckedCaps {
-  if (options.engine === 'quickjs') return { ...JS_PROCESS_CAPS, memoryBytes: Infinity };
-  return { ...JS_PROCESS_CAPS, memoryBytes: Math.max(JS_PROCESS_CAPS.memoryBytes, (options.heapMb + 1024) * 1024 * 1024) };
+export function processCaps(options: Pick<SandboxProcessOptions, 'engine' | 'heapMb' | 'caps'>): CheckedCaps {
+  const defaults = options.engine === 'quickjs'
+    ? { ...JS_PROCESS_CAPS, memoryBytes: Infinity }
+    : { ...JS_PROCESS_CAPS, memoryBytes: Math.max(JS_PROCESS_CAPS.memoryBytes, (options.heapMb + 1024) * 1024 * 1024) };
+  // An operator's cap wins over the default, even where the default is none (their choice).
+  return checkCaps(options.caps, defaults);
 }
 
 export class SandboxProcess {

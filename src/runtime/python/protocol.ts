@@ -43,6 +43,11 @@ export interface ToolTable {
   collisions: Record<string, string[]>;
   /** Global helper identifier (dotted for a namespaced global) → host name. */
   helpers: Record<string, string>;
+  /**
+   * Helper identifier → ToolBinding.maxArgumentChars: the interpreter cuts a longer string
+   * argument (or string value of a dict argument) before the call crosses to the host.
+   */
+  cuts?: Record<string, number>;
 }
 
 const OUTCOMES = new Set<RunOutcome>(['ok', 'error', 'exit', 'cancelled', 'interrupted']);

@@ -155,7 +155,14 @@ def closest(wanted, names, limit=3):
         budget[0] -= cells
         return distance(w, o)
 
-    ranked = sorted(names, key=lambda n: (min(measure(n), measure(sanitize(n[:MAX_RANKED]))), n))
+    def nearest(n):
+        # A name that is already an identifier is its own sanitized form: measured once.
+        cut = n[:MAX_RANKED]
+        sanitized = sanitize(cut)
+        d = measure(n)
+        return d if sanitized == cut else min(d, measure(sanitized))
+
+    ranked = sorted(names, key=lambda n: (nearest(n), n))
     return ranked[:limit]
 
 
@@ -187,16 +194,16 @@ class ToolTable:
             for i in range(1, len(parts)):
                 self.children.setdefault(".".join(parts[:i]), set()).add(parts[i])
         retired = self.helpers
-        self.helpers = self.build_helpers(spec["helpers"])
+        self.helpers = self.build_helpers(spec["helpers"], spec.get("cuts") or {})
         return retired
 
-    def build_helpers(self, helpers):
+    def build_helpers(self, helpers, cuts):
         """Root name → function or namespace, for helper globals named by dotted paths."""
         nodes = {}
         prefixes = {ident.rsplit(".", 1)[0] for ident in helpers if "." in ident}
         for ident, name in sorted(helpers.items(), key=lambda item: item[0].count(".")):
             parts = ident.split(".")
-            fn = self.make_fn(name, ident)
+            fn = self.make_fn(name, ident, cuts.get(ident))
             if ident in prefixes:
                 fn = CallableNamespace(ident, {}, fn)
             for i in range(1, len(parts)):
@@ -239,7 +246,7 @@ class ToolTable:
             attach(fn, child, self.tool(key + "." + child))
         return fn
 
-    def make_fn(self, name, ident):
+    def make_fn(self, name, ident, cut=None):
         call = self.call
 
         async def tool(args=None, **kwargs):
@@ -247,6 +254,13 @@ class ToolTable:
                 if args is not None and not isinstance(args, dict):
                     raise TypeError("%s() takes either one positional argument or keyword arguments" % ident)
                 args = dict(args or {}, **kwargs)
+            if cut:
+                # The host reads no more than this (ToolBinding.maxArgumentChars): a megabyte
+                # name or query is cut here rather than sent whole over the pipe.
+                if isinstance(args, str):
+                    args = args[:cut]
+                elif isinstance(args, dict):
+                    args = {k: v[:cut] if isinstance(v, str) else v for k, v in args.items()}
             return await call(name, args)
 
         tool.__name__ = ident

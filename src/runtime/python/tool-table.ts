@@ -22,6 +22,7 @@ export function buildRunTools(tools: readonly ToolBinding[]): RunTools {
   }
   const names: string[] = [];
   const helpers: Record<string, string> = {};
+  const cuts: Record<string, number> = {};
   for (const binding of bindings.values()) {
     if (binding.kind !== 'global') {
       names.push(binding.name);
@@ -30,6 +31,11 @@ export function buildRunTools(tools: readonly ToolBinding[]): RunTools {
     const ident = scriptIdentifier(binding.name);
     if (helpers[ident] !== undefined) throw new TypeError(`helper globals ${JSON.stringify(helpers[ident])} and ${JSON.stringify(binding.name)} both become ${ident}`);
     helpers[ident] = binding.name;
+    const max = binding.maxArgumentChars;
+    if (max !== undefined) {
+      if (!Number.isInteger(max) || max < 1) throw new TypeError(`helper global ${JSON.stringify(binding.name)}: maxArgumentChars must be a positive integer`);
+      cuts[ident] = max;
+    }
   }
   const { aliases, collisions } = buildAliasTable(names);
   const table: ToolTable = {
@@ -37,6 +43,7 @@ export function buildRunTools(tools: readonly ToolBinding[]): RunTools {
     aliases: Object.fromEntries(aliases),
     collisions: Object.fromEntries(collisions.map((c) => [c.identifier, c.names])),
     helpers,
+    ...(Object.keys(cuts).length > 0 ? { cuts } : {}),
   };
   return { bindings, table, key: JSON.stringify(table) };
 }

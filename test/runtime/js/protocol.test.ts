@@ -110,7 +110,7 @@ describe('binding plans', () => {
       aliases: [['x__run', 'x--run']],
       nested: [['a.b', 'a.b'], ['c.d_e', 'c.d-e']],
       collisions: [['a_b', ['a+b', 'a-b']]],
-      globals: [['image', ['image']], ['m', ['m']], ['m.get-one', ['m', 'get_one']]],
+      globals: [['image', ['image'], 0], ['m', ['m'], 0], ['m.get-one', ['m', 'get_one'], 0]],
     });
     assert.deepEqual([...plan.tools.keys()], ['x--run', 'plain', 'a.b', 'a+b', 'a-b', 'c.d-e']);
     assert.deepEqual([...plan.globals.keys()], ['image', 'm.get-one', 'm']);

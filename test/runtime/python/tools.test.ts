@@ -222,3 +222,14 @@ test('a tool called without await never runs, and the script is told so', async 
   assert.match(r.stderr, /coroutine 'tools\.counting' was never awaited/);
   assert.match(r.stderr, /the last expression is a coroutine that never ran; did you forget `await`\?/);
 });
+
+test("a helper global's maxArgumentChars cuts a long string, or a dict's strings, before the call crosses", async () => {
+  const seen: unknown[] = [];
+  const find: ToolBinding = { name: 'find', kind: 'global', maxArgumentChars: 100, invoke: async (args) => void seen.push(args) };
+  const plain = tool('plain', async (args) => void seen.push(args));
+  const r = await run('big = "q" * 1000000\nawait find(big)\nawait find(query=big, limit=3)\nawait find("short")\nawait tools.plain(big[:500])\nlen(big)', [find, plain]);
+  assert.equal(r.ok, true, r.stderr);
+  assert.equal(r.value, 1_000_000);
+  // Tools have no bound: their arguments cross whole.
+  assert.deepEqual(seen, ['q'.repeat(100), { query: 'q'.repeat(100), limit: 3 }, 'short', 'q'.repeat(500)]);
+});

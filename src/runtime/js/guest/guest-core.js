@@ -19,6 +19,8 @@
   const symbolToString = Symbol.prototype.toString;
   const objectToString = Object.prototype.toString;
   const jsonStringify = JSON.stringify;
+  const stringSlice = String.prototype.slice;
+  const isArray = Array.isArray;
 
   /** Any value as text, never throwing (a throwing `toString` costs only the text). */
   function safeString(value) {
@@ -60,6 +62,25 @@
       return { refused: 'the return value cannot be serialized as JSON (' + why + ')' + hint };
     }
     return typeof json === 'string' ? json : '';
+  }
+
+  /**
+   * A helper global's argument cut to `max` characters before it crosses to the host (the host
+   * sets `max` per binding, `ToolBinding.maxArgumentChars`): a string argument, or each string
+   * property of an object argument (`searchTools({ query, limit })`), in a new plain object. A
+   * megabyte name then costs the host's thread nothing to receive; what the host reads of it is
+   * cut shorter still. Any other value goes as it is.
+   */
+  function cutArgument(args, max) {
+    if (typeof args === 'string') return args.length > max ? apply(stringSlice, args, [0, max]) : args;
+    if (args === null || typeof args !== 'object' || isArray(args)) return args;
+    const keys = objectKeys(args);
+    const out = create(null);
+    for (let i = 0; i < keys.length; i++) {
+      const value = args[keys[i]];
+      out[keys[i]] = typeof value === 'string' && value.length > max ? apply(stringSlice, value, [0, max]) : value;
+    }
+    return out;
   }
 
   function isError(value) {
@@ -120,5 +141,5 @@
     return node;
   }
 
-  return freeze({ safeString, describe, isError, readString, rejected, returnJson, makeLogger, makeNamespace });
+  return freeze({ safeString, describe, isError, readString, rejected, returnJson, makeLogger, makeNamespace, cutArgument });
 })

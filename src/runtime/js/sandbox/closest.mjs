@@ -12,16 +12,22 @@ function echo(name) {
   return name.length <= MAX_ECHOED ? name : `${name.slice(0, MAX_ECHOED)}… (${name.length} characters)`;
 }
 
-/** Levenshtein distance. */
+/** Levenshtein distance: one row of integers and plain comparisons (distance() in names.ts). */
 function distance(a, b) {
-  const prev = new Array(b.length + 1);
+  const prev = new Int32Array(b.length + 1);
   for (let j = 0; j <= b.length; j++) prev[j] = j;
   for (let i = 1; i <= a.length; i++) {
+    const ca = a.charCodeAt(i - 1);
     let diag = prev[0];
+    let left = i;
     prev[0] = i;
     for (let j = 1; j <= b.length; j++) {
       const up = prev[j];
-      prev[j] = Math.min(up + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      let best = diag + (ca === b.charCodeAt(j - 1) ? 0 : 1);
+      if (up + 1 < best) best = up + 1;
+      if (left + 1 < best) best = left + 1;
+      prev[j] = best;
+      left = best;
       diag = up;
     }
   }
@@ -44,7 +50,11 @@ export function closestTools(wanted, tools, limit = 3) {
     return distance(w, o);
   };
   return tools
-    .map(([name, label, id]) => ({ name, label, d: Math.min(measure(name), measure(id)) }))
+    .map(([name, label, id]) => {
+      // A name that is already its identifier is measured once.
+      const d = measure(name);
+      return { name, label, d: id === name ? d : Math.min(d, measure(id)) };
+    })
     .sort((a, b) => a.d - b.d || a.name.localeCompare(b.name))
     .slice(0, limit);
 }

@@ -15,7 +15,7 @@ import type { JsLimits } from '../../limits.ts';
 import { CapacityError, type ResolvedPoolOptions } from '../pool-options.ts';
 import type { ChildMessage, ParkedSession } from '../../protocol.ts';
 import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../sandbox-process.ts';
-import type { IsolationMode } from '../../../isolation/index.ts';
+import type { IsolationMode, ScriptCaps } from '../../../isolation/index.ts';
 import type { RunProcess } from '../../session.ts';
 import { SandboxThread } from './thread.ts';
 
@@ -95,6 +95,8 @@ export class QuickjsPool {
      * processes: a busy VM then holds only its own thread (see README, isolation model).
      */
     private readonly threads = false,
+    /** The operator's caps on each sandbox process (JsRuntimeOptions.caps); none on threads. */
+    private readonly caps?: ScriptCaps,
   ) {
     ({
       maxProcesses: this.maxProcesses,
@@ -384,7 +386,7 @@ export class QuickjsPool {
   private spawn(): Host {
     const process = this.threads
       ? new SandboxThread(this.entry)
-      : new SandboxProcess({ engine: 'quickjs', heapMb: 0, entry: this.entry, ...(this.isolation ? { isolation: this.isolation } : {}) });
+      : new SandboxProcess({ engine: 'quickjs', heapMb: 0, entry: this.entry, ...(this.isolation ? { isolation: this.isolation } : {}), ...(this.caps ? { caps: this.caps } : {}) });
     this.counts.started++;
     const host: Host = {
       process,

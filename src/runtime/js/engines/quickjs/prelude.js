@@ -25,6 +25,7 @@
 
   const G = globalThis;
   const apply = Reflect.apply;
+  const functionBind = Function.prototype.bind;
   const create = Object.create;
   const defineProperty = Object.defineProperty;
   const freeze = Object.freeze;
@@ -49,7 +50,7 @@
   errorCtors.EvalError = EvalError;
   errorCtors.URIError = URIError;
   // Helpers shared with the other engine's prelude (guest/guest-core.js, evaluated just before).
-  const { safeString, describe, isError, readString, rejected, returnJson, makeNamespace } = core;
+  const { safeString, describe, cutArgument, isError, readString, rejected, returnJson, makeNamespace } = core;
   const makeLogger = (level) => core.makeLogger(level, format, sendLog);
 
   // The same world as the V8 engine: no typed arrays or shared memory (not needed by scripts),
@@ -246,8 +247,9 @@
     return '\n    at script.js:' + (site - column) / SITE_LINE + (column > 0 ? ':' + column : '');
   }
 
-  function invoke(isGlobal, name, label, args, callee) {
+  function invoke(isGlobal, name, label, args, callee, maxChars) {
     let json = '';
+    if (maxChars > 0) args = cutArgument(args, maxChars);
     if (args !== undefined) {
       try {
         json = jsonStringify(args);
@@ -268,8 +270,13 @@
     return rejected(new ErrorCtor(label + ' was called after the run ended'));
   }
 
-  function makeCallable(isGlobal, name, label) {
-    const fn = (args) => invoke(isGlobal, name, label, args, fn);
+  /** A tool or helper global; `maxChars` (globals only) cuts its argument before it crosses. */
+  function makeCallable(isGlobal, name, label, maxChars) {
+    // The script gets a bound copy, whose source reads `function () { [native code] }`: the
+    // arrow's own text is this prelude's, which String(tools.x) and "… is not a constructor"
+    // would show. Call sites are still captured above the arrow's frame (callerFrames).
+    const call = (args) => invoke(isGlobal, name, label, args, call, maxChars);
+    const fn = apply(functionBind, call, [undefined]);
     defineProperty(fn, 'name', { value: name });
     return fn;
   }
@@ -416,8 +423,8 @@
     freeze(tools);
     const globals = [];
     for (let i = 0; i < config.globals.length; i++) {
-      const [name, path] = config.globals[i];
-      globals.push([path, makeCallable(true, name, path.join('.') + '()')]);
+      const [name, path, maxChars] = config.globals[i];
+      globals.push([path, makeCallable(true, name, path.join('.') + '()', maxChars)]);
     }
     installed = { tools, globals };
     return '';

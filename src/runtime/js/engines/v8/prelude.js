@@ -61,7 +61,7 @@
   errorCtors.EvalError = EvalError;
   errorCtors.URIError = URIError;
   // Helpers shared with the other engine's prelude (guest/guest-core.js, evaluated just before).
-  const { safeString, describe, readString, rejected, returnJson, makeNamespace } = core;
+  const { safeString, describe, cutArgument, readString, rejected, returnJson, makeNamespace } = core;
   const makeLogger = (level) => core.makeLogger(level, format, sendLog);
 
   // Capabilities a script must not have. Typed arrays and ArrayBuffer go too: their memory lives
@@ -213,8 +213,9 @@
     return error;
   }
 
-  function invoke(isGlobal, name, label, args) {
+  function invoke(isGlobal, name, label, args, maxChars) {
     let json = '';
+    if (maxChars > 0) args = cutArgument(args, maxChars);
     if (args !== undefined) {
       try {
         json = jsonStringify(args);
@@ -257,10 +258,11 @@
     return error;
   }
 
-  function makeCallable(isGlobal, name, label) {
+  /** A tool or helper global; `maxChars` (globals only) cuts its argument before it crosses. */
+  function makeCallable(isGlobal, name, label, maxChars) {
     // Bound, so its source reads `function () { [native code] }`: the arrow's own text is this
     // prelude's, which String(tools.x) and "… is not a constructor" would show the script.
-    const fn = apply(functionBind, (args) => invoke(isGlobal, name, label, args), [undefined]);
+    const fn = apply(functionBind, (args) => invoke(isGlobal, name, label, args, maxChars), [undefined]);
     defineProperty(fn, 'name', { value: name });
     return fn;
   }
@@ -436,8 +438,8 @@
     });
     const madeGlobals = create(null);
     for (let i = 0; i < config.globals.length; i++) {
-      const [name, path] = config.globals[i];
-      const problem = installPath(G, path, makeCallable(true, name, path.join('.') + '()'), madeGlobals, '');
+      const [name, path, maxChars] = config.globals[i];
+      const problem = installPath(G, path, makeCallable(true, name, path.join('.') + '()', maxChars), madeGlobals, '');
       if (problem !== '') return problem;
     }
     const roots = Object.keys(madeGlobals);

@@ -9,7 +9,7 @@
  */
 import { CapacityError } from '../pool-options.ts';
 import { SandboxPool } from './warm-pool.ts';
-import type { IsolationMode } from '../../../isolation/index.ts';
+import type { IsolationMode, ScriptCaps } from '../../../isolation/index.ts';
 
 export interface V8ProcessesOptions {
   /** Warm spare processes for runs of the runtime's own heap size (the runtime's `poolSize`). */
@@ -19,6 +19,8 @@ export interface V8ProcessesOptions {
   contextify: boolean;
   /** The OS layer around each process (see JsRuntimeOptions.isolation). */
   isolation?: IsolationMode;
+  /** The operator's caps on each process (see JsRuntimeOptions.caps). */
+  caps?: ScriptCaps;
   maxProcesses: number;
   maxQueued: number;
   queueTimeoutMs: number;
@@ -88,7 +90,7 @@ export class V8Processes {
     }
     let held = this.conversations.get(key);
     if (held === undefined) {
-      const pool = new SandboxPool(0, { heapMb, entry: this.options.entry, contextify: this.options.contextify, ...(this.options.isolation ? { isolation: this.options.isolation } : {}) }, () => this.serveQueue());
+      const pool = new SandboxPool(0, { heapMb, entry: this.options.entry, contextify: this.options.contextify, ...(this.options.isolation ? { isolation: this.options.isolation } : {}), ...(this.options.caps ? { caps: this.options.caps } : {}) }, () => this.serveQueue());
       held = { pool, active: 0, lastUsed: 0, ending: false };
       this.conversations.set(key, held);
     }
@@ -222,7 +224,7 @@ export class V8Processes {
     if (pool === undefined) {
       // Only the runtime's own heap size keeps spares; other sizes keep one process for reuse.
       const spare = heapMb === this.options.heapMb ? this.options.spare : 0;
-      pool = new SandboxPool(spare, { heapMb, entry: this.options.entry, contextify: this.options.contextify, ...(this.options.isolation ? { isolation: this.options.isolation } : {}) }, () => this.serveQueue());
+      pool = new SandboxPool(spare, { heapMb, entry: this.options.entry, contextify: this.options.contextify, ...(this.options.isolation ? { isolation: this.options.isolation } : {}), ...(this.options.caps ? { caps: this.options.caps } : {}) }, () => this.serveQueue());
       this.shared.set(heapMb, pool);
     }
     return pool;
