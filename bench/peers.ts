@@ -200,6 +200,7 @@ async function measureRun(run: 'idle' | 'loaded', present: SubjectName[], sample
       await child.expect('one');
       await sampler.reset(child.process.pid!);
       const one = (await sampler.peak()).last;
+      await sampler.reset(child.process.pid!);
       child.send({ type: 'go' });
       await child.expect('burst');
       const { peak } = await sampler.peak();
@@ -255,7 +256,7 @@ const engine = benchEngine();
 process.stderr.write(`bench:peers — toolcell engine: ${engine}; load ${load()}\n`);
 const { present, absent } = await probe();
 for (const [s, reason] of Object.entries(absent)) process.stderr.write(`  ${s} is absent from this run: ${reason}\n`);
-const sampler = await startTreeSampler(10);
+const sampler = await startTreeSampler();
 const runs: RunFigures[] = [];
 try {
   for (const run of RUNS) runs.push(await measureRun(run, present, sampler));

@@ -68,7 +68,7 @@ export function sandboxPids(): number[] {
 export interface TreeSampler {
   /** Starts a new peak from the tree's RSS now; `root` (default: this process) is the tree watched from now on. */
   reset(root?: number): Promise<void>;
-  /** The peak tree RSS since the last reset (bytes), and the latest sample. */
+  /** The peak tree RSS since the last reset (bytes), and the latest sample; sampling pauses until the next reset. */
   peak(): Promise<{ peak: number; last: number }>;
   close(): void;
 }
