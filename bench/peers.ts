@@ -102,7 +102,8 @@ class Child {
     // A child that has finished (cold mode) disconnects on its own: the race with this message
     // is expected, so its send error is taken by the callback rather than thrown as an event.
     if (this.process.connected) this.process.send({ type: 'close' }, () => {});
-    const timer = setTimeout(() => this.process.kill('SIGKILL'), STALL_MS);
+    // The child bounds its own close (subject-main.ts); this only catches one that cannot exit.
+    const timer = setTimeout(() => this.process.kill('SIGKILL'), 30_000);
     await gone;
     clearTimeout(timer);
   }
