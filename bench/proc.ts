@@ -6,8 +6,8 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** Descendant pids of this process. */
-export function descendants(): number[] {
+/** Descendant pids of `root` (default: this process). */
+export function descendants(root: number = process.pid): number[] {
   const children = new Map<number, number[]>();
   let entries: string[];
   try {
@@ -35,7 +35,7 @@ export function descendants(): number[] {
       walk(child);
     }
   };
-  walk(process.pid);
+  walk(root);
   return out;
 }
 
@@ -64,23 +64,26 @@ export function sandboxPids(): number[] {
   });
 }
 
-/** A sampler in its own process (rss-sampler.mjs) watching this process's tree. */
+/** A sampler in its own process (rss-sampler.ts) watching a process tree. */
 export interface TreeSampler {
-  /** Starts a new peak from the tree's RSS now. */
-  reset(): Promise<void>;
-  /** The peak tree RSS since the last reset (bytes), and the latest sample. */
+  /** Starts a new peak from the tree's RSS now; `root` (default: this process) is the tree watched from now on. */
+  reset(root?: number): Promise<void>;
+  /** The peak tree RSS since the last reset (bytes), and the latest sample; sampling pauses until the next reset. */
   peak(): Promise<{ peak: number; last: number }>;
   close(): void;
 }
 
 /**
- * Starts the out-of-process sampler (every `intervalMs`, default 25). The sampler leaves
- * itself out of the tree it measures; the measured process pays only two IPC messages per figure.
+ * Starts the out-of-process sampler (every `intervalMs`, default 25), watching this process's
+ * tree until a `reset(root)` names another. The sampler leaves itself out of the tree it
+ * measures; the measured process pays only two IPC messages per figure. It runs under tsx so
+ * that it shares `descendants()` with this file: one /proc walk for every figure.
  */
 export async function startTreeSampler(intervalMs = 25): Promise<TreeSampler> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('./rss-sampler.mjs', import.meta.url)), [String(intervalMs)], {
+  const child: ChildProcess = fork(fileURLToPath(new URL('./rss-sampler.ts', import.meta.url)), [String(intervalMs), String(process.pid)], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: [],
+    // Only the TypeScript loader: none of the measured process's own flags (--expose-gc, --cpu-prof).
+    execArgv: ['--import', 'tsx'],
   });
   const next = <T>(type: string): Promise<T> =>
     new Promise((resolve, reject) => {
@@ -96,19 +99,19 @@ export async function startTreeSampler(intervalMs = 25): Promise<TreeSampler> {
     });
   await next('ready');
   return {
-    async reset() {
+    async reset(root?: number) {
       const answered = next('reset');
-      child.send('reset');
+      child.send({ type: 'reset', root: root ?? process.pid });
       await answered;
     },
     async peak() {
       const answered = next<{ peak: number; last: number }>('peak');
-      child.send('peak');
+      child.send({ type: 'peak' });
       const { peak, last } = await answered;
       return { peak, last };
     },
     close() {
-      if (child.connected) child.send('stop');
+      if (child.connected) child.send({ type: 'stop' });
     },
   };
 }
