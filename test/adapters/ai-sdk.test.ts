@@ -11,10 +11,9 @@ import pino from 'pino';
 import { generateText, isStepCount } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { ToolHost } from '../../src/host/tool-host.ts';
-import { registerCodeExecution } from '../../src/code-execution/index.ts';
 import { aiSdkTools, toAiSdkModelOutput } from '../../src/adapters/ai-sdk.ts';
 import type { HostLifecycleEvent } from '../../src/lifecycle/events.ts';
-import { makePeer, observePolicy, scratchDir } from '../helpers/peers.ts';
+import { LOOKUP_SCRIPT, adapterRig, assertInnerCallObserved } from './rig.ts';
 
 const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 
@@ -23,23 +22,16 @@ const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0
 const CE_CALL = 'toolu_01AiSdkCodeExecution01';
 
 test('generateText with MockLanguageModelV4: code_execution runs a script calling a real server; inner calls carry the parent and the SDK toolCallId', async () => {
-  const dir = scratchDir();
-  const peer = makePeer(dir, 'srv', { tools: [{ name: 'lookup', classes: ['notes'] }] });
-  const observer = makePeer(dir, 'obs', { observer: true, policy: observePolicy() });
-  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
-  const events: HostLifecycleEvent[] = [];
-  host.on('lifecycle', (e) => events.push(e));
-  const ce = registerCodeExecution(host, { languages: ['javascript'] });
+  const rig = await adapterRig();
+  const { host, events } = rig;
   try {
-    await host.connectServer(peer.config);
-    await host.connectServer(observer.config);
     let step = 0;
     const model = new MockLanguageModelV4({
       doGenerate: async () => {
         step += 1;
         if (step === 1) {
           return {
-            content: [{ type: 'tool-call', toolCallId: CE_CALL, toolName: 'code_execution', input: JSON.stringify({ code: 'const r = await tools.srv__lookup({ q: 7 }); return "got " + r.tool;' }) }],
+            content: [{ type: 'tool-call', toolCallId: CE_CALL, toolName: 'code_execution', input: JSON.stringify({ code: LOOKUP_SCRIPT }) }],
             finishReason: { unified: 'tool-calls', raw: undefined },
             usage,
             warnings: [],
@@ -60,21 +52,11 @@ test('generateText with MockLanguageModelV4: code_execution runs a script callin
     assert.equal(inner.parentToolCallId, parentStart.toolCallId);
     assert.equal(inner.inferenceId, parentStart.inferenceId);
     assert.equal(inner.conversationId, 'conv-ai');
-    await peer.waitFor((e) => e.some((x) => x.event === 'call'), 'the server saw the call');
     // The second model call was given the tool result.
     assert.match(JSON.stringify(model.doGenerateCalls[1]!.prompt), new RegExp(CE_CALL));
-    await host.flush();
-    await observer.waitFor((e) => e.filter((x) => x.event === 'lifecycle' && x.params.phase !== 'started').length >= 2, 'both calls ended at the observer');
-    const seen = observer.lifecycle();
-    const parent = seen.find((p) => p.tool === 'code_execution' && p.phase === 'started');
-    const seenInner = seen.find((p) => p.tool === 'srv--lookup' && p.phase === 'started');
-    assert.equal(parent?.toolCallId, CE_CALL);
-    assert.equal(seenInner?._meta?.['agent-framework/parentToolCallId'], CE_CALL);
-    assert.equal(seenInner?.inferenceId, parent?.inferenceId);
-    assert.equal(seen.find((p) => p.tool === 'srv--lookup' && p.phase !== 'started')?.phase, 'completed');
+    await assertInnerCallObserved(rig, CE_CALL, 'conv-ai');
   } finally {
-    await ce.close();
-    await host.close();
+    await rig.close();
   }
 });
 

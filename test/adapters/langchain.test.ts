@@ -14,10 +14,9 @@ import { fakeModel } from '@langchain/core/testing';
 import type { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import type { DynamicStructuredTool } from '@langchain/core/tools';
 import { ToolHost } from '../../src/host/tool-host.ts';
-import { registerCodeExecution } from '../../src/code-execution/index.ts';
 import { langchainToolSource, langchainTools, toLangChainContent } from '../../src/adapters/langchain.ts';
 import type { HostLifecycleEvent } from '../../src/lifecycle/events.ts';
-import { makePeer, observePolicy, scratchDir } from '../helpers/peers.ts';
+import { LOOKUP_SCRIPT, adapterRig, assertInnerCallObserved } from './rig.ts';
 
 // A `toolu_` id of 20+ random characters is one the host reuses as the call's toolCallId, so
 // the observer process (which sees toolCallIds, not model call ids) sees the model's own id.
@@ -38,19 +37,12 @@ async function loop(model: ReturnType<typeof fakeModel>, tools: DynamicStructure
 }
 
 test('fakeModel loop: code_execution runs a script calling a real server; the observer sees the inner call under the tool-call id', async () => {
-  const dir = scratchDir();
-  const server = makePeer(dir, 'srv', { tools: [{ name: 'lookup', classes: ['notes'] }] });
-  const observer = makePeer(dir, 'obs', { observer: true, policy: observePolicy() });
-  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
-  const events: HostLifecycleEvent[] = [];
-  host.on('lifecycle', (e) => events.push(e));
-  const ce = registerCodeExecution(host, { languages: ['javascript'] });
+  const rig = await adapterRig();
+  const { host } = rig;
   try {
-    await host.connectServer(server.config);
-    await host.connectServer(observer.config);
     const { tools, callbacks } = langchainTools(host, { conversationId: 'conv-lc' });
     const model = fakeModel()
-      .respondWithTools([{ name: 'code_execution', args: { code: 'const r = await tools.srv__lookup({ q: 7 }); return "got " + r.tool;' }, id: CE_CALL }])
+      .respondWithTools([{ name: 'code_execution', args: { code: LOOKUP_SCRIPT }, id: CE_CALL }])
       .respond(new AIMessage('done'));
     const messages = await loop(model, tools, callbacks);
     assert.equal(messages.at(-1)!.content, 'done');
@@ -63,21 +55,9 @@ test('fakeModel loop: code_execution runs a script calling a real server; the ob
     assert.equal((toolMessage.artifact as { isError?: boolean }).isError, undefined);
     assert.ok(model.calls[1]!.messages.some((m) => ToolMessage.isInstance(m) && m.tool_call_id === CE_CALL));
 
-    await host.flush();
-    await observer.waitFor((e) => e.filter((x) => x.event === 'lifecycle' && x.params.phase !== 'started').length >= 2, 'both calls ended at the observer');
-    const seen = observer.lifecycle();
-    const parent = seen.find((p) => p.tool === 'code_execution' && p.phase === 'started');
-    const inner = seen.find((p) => p.tool === 'srv--lookup' && p.phase === 'started');
-    assert.equal(parent?.toolCallId, CE_CALL);
-    assert.equal(inner?._meta?.['agent-framework/parentToolCallId'], CE_CALL);
-    assert.equal(inner?.inferenceId, parent?.inferenceId);
-    assert.equal(inner?.conversationId, 'conv-lc');
-    assert.equal(seen.find((p) => p.tool === 'srv--lookup' && p.phase !== 'started')?.phase, 'completed');
-    assert.equal(events.find((e) => e.tool === 'code_execution' && e.phase === 'started')?.modelCallId, CE_CALL);
-    await server.waitFor((e) => e.some((x) => x.event === 'call'), 'the server saw the call');
+    await assertInnerCallObserved(rig, CE_CALL, 'conv-lc');
   } finally {
-    await ce.close();
-    await host.close();
+    await rig.close();
   }
 });
 

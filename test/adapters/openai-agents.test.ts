@@ -11,10 +11,9 @@ import pino from 'pino';
 import { Agent, run, setTracingDisabled } from '@openai/agents';
 import { ScriptedModel, assistantMessage, functionCall, modelResponder } from '@openai/agents/testing';
 import { ToolHost } from '../../src/host/tool-host.ts';
-import { registerCodeExecution } from '../../src/code-execution/index.ts';
 import { openAiAgentsToolSource, openAiAgentsTools, toOpenAiAgentsOutput } from '../../src/adapters/openai-agents.ts';
 import type { HostLifecycleEvent } from '../../src/lifecycle/events.ts';
-import { makePeer, observePolicy, scratchDir } from '../helpers/peers.ts';
+import { LOOKUP_SCRIPT, adapterRig, assertInnerCallObserved } from './rig.ts';
 
 // The SDK exports traces to OpenAI by default; these runs have no key and nothing to export.
 setTracingDisabled(true);
@@ -24,21 +23,14 @@ setTracingDisabled(true);
 const CE_CALL = 'toolu_01AgentsCodeExecution1';
 
 test('run() with ScriptedModel: code_execution runs a script calling a real server; the observer sees the inner call under the run\'s tool-call id', async () => {
-  const dir = scratchDir();
-  const server = makePeer(dir, 'srv', { tools: [{ name: 'lookup', classes: ['notes'] }] });
-  const observer = makePeer(dir, 'obs', { observer: true, policy: observePolicy() });
-  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
-  const events: HostLifecycleEvent[] = [];
-  host.on('lifecycle', (e) => events.push(e));
-  const ce = registerCodeExecution(host, { languages: ['javascript'] });
+  const rig = await adapterRig();
+  const { host } = rig;
   try {
-    await host.connectServer(server.config);
-    await host.connectServer(observer.config);
     const tools = openAiAgentsTools(host, { conversationId: 'conv-agents' });
     assert.ok(tools.some((t) => t.name === 'code_execution'));
     assert.ok(tools.some((t) => t.name === 'srv__lookup'), `names: ${tools.map((t) => t.name).join(', ')}`);
     const model = new ScriptedModel([
-      [functionCall('code_execution', { code: 'const r = await tools.srv__lookup({ q: 7 }); return "got " + r.tool;' }, { callId: CE_CALL })],
+      [functionCall('code_execution', { code: LOOKUP_SCRIPT }, { callId: CE_CALL })],
       [assistantMessage('done')],
     ]);
     const agent = new Agent({ name: 'scripted', instructions: 'test', model, tools });
@@ -52,22 +44,9 @@ test('run() with ScriptedModel: code_execution runs a script calling a real serv
     assert.match(JSON.stringify((output as { output: unknown }).output), /got/);
     assert.match(JSON.stringify(model.calls[1]!.request.input), new RegExp(`${CE_CALL}[\\s\\S]*got`));
 
-    await host.flush();
-    await observer.waitFor((e) => e.filter((x) => x.event === 'lifecycle' && x.params.phase !== 'started').length >= 2, 'both calls ended at the observer');
-    const seen = observer.lifecycle();
-    const parent = seen.find((p) => p.tool === 'code_execution' && p.phase === 'started');
-    const inner = seen.find((p) => p.tool === 'srv--lookup' && p.phase === 'started');
-    assert.equal(parent?.toolCallId, CE_CALL);
-    assert.equal(inner?._meta?.['agent-framework/parentToolCallId'], CE_CALL);
-    assert.equal(inner?.inferenceId, parent?.inferenceId);
-    assert.equal(inner?.conversationId, 'conv-agents');
-    assert.equal(seen.find((p) => p.tool === 'srv--lookup' && p.phase !== 'started')?.phase, 'completed');
-    // In process, the model call id is the run's own id whatever its shape.
-    assert.equal(events.find((e) => e.tool === 'code_execution' && e.phase === 'started')?.modelCallId, CE_CALL);
-    await server.waitFor((e) => e.some((x) => x.event === 'call'), 'the server saw the call');
+    await assertInnerCallObserved(rig, CE_CALL, 'conv-agents');
   } finally {
-    await ce.close();
-    await host.close();
+    await rig.close();
   }
 });
 
