@@ -4,7 +4,7 @@
  * ToolHost with real stdio peers (fixtures/peer.mjs); only the model's responses are scripted.
  * The adapter supplies observations, never expected outcomes.
  */
-import { mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -14,6 +14,7 @@ import type { DispatchOutcome } from '../../src/host/types.ts';
 import type { McplConnection } from '../../src/mcpl/connection.ts';
 import type { OperatorPolicy } from '../../src/lifecycle/grants.ts';
 import { parseObserveParams, OBSERVE_LIMITS } from '../../src/lifecycle/observe-params.ts';
+import { readJsonLines } from '../helpers/json-lines.ts';
 import { REPO_ROOT, expandInput, hostEvidence, until } from './shared.ts';
 
 const PEER = join(REPO_ROOT, 'fixtures', 'peer.mjs');
@@ -63,13 +64,7 @@ const splitTool = (name: string): [string | null, string] => {
   return parts.length > 1 ? [parts.slice(0, -1).join('--'), parts.at(-1)!] : [null, name];
 };
 
-const readLog = (path: string): any[] =>
-  existsSync(path)
-    ? readFileSync(path, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-    : [];
+const readLog = (path: string): any[] => readJsonLines(path);
 
 export async function loadHost(_root?: string) {
   return {

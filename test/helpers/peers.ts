@@ -2,7 +2,8 @@
  * Test helpers for fixture peers: each peer is a real process (fixtures/peer.mjs) configured
  * through a JSON file, logging to JSONL. Tests wait on the log for the event they assert.
  */
-import { mkdtempSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { readJsonLines } from './json-lines.ts';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -76,13 +77,7 @@ export function makePeer(dir: string, id: string, options: PeerOptions = {}): Pe
       plain: options.plain,
     }),
   );
-  const events = (): PeerEvent[] =>
-    existsSync(logPath)
-      ? readFileSync(logPath, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line) as PeerEvent)
-      : [];
+  const events = (): PeerEvent[] => readJsonLines<PeerEvent>(logPath);
   return {
     config: {
       id,
