@@ -12,8 +12,7 @@
 import os from 'node:os';
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { rssBytes } from './proc.ts';
-import { readdirSync, readFileSync } from 'node:fs';
+import { descendants, rssBytes } from './proc.ts';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 5);
 const CONVERSATIONS = 32;
@@ -23,24 +22,7 @@ const KINDS: Kind[] = ['toolcell-threads', 'toolcell-processes', 'pi-codemode'];
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (x: number, digits = 1): number => Number(x.toFixed(digits));
 
-/** `pid` and every descendant of it. */
-function tree(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // Gone while we looked.
-    }
-  }
-  const out = [pid];
-  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]!) ?? []));
-  return out;
-}
-const treeMb = (pid: number): number => tree(pid).reduce((sum, p) => sum + rssBytes(p), 0) / 2 ** 20;
+const treeMb = (pid: number): number => [pid, ...descendants(pid)].reduce((sum, p) => sum + rssBytes(p), 0) / 2 ** 20;
 
 async function child(kind: Kind): Promise<void> {
   const say = (message: unknown) => new Promise<void>((resolve) => process.send!(message, () => resolve()));

@@ -10,34 +10,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { JsRuntime } from '../../src/runtime/js/index.ts';
 import { waitFor } from './python-helpers.ts';
+import { descendantExecutables } from './process-tree.ts';
 
-/** Descendants of this test process: pid → [ppid, executable]. */
-function descendants(): Map<number, string> {
-  const parents = new Map<number, number>();
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
-      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone
-    }
-  }
-  const out = new Map<number, string>();
-  for (const pid of parents.keys()) {
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) {
-      if (p === process.pid) {
-        try {
-          out.set(pid, fs.readlinkSync(`/proc/${pid}/exe`));
-        } catch {
-          // gone or not ours to read
-        }
-        break;
-      }
-    }
-  }
-  return out;
-}
 
 const ns = (pid: number | 'self', kind: string) => fs.readlinkSync(`/proc/${pid}/ns/${kind}`);
 
@@ -46,7 +20,7 @@ test('[bwrap] the JavaScript sandbox process runs in its own pid and network nam
   try {
     const r = await js.execute('return 6 * 7', { tools: [], timeoutMs: 10_000 });
     assert.ok(r.ok && r.value === 42, JSON.stringify(r));
-    const nodes = [...descendants()].filter(([, exe]) => exe === fs.realpathSync(process.execPath)).map(([pid]) => pid);
+    const nodes = [...descendantExecutables()].filter(([, exe]) => exe === fs.realpathSync(process.execPath)).map(([pid]) => pid);
     assert.ok(nodes.length > 0, 'a sandbox node process is running');
     for (const pid of nodes) {
       assert.notEqual(ns(pid, 'net'), ns('self', 'net'), `node ${pid} shares the host's network`);
@@ -64,7 +38,7 @@ test('by default QuickJS runs on threads of the host: no sandbox process is star
   try {
     const r = await js.execute('return 6 * 7', { tools: [], timeoutMs: 10_000 });
     assert.ok(r.ok && r.value === 42, JSON.stringify(r));
-    const nodes = [...descendants()].filter(([, exe]) => exe === fs.realpathSync(process.execPath));
+    const nodes = [...descendantExecutables()].filter(([, exe]) => exe === fs.realpathSync(process.execPath));
     assert.deepEqual(nodes, [], 'no sandbox node process');
   } finally {
     await js.close();

@@ -13,33 +13,8 @@ import { registerCodeExecution } from '../../src/code-execution/index.ts';
 import { ToolHost } from '../../src/host/tool-host.ts';
 import { JsRuntime } from '../../src/runtime/js/index.ts';
 import { pidsHierarchy } from '../../src/runtime/isolation/index.ts';
+import { sandboxNodes } from './process-tree.ts';
 
-/** Node processes below this test process. */
-function sandboxNodes(): number[] {
-  const parents = new Map<number, number>();
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
-      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone
-    }
-  }
-  const node = fs.realpathSync(process.execPath);
-  return [...parents.keys()].filter((pid) => {
-    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) {
-      if (p === process.pid) {
-        try {
-          return fs.readlinkSync(`/proc/${pid}/exe`) === node;
-        } catch {
-          return false;
-        }
-      }
-    }
-    return false;
-  });
-}
 
 function limit(pid: number, name: string): string {
   const line = fs.readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((l) => l.startsWith(name));
