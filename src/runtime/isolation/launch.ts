@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import { bwrapCommand } from './bwrap-argv.ts';
 import { planCaps, type CheckedCaps, type MemoryMeasure } from './caps.ts';
-import { PidsGroup, pidsHierarchy } from './pids-cgroup.ts';
+import { PidsGroup } from './pids-cgroup.ts';
 import { findSystemTool } from './probe.ts';
 import { killProcessTree } from './process-tree.ts';
 import { announce, selectIsolation, type DiagnosticSink, type SelectOptions } from './select.ts';
@@ -65,12 +65,15 @@ export class ScriptProcess {
     const stdio = [...request.stdio] as StdioOptions & unknown[];
     const bwrap = request.isolation.kind === 'bwrap';
     const caps = request.caps;
+    // The group is made first, so the plan knows whether it exists: a hierarchy that is there
+    // but refuses this group falls back to RLIMIT_NPROC or the "not enforced" diagnostic.
+    const group = caps && Number.isFinite(caps.processes) ? PidsGroup.create(caps.processes) : null;
     const plan = caps
       ? planCaps(caps, {
         memory: request.memory ?? 'address-space',
         bwrap,
         root: process.getuid?.() === 0,
-        cgroup: Number.isFinite(caps.processes) && pidsHierarchy() !== null,
+        cgroup: group !== null,
         prlimit: prlimit() !== null,
       })
       : { rlimits: [], pidsCgroup: false, unenforced: [] };
@@ -85,7 +88,8 @@ export class ScriptProcess {
       args = [...plan.rlimits, '--', request.command, ...request.args];
       readOnly = [...readOnly, command];
     }
-    this.pids = plan.pidsCgroup ? PidsGroup.create(caps!.processes) : null;
+    this.pids = plan.pidsCgroup ? group : null;
+    if (group && !this.pids) group.remove();
     // A shell enters the group and execs the rest, before anything of it can fork.
     const enter = (cmd: string, argv: readonly string[]): [string, string[]] => {
       if (!this.pids) return [cmd, [...argv]];
