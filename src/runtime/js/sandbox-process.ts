@@ -110,7 +110,7 @@ function quickjsFiles(): { lib: string; wasm: string } {
  * Starts a sandbox process: the one place where one is spawned (an OS isolation layer wraps
  * this). Fd 3 carries frames to the host, fd 4 frames from it, fd 5 is the doorbell.
  */
-function spawnSandbox(options: SandboxProcessOptions, bellFd: number): ChildProcess {
+function spawnSandbox(options: SandboxProcessOptions, caps: CheckedCaps, bellFd: number): ChildProcess {
   const quickjs = options.engine === 'quickjs';
   const entry = options.entry ?? (quickjs ? QUICKJS_ENTRY : DEFAULT_ENTRY);
   const dirs = new Set([...SHARED_DIRS, path.dirname(DEFAULT_ENTRY), path.dirname(entry)]);
@@ -141,7 +141,7 @@ function spawnSandbox(options: SandboxProcessOptions, bellFd: number): ChildProc
     readOnly: [...dirs],
     env: {},
     stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe', bellFd],
-    caps: processCaps(options),
+    caps,
     memory: 'data',
   });
 }
@@ -177,6 +177,8 @@ export class SandboxProcess {
   private readonly decoder = new FrameDecoder(MAX_FRAME_BYTES);
   private readonly bellFd: number;
   private readonly bell = Buffer.alloc(4);
+  /** Checked once: spawn applies them, and an exit at the memory cap names them. */
+  private readonly caps: CheckedCaps;
   private bellValue = 0;
   private exited = false;
   private stderrTail = '';
@@ -188,7 +190,8 @@ export class SandboxProcess {
     this.life = new SandboxLife('sandbox process', () => this.kill());
     this.ready = this.life.ready;
     this.bellFd = doorbellFile();
-    this.child = spawnSandbox(options, this.bellFd);
+    this.caps = processCaps(options);
+    this.child = spawnSandbox(options, this.caps, this.bellFd);
     live.add(this);
     this.fromChild = this.child.stdio[3] as Readable;
     this.toChild = this.child.stdio[4] as Writable;
@@ -330,7 +333,9 @@ export class SandboxProcess {
     this.exited = true;
     live.delete(this);
     fs.close(this.bellFd, () => {});
-    if (/out of memory|heap limit/i.test(this.stderrTail)) {
+    // V8's own heap limit says "heap limit" or "JavaScript heap out of memory"; memory the cap
+    // (RLIMIT_DATA) refused says "Fatal process out of memory" or "allocation failed".
+    if (/heap limit|JavaScript heap out of memory/i.test(this.stderrTail)) {
       // A QuickJS process's own heap holds frames and strings for all its runs, not one script's
       // memory (each VM has its limit): naming `heapMb` there would name a limit that did not apply.
       this.life.end(this.options.engine === 'quickjs'
@@ -338,7 +343,7 @@ export class SandboxProcess {
         : `the script ran out of memory (heap limit ${this.options.heapMb} MiB)`);
     } else if (/Fatal process out of memory|allocation failed/i.test(this.stderrTail)) {
       // Not the heap limit: the process's memory cap (RLIMIT_DATA) refused the memory.
-      this.life.end(`${capMessages.memory(processCaps(this.options), 'data')}; the sandbox process exited (${signal ?? `exit code ${code}`})`);
+      this.life.end(`${capMessages.memory(this.caps, 'data')}; the sandbox process exited (${signal ?? `exit code ${code}`})`);
     } else {
       this.life.end(`the sandbox process exited unexpectedly (${signal ?? `exit code ${code}`})`);
     }
