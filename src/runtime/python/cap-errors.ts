@@ -29,8 +29,8 @@ export function capErrorOf(error: RunError, ctx: CapContext): RunError | undefin
 function capSentence(name: string, message: string, ctx: CapContext): string | undefined {
   const { caps } = ctx;
   if (capped(caps.memoryBytes) && (name === 'MemoryError' || /\[Errno 12\]/.test(message))) return capMessages.memory(caps, 'address-space');
-  if (capped(caps.processes) && (ctx.refusedFork || /\[Errno 11\]/.test(message) || /can't start new thread/.test(message))) {
-    if (ctx.refusedFork || name === 'BlockingIOError' || /can't start new thread/.test(message)) return capMessages.processes(caps);
+  if (capped(caps.processes) && (ctx.refusedFork || /can't start new thread/.test(message) || (name === 'BlockingIOError' && /\[Errno 11\]/.test(message)))) {
+    return capMessages.processes(caps);
   }
   if (ctx.bwrap && capped(caps.tmpBytes) && /\[Errno 28\]/.test(message)) return capMessages.tmp(caps);
   return undefined;
