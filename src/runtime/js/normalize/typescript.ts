@@ -52,11 +52,12 @@ function isSwcError(error: unknown): error is SwcError {
 
 /** The script as JavaScript, or why it is not valid TypeScript either. */
 export function stripTypeScript(code: string): Stripped {
-  const wrapped = attempt(code, true);
-  if (wrapped.ok || !/\bexport\s+default\b/.test(code)) return wrapped;
-  // `export default` is only valid at a module's top level, where `return` is not.
+  // `export default` is only valid at a module's top level (where `return` is not), so such a
+  // script is tried as a module first: inside the wrapper it could only fail. The wrapped form
+  // stays the fallback, and its error the one reported, for a match in a string or comment.
+  if (!/\bexport\s+default\b/.test(code)) return attempt(code, true);
   const module = attempt(code, false);
-  return module.ok ? module : wrapped;
+  return module.ok ? module : attempt(code, true);
 }
 
 function attempt(code: string, wrap: boolean): Stripped {
