@@ -14,7 +14,7 @@ import { scriptToolAnnotations, servedTool } from './tool-listing.ts';
 function providerListing(host: ToolHost, name: string): Readonly<ServerToolListing> | undefined {
   const entry = host.registry.get(name);
   if (entry?.kind !== 'server' || entry.serverId === undefined || entry.serverTool === undefined) return undefined;
-  return host.servers().find((c) => c.id === entry.serverId)?.listedTool(entry.serverTool);
+  return host.server(entry.serverId)?.listedTool(entry.serverTool);
 }
 
 export function listServedTools(host: ToolHost): Tool[] {

@@ -106,7 +106,7 @@ export class GatewayHub {
   /** A provider's tools were listed: a re-list, or the first listing of a new connection. */
   private providerListed(serverId: string): void {
     this.broadcast((server) => server.sendToolListChanged());
-    const connection = this.host.servers().find((c) => c.id === serverId);
+    const connection = this.host.server(serverId);
     if (!connection || this.announcedEpoch.get(serverId) === connection.epoch) return;
     this.announcedEpoch.set(serverId, connection.epoch);
     const offered = connection.serverCapabilities;
@@ -121,7 +121,7 @@ export class GatewayHub {
   /** A provider's transport closed: its tools, resources and prompts are gone from the lists until it is back. */
   private providerGone(serverId: string): void {
     this.broadcast((server) => server.sendToolListChanged());
-    this.announceFeatures(this.host.servers().find((c) => c.id === serverId)?.serverCapabilities);
+    this.announceFeatures(this.host.server(serverId)?.serverCapabilities);
   }
 
   private announceFeatures(offered: ServerCapabilities | undefined): void {
