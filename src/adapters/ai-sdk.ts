@@ -7,7 +7,8 @@
  */
 import { jsonSchema, type ToolSet } from 'ai';
 import type { ToolHost } from '../host/tool-host.ts';
-import type { ContentBlock, ToolResult } from '../host/types.ts';
+import type { ToolResult } from '../host/types.ts';
+import { resultShape } from './result-shape.ts';
 
 /** Options of {@link aiSdkTools}. */
 export interface AiSdkToolsOptions {
@@ -25,21 +26,17 @@ type ModelOutput =
 
 /** A tool result as the AI SDK hands it to the model: media as content parts, structured content as JSON. */
 export function toAiSdkModelOutput(result: ToolResult): ModelOutput {
-  const texts = result.content.filter((b) => b.type === 'text').map((b) => String(b.text));
-  if (result.isError === true) return { type: 'error-text', value: texts.join('\n') || 'The tool call failed.' };
-  const media = result.content.some((b) => b.type !== 'text');
-  if (media) return { type: 'content', value: result.content.map(part) };
-  if (result.structuredContent !== undefined) return { type: 'json', value: result.structuredContent };
-  return { type: 'text', value: texts.join('\n') };
-}
-
-function part(block: ContentBlock): { type: 'text'; text: string } | { type: 'file'; data: { type: 'data'; data: string }; mediaType: string } {
-  if ((block.type === 'image' || block.type === 'audio') && typeof block.data === 'string' && typeof block.mimeType === 'string') {
-    return { type: 'file', data: { type: 'data', data: block.data }, mediaType: block.mimeType };
+  const shape = resultShape(result);
+  switch (shape.kind) {
+    case 'error':
+      return { type: 'error-text', value: shape.text || 'The tool call failed.' };
+    case 'media':
+      return { type: 'content', value: shape.parts.map((p) => (p.type === 'text' ? p : { type: 'file' as const, data: { type: 'data' as const, data: p.data }, mediaType: p.mimeType })) };
+    case 'json':
+      return { type: 'json', value: shape.value };
+    case 'text':
+      return { type: 'text', value: shape.text };
   }
-  if (block.type === 'text') return { type: 'text', text: String(block.text) };
-  // Resource links and embedded resources have no AI SDK part of their own: the model reads them as JSON text.
-  return { type: 'text', text: JSON.stringify(block) };
 }
 
 /**

@@ -17,7 +17,8 @@ import { ToolMessage } from '@langchain/core/messages';
 import type { LLMResult } from '@langchain/core/outputs';
 import { tool, type DynamicStructuredTool, type ToolRunnableConfig } from '@langchain/core/tools';
 import type { ToolHost } from '../host/tool-host.ts';
-import type { ContentBlock, ToolListing, ToolResult } from '../host/types.ts';
+import type { ToolListing, ToolResult } from '../host/types.ts';
+import { resultShape } from './result-shape.ts';
 
 /** Options of {@link langchainTools} and {@link langchainToolSource}. */
 export interface LangChainToolsOptions {
@@ -39,17 +40,17 @@ export type LangChainToolContent = string | LangChainContentBlock[];
  * (An error result becomes a tool message with `status: 'error'`; see {@link langchainTools}.)
  */
 export function toLangChainContent(result: ToolResult): LangChainToolContent {
-  if (result.isError !== true && result.content.some((b) => b.type !== 'text')) return result.content.map(block);
-  if (result.isError !== true && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
-  const text = result.content.filter((b) => b.type === 'text').map((b) => String(b.text)).join('\n');
-  return result.isError === true && text === '' ? 'The tool call failed.' : text;
-}
-
-function block(b: ContentBlock): LangChainContentBlock {
-  if (b.type === 'text') return { type: 'text', text: String(b.text) };
-  if ((b.type === 'image' || b.type === 'audio') && typeof b.data === 'string' && typeof b.mimeType === 'string') return { type: b.type, data: b.data, mimeType: b.mimeType };
-  // Resource links and embedded resources have no standard block of their own: the model reads them as JSON text.
-  return { type: 'text', text: JSON.stringify(b) };
+  const shape = resultShape(result);
+  switch (shape.kind) {
+    case 'error':
+      return shape.text || 'The tool call failed.';
+    case 'media':
+      return shape.parts;
+    case 'json':
+      return JSON.stringify(shape.value);
+    case 'text':
+      return shape.text;
+  }
 }
 
 /** Tool-call ids remembered per handler; older ones are forgotten first (their calls long ran). */

@@ -12,7 +12,8 @@
  */
 import { tool, UserError, type FunctionTool, type RunContext, type ToolOutputFileContent, type ToolOutputImage, type ToolOutputText } from '@openai/agents';
 import type { ToolHost } from '../host/tool-host.ts';
-import type { ContentBlock, ToolListing, ToolResult } from '../host/types.ts';
+import type { ToolListing, ToolResult } from '../host/types.ts';
+import { resultShape, type ResultPart } from './result-shape.ts';
 import { distinctFunctionNames } from './function-names.ts';
 import { isStrictCompatible } from './strict-schema.ts';
 
@@ -41,22 +42,24 @@ export type OpenAiAgentsToolOutput = string | Array<ToolOutputText | ToolOutputI
  * prefixed with `Error:` (function outputs carry no error flag of their own).
  */
 export function toOpenAiAgentsOutput(result: ToolResult): OpenAiAgentsToolOutput {
-  const texts = result.content.filter((b) => b.type === 'text').map((b) => String(b.text));
-  if (result.isError === true) return `Error: ${texts.join('\n') || 'the tool call failed.'}`;
-  if (result.content.some((b) => b.type !== 'text')) return result.content.map(outputItem);
-  if (result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
-  return texts.join('\n');
+  const shape = resultShape(result);
+  switch (shape.kind) {
+    case 'error':
+      return `Error: ${shape.text || 'the tool call failed.'}`;
+    case 'media':
+      return shape.parts.map(outputItem);
+    case 'json':
+      return JSON.stringify(shape.value);
+    case 'text':
+      return shape.text;
+  }
 }
 
-function outputItem(block: ContentBlock): ToolOutputText | ToolOutputImage | ToolOutputFileContent {
-  if (block.type === 'text') return { type: 'text', text: String(block.text) };
-  if (typeof block.data === 'string' && typeof block.mimeType === 'string') {
-    if (block.type === 'image') return { type: 'image', image: { data: block.data, mediaType: block.mimeType } };
-    // The SDK has no audio output: audio goes as a file, which is what its file output is for.
-    if (block.type === 'audio') return { type: 'file', file: { data: block.data, mediaType: block.mimeType, filename: `audio.${block.mimeType.split('/')[1] ?? 'bin'}` } };
-  }
-  // Resource links and embedded resources have no SDK output of their own: the model reads them as JSON text.
-  return { type: 'text', text: JSON.stringify(block) };
+function outputItem(part: ResultPart): ToolOutputText | ToolOutputImage | ToolOutputFileContent {
+  if (part.type === 'text') return part;
+  if (part.type === 'image') return { type: 'image', image: { data: part.data, mediaType: part.mimeType } };
+  // The SDK has no audio output: audio goes as a file, which is what its file output is for.
+  return { type: 'file', file: { data: part.data, mediaType: part.mimeType, filename: `audio.${part.mimeType.split('/')[1] ?? 'bin'}` } };
 }
 
 /** One inference per model turn, per run context (see the file header). */
