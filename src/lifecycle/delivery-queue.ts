@@ -22,6 +22,15 @@
  */
 export const DEFAULT_MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Default spacing of writes to one observer, in ms. A write after a quiet spell goes out at
+ * once; under a sustained stream of calls the messages of 5 ms share one write. Measured with
+ * four SDK-based observer processes and 10,000 sequential inner calls on the 2-core machine:
+ * each write wakes an observer process, and at 1 ms spacing the observers spent 90–97 µs of CPU
+ * per message against 68–82 µs at 10 ms (the host's pipe writes fall by as much).
+ */
+export const DEFAULT_MIN_WRITE_INTERVAL_MS = 5;
+
 export interface DeliveryStats {
   /** Messages handed to the transport. */
   sent: number;
@@ -54,9 +63,9 @@ export interface DeliveryQueueOptions {
   /** Largest single batched write, in characters. */
   maxBatchChars?: number;
   /**
-   * Writes to one observer are at least this far apart (default 1 ms); what is queued in
-   * between goes out in one write. One write per message would cost a system call per phase
-   * per observer — most of the host's time under load.
+   * Writes to one observer are at least this far apart (default {@link DEFAULT_MIN_WRITE_INTERVAL_MS});
+   * what is queued in between goes out in one write. One write per message would cost a system
+   * call per phase per observer — most of the host's time under load.
    */
   minWriteIntervalMs?: number;
 }
@@ -92,7 +101,7 @@ export class DeliveryQueue {
     this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
     this.maxBatchChars = options.maxBatchChars ?? 64 * 1024;
     this.rate = options.maxCallsPerSecond ?? Infinity;
-    this.minWriteIntervalMs = options.minWriteIntervalMs ?? 1;
+    this.minWriteIntervalMs = options.minWriteIntervalMs ?? DEFAULT_MIN_WRITE_INTERVAL_MS;
     this.tokens = this.rate;
   }
 
