@@ -139,16 +139,10 @@ export class InteractiveAuthProvider implements AuthorizationCodeProvider {
     });
     const limit = this.options.authorizationTimeoutMs;
     if (limit === undefined) return waited;
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        this.pending = undefined;
-        this.server.unref();
-        reject(new Error(`nobody authorized within ${limit} ms (the authorization URL was not followed to its end)`));
-      }, limit);
-      timer.unref();
-    });
-    return Promise.race([waited, expired]).finally(() => clearTimeout(timer));
+    // The wait itself fails at the limit (not a race beside it), so no promise is left pending.
+    const timer = setTimeout(() => this.settle(undefined, new Error(`nobody authorized within ${limit} ms (the authorization URL was not followed to its end)`)), limit);
+    timer.unref();
+    return waited.finally(() => clearTimeout(timer));
   }
 
   private settle(code: string | undefined, error?: Error): void {
