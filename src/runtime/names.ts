@@ -3,6 +3,7 @@
  * tool is also exposed under a sanitized identifier (`x__run`). Shared by the JavaScript
  * prelude, the Python runner and the declaration renderers so all three agree.
  */
+import { BUDGET_CELLS, MAX_ECHOED, MAX_RANKED, rankingMeasure } from './js/sandbox/closest.mjs';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const PY_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -80,47 +81,24 @@ export function buildAliasTable(names: readonly string[]): { aliases: Map<string
  * Longest name or query, in characters, that closest-name ranking and tool search look at; a
  * longer one is cut to this length first. Real tool names are far shorter, and the cut bounds
  * the work a script can make the host do with a megabyte name (Levenshtein is quadratic).
- * closest.mjs (the JavaScript sandbox) and script_tools.py (Python) use the same number.
+ * Defined in js/sandbox/closest.mjs, which the JavaScript sandbox evaluates as it is (and
+ * whose distance closestNames uses); script_tools.py (Python) uses the same number.
  */
-export const MAX_RANKED_NAME_CHARS = 256;
+export const MAX_RANKED_NAME_CHARS: number = MAX_RANKED;
 
 /**
  * Most Levenshtein cells one ranking computes. Past it the remaining candidates are ranked
  * by their length difference alone (a lower bound on their distance), so a host with many
  * long-named tools still answers in bounded time; the suggestion is then only approximate.
  */
-export const RANKING_BUDGET_CELLS = 2_000_000;
+export const RANKING_BUDGET_CELLS: number = BUDGET_CELLS;
 
 /** Longest excerpt of a name an error message echoes back. */
-export const MAX_ECHOED_NAME_CHARS = 120;
+export const MAX_ECHOED_NAME_CHARS: number = MAX_ECHOED;
 
 /** `name` as an error message may quote it: whole when short, else an excerpt and its length. */
 export function echoName(name: string): string {
   return name.length <= MAX_ECHOED_NAME_CHARS ? name : `${name.slice(0, MAX_ECHOED_NAME_CHARS)}… (${name.length} characters)`;
-}
-
-/** Levenshtein distance, for suggesting the tool a script probably meant. */
-function distance(a: string, b: string): number {
-  // One row of integers and plain comparisons: a ranking is up to RANKING_BUDGET_CELLS cells
-  // on the host's thread, so each cell is kept cheap (a third of Math.min over a plain array).
-  const prev = new Int32Array(b.length + 1);
-  for (let j = 0; j <= b.length; j++) prev[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    const ca = a.charCodeAt(i - 1);
-    let diag = prev[0]!;
-    let left = i;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = prev[j]!;
-      let best = diag + (ca === b.charCodeAt(j - 1) ? 0 : 1);
-      if (up + 1 < best) best = up + 1;
-      if (left + 1 < best) best = left + 1;
-      prev[j] = best;
-      left = best;
-      diag = up;
-    }
-  }
-  return prev[b.length]!;
 }
 
 /**
@@ -129,15 +107,7 @@ function distance(a: string, b: string): number {
  * {@link RANKING_BUDGET_CELLS}.
  */
 export function closestNames(wanted: string, names: readonly string[], limit = 3): string[] {
-  const w = wanted.slice(0, MAX_RANKED_NAME_CHARS).toLowerCase();
-  let budget = RANKING_BUDGET_CELLS;
-  const measure = (other: string): number => {
-    const o = other.slice(0, MAX_RANKED_NAME_CHARS).toLowerCase();
-    const cells = w.length * o.length;
-    if (cells > budget) return Math.abs(w.length - o.length);
-    budget -= cells;
-    return distance(w, o);
-  };
+  const measure = rankingMeasure(wanted);
   return names
     .map((name) => {
       // A name that is already an identifier is its own sanitized form: measured once.

@@ -1,4 +1,14 @@
-/** Up to `limit` tools nearest to `wanted`, nearest first (mirrors closestNames in names.ts). */
+/** Longest name, in characters, a ranking looks at. */
+export const MAX_RANKED: number;
+/** Most Levenshtein cells one ranking computes. */
+export const BUDGET_CELLS: number;
+/** Longest excerpt of a name an error message echoes back. */
+export const MAX_ECHOED: number;
+
+/** The bounded distance of names to `wanted` for one ranking (see closest.mjs). */
+export function rankingMeasure(wanted: string): (other: string) => number;
+
+/** Up to `limit` tools nearest to `wanted`, nearest first, on names and identifiers. */
 export function closestTools(
   wanted: string,
   tools: ReadonlyArray<readonly [name: string, label: string, id: string]>,

@@ -1,18 +1,26 @@
-// Error messages for tool names a script got wrong. Runs in the sandbox process's own realm, which
-// script code cannot patch. The ranking mirrors closestNames() in src/runtime/names.ts (a test
-// checks they agree); it is repeated here because this process runs plain JavaScript.
+// Error messages for tool names a script got wrong, and the bounded edit distance they rank
+// names by. Runs in the sandbox's own realm, which script code cannot patch; plain JavaScript,
+// so the host's names.ts (closestNames, for tool search) imports the distance and the bounds
+// from here rather than keeping a copy.
 
-/** MAX_RANKED_NAME_CHARS, RANKING_BUDGET_CELLS and MAX_ECHOED_NAME_CHARS of names.ts: a megabyte name costs no more than a long one. */
-const MAX_RANKED = 256;
-const BUDGET_CELLS = 2_000_000;
-const MAX_ECHOED = 120;
+/**
+ * Bounds of a ranking (names.ts re-exports them as MAX_RANKED_NAME_CHARS, RANKING_BUDGET_CELLS
+ * and MAX_ECHOED_NAME_CHARS): a megabyte name costs no more than a long one.
+ */
+export const MAX_RANKED = 256;
+export const BUDGET_CELLS = 2_000_000;
+export const MAX_ECHOED = 120;
 
 /** `name` as a message may quote it (echoName in names.ts). */
 function echo(name) {
   return name.length <= MAX_ECHOED ? name : `${name.slice(0, MAX_ECHOED)}… (${name.length} characters)`;
 }
 
-/** Levenshtein distance: one row of integers and plain comparisons (distance() in names.ts). */
+/**
+ * Levenshtein distance: one row of integers and plain comparisons. A ranking is up to
+ * BUDGET_CELLS cells on the thread that asks, so each cell is kept cheap (a third of the time
+ * of Math.min over a plain array).
+ */
 function distance(a, b) {
   const prev = new Int32Array(b.length + 1);
   for (let j = 0; j <= b.length; j++) prev[j] = j;
@@ -35,20 +43,31 @@ function distance(a, b) {
 }
 
 /**
- * Up to `limit` tools nearest to `wanted`, nearest first, compared on names and identifiers.
+ * The distance of names to `wanted` for one ranking: both cut to MAX_RANKED characters and
+ * compared without case; once BUDGET_CELLS cells are spent, the length difference alone (a
+ * lower bound on the distance), so the ranking's suggestions are then only approximate.
  * @param {string} wanted
- * @param {ReadonlyArray<readonly [name: string, label: string, id: string]>} tools
+ * @returns {(other: string) => number}
  */
-export function closestTools(wanted, tools, limit = 3) {
+export function rankingMeasure(wanted) {
   const w = wanted.slice(0, MAX_RANKED).toLowerCase();
   let budget = BUDGET_CELLS;
-  const measure = (other) => {
+  return (other) => {
     const o = other.slice(0, MAX_RANKED).toLowerCase();
     const cells = w.length * o.length;
     if (cells > budget) return Math.abs(w.length - o.length);
     budget -= cells;
     return distance(w, o);
   };
+}
+
+/**
+ * Up to `limit` tools nearest to `wanted`, nearest first, compared on names and identifiers.
+ * @param {string} wanted
+ * @param {ReadonlyArray<readonly [name: string, label: string, id: string]>} tools
+ */
+export function closestTools(wanted, tools, limit = 3) {
+  const measure = rankingMeasure(wanted);
   return tools
     .map(([name, label, id]) => {
       // A name that is already its identifier is measured once.
