@@ -30,6 +30,8 @@ const THREAD_HEAP_MB = 256;
 const THREAD_YOUNG_MB = 4;
 /** How long (ms) the host's loop looks for a thread's next frame after answering it; see watch(). */
 const WATCH_MS = 0.05;
+/** Share of quick comebacks below which the host's loop sleeps at once (as in sandbox/io.mjs). */
+const QUICK_ENOUGH = 0.8;
 
 /** The compiled WebAssembly module (typed opaquely: the project's lib has no WebAssembly types). */
 type WasmModule = object;
@@ -106,7 +108,7 @@ export class SandboxThread {
     Atomics.notify(this.board, 0);
     if ((header as { t?: unknown }).t === 'res') {
       this.answeredAt = performance.now();
-      if (!this.watching && this.quickShare >= 0.5) {
+      if (!this.watching && this.quickShare >= QUICK_ENOUGH) {
         this.watching = true;
         setImmediate(this.watch);
       }
