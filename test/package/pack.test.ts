@@ -47,6 +47,8 @@ import('toolcell').then(async (m) => {
     refused: [refused.status, refused.refusal?.code, m.resultText(refused.result)],
     js: [js.status, js.result.structuredContent?.value],
     py: [py.status, py.result.structuredContent?.value],
+    // What a failed run said, so that a failure of this test names its cause.
+    pyError: py.result.structuredContent?.ok === false ? py.result.structuredContent.error : undefined,
   }));
 });
 `;
@@ -103,7 +105,7 @@ describe('the packed package under plain node', { concurrency: true }, () => {
     assert.equal(report.refused[1], 'invalid_arguments');
     assert.match(report.refused[2], /args\.a: expected integer, got string/);
     assert.deepEqual(report.js, ['completed', 42]);
-    assert.deepEqual(report.py, ['completed', 5]);
+    assert.deepEqual(report.py, ['completed', 5], `the Python run: ${JSON.stringify(report.pyError)}`);
   });
 
   it('ships a CLI: npx toolcell --help prints the usage and exits 0', async (t) => {
