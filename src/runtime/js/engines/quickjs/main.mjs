@@ -43,6 +43,10 @@ const hardenSource = fs.readFileSync(new URL('../../guest/harden.js', import.met
 const INTRINSICS = Intrinsics.ALL & ~Intrinsics.WEAK_REF;
 /** Fresh VMs kept ready for runs of conversations that have none prepared (a thread runs one at a time: one). */
 const SPARE_VMS = onThread ? 1 : 2;
+/** Granularity of a parked memory image: blocks that are all zero are left out. */
+const PARK_BLOCK = 4096;
+/** An image with no blocks: QuickJS.restore then only instantiates and sets the pointers. */
+const NO_MEMORY = new Uint8Array(0);
 /** How often (ms) a busy script checks whether the host has sent a frame (a cancel). */
 const CANCEL_CHECK_MS = 2;
 
@@ -124,7 +128,16 @@ async function makeTemplate() {
   vm.callFunction(harden, vm.undefined, vm.true).dispose();
   harden.dispose();
   const token = vm.exportHandle(control);
-  const snapshot = vm.snapshot();
+  // Kept as a memory image without its zero blocks (most of it: the untouched C stack), and
+  // restored block by block (restoreVm), so that neither the image nor a VM made from it
+  // holds resident pages that are only zeros.
+  const exports = vm._getExports();
+  const snapshot = {
+    ...compactMemory(new Uint8Array(exports.memory.buffer)),
+    stackPointer: exports.__stack_pointer.value,
+    runtimePtr: exports.qjs_get_runtime_ptr(),
+    contextPtr: exports.qjs_get_context_ptr(),
+  };
   // The VM itself is the first spare: its state is the snapshot's, and restoring a copy of it
   // cost a cold start 300–570 ms of wall time on the loaded 2-core machine (the template 500–1,000).
   return { snapshot, token, vm };
@@ -138,7 +151,7 @@ const template = await makeTemplate();
  * memory image taken from the template's descendants.
  */
 async function createGuest(snapshot = template.snapshot, catalog = null, existing = null) {
-  const vm = existing ?? await QuickJS.restore(snapshot, vmOptions);
+  const vm = existing ?? (await restoreVm(snapshot));
   const control = vm.importHandle(template.token);
   let handler = null;
   vm.registerHostCallback('bridge', (op, a, b, c) => (handler === null ? vm.null : handler(op, a, b, c)));
@@ -317,14 +330,9 @@ async function unpark(conv, parked) {
   const slot = conversations.get(conv) ?? { conv, guest: null, busy: false, dropped: false };
   if (slot.busy || slot.guest !== null) return;
   conversations.set(conv, slot);
-  const { stackPointer, runtimePtr, contextPtr } = parked;
-  // No extensions are loaded into any VM here (the template has none).
-  const snapshot = { memory: expandMemory(parked), stackPointer, runtimePtr, contextPtr, extensions: [] };
-  keep(slot, await createGuest(snapshot, parked.catalog));
+  keep(slot, await createGuest(parked, parked.catalog));
 }
 
-/** Granularity of a parked memory image: blocks that are all zero are left out. */
-const PARK_BLOCK = 4096;
 
 /** `memory` as { size, blocks: indexes of the blocks kept, data: those blocks in order }. */
 function compactMemory(memory) {
@@ -346,10 +354,42 @@ function compactMemory(memory) {
   return { size: memory.byteLength, blocks: kept.slice(0, n), data };
 }
 
-function expandMemory({ size, blocks, data }) {
-  const memory = new Uint8Array(size);
-  for (let i = 0; i < blocks.length; i++) memory.set(data.subarray(i * PARK_BLOCK, (i + 1) * PARK_BLOCK), blocks[i] * PARK_BLOCK);
-  return memory;
+
+/**
+ * A VM whose memory is `image` ({ size, blocks, data } of compactMemory, and the pointers of
+ * the snapshot it came from). QuickJS.restore copies a whole memory, zeros included: every page
+ * of the ~1 MB C stack a script never reached became resident in every VM. Here only the kept
+ * blocks are written; a block the image has as zeros is cleared only where the new instance's
+ * own initial memory is not zero already (pages grown past that are zero).
+ */
+async function restoreVm({ size, blocks, data, stackPointer, runtimePtr, contextPtr }) {
+  // No extensions are loaded into any VM here (the template has none).
+  const vm = await QuickJS.restore({ memory: NO_MEMORY, stackPointer, runtimePtr, contextPtr, extensions: [] }, vmOptions);
+  const exports = vm._getExports();
+  const initial = exports.memory.buffer.byteLength;
+  if (size > initial) exports.memory.grow((size - initial) / 65536);
+  const memory = new Uint8Array(exports.memory.buffer);
+  const words = new Int32Array(exports.memory.buffer, 0, initial >>> 2);
+  let next = 0;
+  for (let b = 0, count = size / PARK_BLOCK; b < count; b++) {
+    const at = b * PARK_BLOCK;
+    if (next < blocks.length && blocks[next] === b) {
+      memory.set(data.subarray(next * PARK_BLOCK, (next + 1) * PARK_BLOCK), at);
+      next++;
+    } else if (at < initial) {
+      for (let i = at >>> 2, end = (at + PARK_BLOCK) >>> 2; i < end; i++) {
+        if (words[i] !== 0) {
+          memory.fill(0, at, at + PARK_BLOCK);
+          break;
+        }
+      }
+    }
+  }
+  // What QuickJS.restore did before the copy, again over the restored state.
+  exports.qjs_set_runtime_and_context(runtimePtr, contextPtr);
+  exports.__stack_pointer.value = stackPointer;
+  QuickJS.applyLimits(vm, QuickJS.normalizeOptions(vmOptions));
+  return vm;
 }
 
 function dispatch(frame) {
