@@ -22,6 +22,7 @@ import { isMainThread, Worker, workerData } from 'node:worker_threads';
 import { cancelPosted, framesWaiting, poll, receive, send, sendParked } from '../../sandbox/io.mjs';
 import { GuestRun } from './vm.mjs';
 import { CatalogStore, MISSING_CATALOG } from '../../sandbox/catalogs.mjs';
+import { compactMemory, imageRestorer } from './memory-image.mjs';
 
 process.on('unhandledRejection', () => {});
 
@@ -43,10 +44,6 @@ const hardenSource = fs.readFileSync(new URL('../../guest/harden.js', import.met
 const INTRINSICS = Intrinsics.ALL & ~Intrinsics.WEAK_REF;
 /** Fresh VMs kept ready for runs of conversations that have none prepared (a thread runs one at a time: one). */
 const SPARE_VMS = onThread ? 1 : 2;
-/** Granularity of a parked memory image: blocks that are all zero are left out. */
-const PARK_BLOCK = 4096;
-/** An image with no blocks: QuickJS.restore then only instantiates and sets the pointers. */
-const NO_MEMORY = new Uint8Array(0);
 /** How often (ms) a busy script checks whether the host has sent a frame (a cancel). */
 const CANCEL_CHECK_MS = 2;
 
@@ -142,6 +139,8 @@ async function makeTemplate() {
   // cost a cold start 300–570 ms of wall time on the loaded 2-core machine (the template 500–1,000).
   return { snapshot, token, vm };
 }
+/** Restores VMs from memory images (memory-image.mjs). */
+const restoreVm = imageRestorer(QuickJS, vmOptions);
 const template = await makeTemplate();
 
 /**
@@ -334,63 +333,8 @@ async function unpark(conv, parked) {
 }
 
 
-/** `memory` as { size, blocks: indexes of the blocks kept, data: those blocks in order }. */
-function compactMemory(memory) {
-  const words = new Int32Array(memory.buffer, memory.byteOffset, memory.byteLength >>> 2);
-  const perBlock = PARK_BLOCK >>> 2;
-  const count = memory.byteLength / PARK_BLOCK;
-  const kept = new Int32Array(count);
-  let n = 0;
-  for (let b = 0; b < count; b++) {
-    for (let i = b * perBlock, end = i + perBlock; i < end; i++) {
-      if (words[i] !== 0) {
-        kept[n++] = b;
-        break;
-      }
-    }
-  }
-  const data = new Uint8Array(n * PARK_BLOCK);
-  for (let i = 0; i < n; i++) data.set(memory.subarray(kept[i] * PARK_BLOCK, (kept[i] + 1) * PARK_BLOCK), i * PARK_BLOCK);
-  return { size: memory.byteLength, blocks: kept.slice(0, n), data };
-}
 
 
-/**
- * A VM whose memory is `image` ({ size, blocks, data } of compactMemory, and the pointers of
- * the snapshot it came from). QuickJS.restore copies a whole memory, zeros included: every page
- * of the ~1 MB C stack a script never reached became resident in every VM. Here only the kept
- * blocks are written; a block the image has as zeros is cleared only where the new instance's
- * own initial memory is not zero already (pages grown past that are zero).
- */
-async function restoreVm({ size, blocks, data, stackPointer, runtimePtr, contextPtr }) {
-  // No extensions are loaded into any VM here (the template has none).
-  const vm = await QuickJS.restore({ memory: NO_MEMORY, stackPointer, runtimePtr, contextPtr, extensions: [] }, vmOptions);
-  const exports = vm._getExports();
-  const initial = exports.memory.buffer.byteLength;
-  if (size > initial) exports.memory.grow((size - initial) / 65536);
-  const memory = new Uint8Array(exports.memory.buffer);
-  const words = new Int32Array(exports.memory.buffer, 0, initial >>> 2);
-  let next = 0;
-  for (let b = 0, count = size / PARK_BLOCK; b < count; b++) {
-    const at = b * PARK_BLOCK;
-    if (next < blocks.length && blocks[next] === b) {
-      memory.set(data.subarray(next * PARK_BLOCK, (next + 1) * PARK_BLOCK), at);
-      next++;
-    } else if (at < initial) {
-      for (let i = at >>> 2, end = (at + PARK_BLOCK) >>> 2; i < end; i++) {
-        if (words[i] !== 0) {
-          memory.fill(0, at, at + PARK_BLOCK);
-          break;
-        }
-      }
-    }
-  }
-  // What QuickJS.restore did before the copy, again over the restored state.
-  exports.qjs_set_runtime_and_context(runtimePtr, contextPtr);
-  exports.__stack_pointer.value = stackPointer;
-  QuickJS.applyLimits(vm, QuickJS.normalizeOptions(vmOptions));
-  return vm;
-}
 
 function dispatch(frame) {
   const { header, payloads } = frame;
