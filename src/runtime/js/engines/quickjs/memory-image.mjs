@@ -3,7 +3,8 @@
 // in the host). Most of a VM's memory is zeros: of a fresh VM's 368 blocks of 4 KiB, 266 are
 // (nearly all of them its ~1 MB C stack, which scripts seldom reach). QuickJS.restore copies a
 // whole memory, zeros included, which made every one of those pages resident in every VM;
-// here only the blocks that hold something are written, and the others are never touched.
+// here only the blocks that hold something are written, and the others are never touched
+// (but on the first VM restored in a thread, read whole to learn what a new instance holds).
 import { Buffer } from 'node:buffer';
 
 /** Granularity of an image: blocks that are all zero are left out. */
@@ -43,28 +44,22 @@ export function imageRestorer(QuickJS, vmOptions) {
     QuickJS.restore({ memory: NO_MEMORY, stackPointer, runtimePtr, contextPtr, extensions: [] }, vmOptions);
   /**
    * By pointers: the blocks that are not zero in a VM just made by emptyVm (its data segments,
-   * and what instantiating and setting the pointers wrote). Found once, on a probe VM then
-   * dropped: reading a block of a VM's memory makes it resident as surely as writing it.
+   * and what instantiating and setting the pointers wrote). Found on the first VM restored
+   * with those pointers, by reading all of its memory (reading a block of a VM's memory makes
+   * it resident as surely as writing it: that first VM is as large as QuickJS.restore's).
    */
   const dirtyOfEmpty = new Map();
 
-  async function dirtyBlocks(image) {
-    const key = `${image.stackPointer}:${image.runtimePtr}:${image.contextPtr}`;
-    let dirty = dirtyOfEmpty.get(key);
-    if (dirty === undefined) {
-      const probe = await emptyVm(image);
-      dirty = nonZeroBlocks(new Uint8Array(probe._getExports().memory.buffer));
-      probe.dispose();
-      dirtyOfEmpty.set(key, dirty);
-    }
-    return dirty;
-  }
-
   return async function restoreVm(image) {
     const { size, blocks, data, stackPointer, runtimePtr, contextPtr } = image;
-    const dirty = await dirtyBlocks(image);
     const vm = await emptyVm(image);
     const exports = vm._getExports();
+    const key = `${stackPointer}:${runtimePtr}:${contextPtr}`;
+    let dirty = dirtyOfEmpty.get(key);
+    if (dirty === undefined) {
+      dirty = nonZeroBlocks(new Uint8Array(exports.memory.buffer));
+      dirtyOfEmpty.set(key, dirty);
+    }
     const initial = exports.memory.buffer.byteLength;
     if (size > initial) exports.memory.grow((size - initial) / 65536);
     const memory = new Uint8Array(exports.memory.buffer);
