@@ -45,7 +45,10 @@ export function benchEngine(): BenchEngine {
 
 const LIMIT_MS = 120_000;
 
-/** The checked workloads of one dialect, built once (the CPU workload's answer costs a loop). */
+/**
+ * The checked workloads of one dialect, built once (the CPU workload's answer costs a loop of
+ * ~45 ms): while the subject is prepared, never inside an opener, whose time is the cold start.
+ */
 function workloads(call: CallSyntax, bigItems: number): Map<WorkloadName, Workload> {
   const names: WorkloadName[] = ['return1', 'seq', 'par', 'payload', 'cpu', 'conversation'];
   return new Map(names.map((n) => [n, workload(n, call, bigItems)]));
@@ -58,6 +61,7 @@ function check(subject: string, name: WorkloadName, expected: unknown, got: unkn
 async function toolcellSandbox(big: { items: unknown[] }): Promise<Opener> {
   const { JsRuntime } = await import('../../src/runtime/js/index.ts');
   const engine = benchEngine();
+  const scripts = workloads(toolsDialect, big.items.length);
   return async () => {
     const runtime = new JsRuntime({
       ...(engine === 'default' ? {} : { engine: engine === 'v8' ? 'v8' : 'quickjs', quickjsThreads: engine === 'quickjs-threads' }),
@@ -67,7 +71,6 @@ async function toolcellSandbox(big: { items: unknown[] }): Promise<Opener> {
       { name: 'noop', invoke: async () => ({ ok: true }) },
       { name: 'big', invoke: async () => big },
     ];
-    const scripts = workloads(toolsDialect, big.items.length);
     return {
       async run(name, conversation) {
         const w = scripts.get(name)!;
@@ -95,6 +98,7 @@ async function toolcellHost(big: { items: unknown[] }, observers: number): Promi
   host.registerTool({ name: 'big', description: 'About 1 MB of records', inputSchema: { type: 'object' }, classes: ['shell'], handler: async () => ({ content: [], structuredContent: big }) });
   const dir = mkdtempSync(join(tmpdir(), 'toolcell-bench-peers-'));
   if (observers > 0) await attachObservers(host, dir, observers);
+  const scripts = workloads(toolsDialect, big.items.length);
   return async () => {
     const codeExecution = registerCodeExecution(host, {
       ...(engine === 'default' ? {} : { engine: engine === 'v8' ? 'v8' : 'quickjs', jsThreads: engine === 'quickjs-threads' }),
@@ -103,7 +107,6 @@ async function toolcellHost(big: { items: unknown[] }, observers: number): Promi
       maxCallsPerExecution: Infinity,
     });
     const streams = new Map<string, ReturnType<typeof host.openStream>>();
-    const scripts = workloads(toolsDialect, big.items.length);
     const label = observers > 0 ? `toolcell-host-${observers}obs` : 'toolcell-host';
     return {
       async run(name, conversation) {
@@ -127,6 +130,7 @@ async function toolcellHost(big: { items: unknown[] }, observers: number): Promi
 
 async function piCodemode(big: { items: unknown[] }): Promise<Opener> {
   const { CodemodeSandbox } = await import('@earendil-works/pi-codemode');
+  const scripts = workloads(toolsDialect, big.items.length);
   return async () => {
     const sandbox = new CodemodeSandbox({
       timeoutMs: LIMIT_MS,
@@ -135,7 +139,6 @@ async function piCodemode(big: { items: unknown[] }): Promise<Opener> {
         { name: 'big', execute: async () => big },
       ],
     });
-    const scripts = workloads(toolsDialect, big.items.length);
     return {
       // pi-codemode has no conversations: every execute() gets its own VM.
       async run(name) {

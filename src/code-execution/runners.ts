@@ -7,7 +7,7 @@
  * conversation starts afresh), and an interpreter ended by its idle timeout leaves the map, so
  * a long-lived host serving many conversations stays flat.
  */
-import type { JsRuntime, JsRuntimeOptions } from '../runtime/js/index.ts';
+import { JsRuntime, type JsRuntimeOptions } from '../runtime/js/index.ts';
 import { PythonRunner, type PythonRunnerOptions } from '../runtime/python/index.ts';
 import { ConversationLock, type AcquireOptions, type Acquired } from './conversation-lock.ts';
 
@@ -43,9 +43,20 @@ export class ConversationRunners {
     return this.lock.isBusy(conversationId);
   }
 
-  /** The shared JavaScript runtime, loaded and created on first use (Python-only hosts never load it). */
+  /**
+   * The shared JavaScript runtime, created on first use (Python-only hosts never start it).
+   * Created synchronously, so that its sandbox thread starts in the caller's turn: it was a
+   * dynamic import, whose module loading stood between registerCodeExecution and the thread's
+   * start (and then behind whatever the first dispatch did meanwhile on this thread).
+   */
   javascript(): Promise<JsRuntime> {
-    this.js ??= import('../runtime/js/index.ts').then(({ JsRuntime }) => new JsRuntime({ ...this.jsOptions, poolSize: this.jsPoolSize }));
+    if (this.js === undefined) {
+      try {
+        this.js = Promise.resolve(new JsRuntime({ ...this.jsOptions, poolSize: this.jsPoolSize }));
+      } catch (error) {
+        this.js = Promise.reject(error);
+      }
+    }
     return this.js;
   }
 

@@ -31,7 +31,7 @@ import { errorResult } from './results.ts';
 import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolDefinition, RegisteredTool, ToolListing } from './types.ts';
 import { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import type { HostLifecycleEvent } from '../lifecycle/events.ts';
-import { McplConnection } from '../mcpl/connection.ts';
+import type { McplConnection } from '../mcpl/connection.ts';
 import type { ServerRequestHandlers } from '../mcpl/client-features/types.ts';
 import { serverConfigErrors, type ServerConfig } from '../mcpl/config.ts';
 import type { ProviderNotification, ProviderRequestOptions } from '../mcpl/gateway-hooks.ts';
@@ -268,6 +268,10 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   async connectServer(config: ServerConfig): Promise<McplConnection> {
     const errors = serverConfigErrors(config);
     if (errors.length > 0) throw new Error(`server ${JSON.stringify(config.id)} is misconfigured: ${errors.join('; ')}`);
+    // Loaded with the first server, not with the host: the MCP SDK's client and zod are ~20 MB
+    // of a host's memory that a host of built-ins alone never uses. Before the id check, so
+    // that two connects of one id in the same tick still see each other.
+    const { McplConnection } = await import('../mcpl/connection.ts');
     if (this.connections.has(config.id)) throw new Error(`a server with id "${config.id}" is already connected`);
     const connection = new McplConnection(config, this.options.serverRequests);
     for (const [tool, classes] of Object.entries(config.classOverrides ?? {})) {

@@ -8,26 +8,12 @@
  * retried once, when the provider can hand over the code; and telling an authorization
  * failure from any other.
  */
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 export type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 
-/**
- * A provider that runs the authorization-code flow itself (it opened or printed the
- * authorization URL in `redirectToAuthorization`) and can hand over the code the user's
- * browser brought back. With one, `connectServer` completes the flow instead of failing
- * `unauthorized`.
- */
-export interface AuthorizationCodeProvider extends OAuthClientProvider {
-  /** Resolves with the authorization code of the redirect that follows the last `redirectToAuthorization`. */
-  waitForAuthorizationCode(): Promise<string>;
-}
-
-/** Whether a provider can complete an authorization-code redirect (see {@link AuthorizationCodeProvider}). */
-export function canCompleteRedirect(provider: OAuthClientProvider | undefined): provider is AuthorizationCodeProvider {
-  return typeof (provider as Partial<AuthorizationCodeProvider> | undefined)?.waitForAuthorizationCode === 'function';
-}
+export { authProviderErrors, canCompleteRedirect, type AuthorizationCodeProvider } from './auth-provider.ts';
 
 /** Whether an error (or what it wraps) means the server refused our credentials. */
 export function isUnauthorized(error: unknown): boolean {
@@ -36,14 +22,4 @@ export function isUnauthorized(error: unknown): boolean {
     if (e instanceof StreamableHTTPError && (e.code === 401 || e.code === 403)) return true;
   }
   return false;
-}
-
-/** The mistakes in an `authProvider` value; empty when it has the interface's required members. */
-export function authProviderErrors(value: unknown): string[] {
-  if (value === null || typeof value !== 'object') return ['authProvider: expected an OAuthClientProvider object'];
-  const provider = value as Record<string, unknown>;
-  const missing = ['tokens', 'saveTokens', 'clientInformation', 'redirectToAuthorization', 'saveCodeVerifier', 'codeVerifier'].filter(
-    (name) => typeof provider[name] !== 'function',
-  );
-  return missing.length > 0 ? [`authProvider: not an OAuthClientProvider (missing ${missing.join(', ')})`] : [];
 }

@@ -7,7 +7,8 @@ import type { ToolClass } from '../vocabulary/classes.ts';
 import type { OperatorPolicy } from '../lifecycle/grants.ts';
 import type { WireFrame } from './transports/types.ts';
 import { unmatchedEntries } from './capabilities.ts';
-import { authProviderErrors, type OAuthClientProvider } from './auth.ts';
+import { authProviderErrors } from './auth-provider.ts';
+import type { OAuthClientProvider } from './auth.ts';
 
 /** What every server configuration has, whatever its transport. */
 export interface ServerConfigBase {

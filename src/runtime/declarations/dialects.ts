@@ -23,6 +23,7 @@ import { Ajv, type AnySchema, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
+import { isPlainSchema } from './plain-schema.ts';
 
 type Dialect = 'draft-07' | '2019-09' | '2020-12';
 type AnyAjv = Ajv | Ajv2019 | Ajv2020;
@@ -111,6 +112,11 @@ export function compileSchema(schema: AnySchema): Compiled {
   const picked = typeof schema === 'object' && schema !== null ? pickDialect(schema) : { dialect: 'draft-07' as const, schema };
   if ('note' in picked && picked.note) warnings.push(picked.note);
   const ajv = instance(picked.dialect);
+  // A schema that certainly passes the meta-schema is not checked against it (plain-schema.ts):
+  // the check's first use compiles the meta-schema, the largest part of a host's first call.
+  const opts = ajv.opts as { validateSchema?: boolean | 'log' };
+  const validateSchema = opts.validateSchema;
+  if (isPlainSchema(picked.schema)) opts.validateSchema = false;
   sink = warnings;
   try {
     for (let attempt = 0; ; attempt++) {
@@ -131,6 +137,7 @@ export function compileSchema(schema: AnySchema): Compiled {
     }
   } finally {
     sink = undefined;
+    opts.validateSchema = validateSchema;
   }
 }
 

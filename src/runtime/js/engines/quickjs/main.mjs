@@ -22,6 +22,7 @@ import { isMainThread, Worker, workerData } from 'node:worker_threads';
 import { cancelPosted, framesWaiting, poll, receive, send, sendParked } from '../../sandbox/io.mjs';
 import { GuestRun } from './vm.mjs';
 import { CatalogStore, MISSING_CATALOG } from '../../sandbox/catalogs.mjs';
+import { compactMemory, imageRestorer } from './memory-image.mjs';
 
 process.on('unhandledRejection', () => {});
 
@@ -124,11 +125,22 @@ async function makeTemplate() {
   vm.callFunction(harden, vm.undefined, vm.true).dispose();
   harden.dispose();
   const token = vm.exportHandle(control);
-  const snapshot = vm.snapshot();
+  // Kept as a memory image without its zero blocks (most of it: the untouched C stack), and
+  // restored block by block (restoreVm), so that neither the image nor a VM made from it
+  // holds resident pages that are only zeros.
+  const exports = vm._getExports();
+  const snapshot = {
+    ...compactMemory(new Uint8Array(exports.memory.buffer)),
+    stackPointer: exports.__stack_pointer.value,
+    runtimePtr: exports.qjs_get_runtime_ptr(),
+    contextPtr: exports.qjs_get_context_ptr(),
+  };
   // The VM itself is the first spare: its state is the snapshot's, and restoring a copy of it
   // cost a cold start 300–570 ms of wall time on the loaded 2-core machine (the template 500–1,000).
   return { snapshot, token, vm };
 }
+/** Restores VMs from memory images (memory-image.mjs). */
+const restoreVm = imageRestorer(QuickJS, vmOptions);
 const template = await makeTemplate();
 
 /**
@@ -138,7 +150,7 @@ const template = await makeTemplate();
  * memory image taken from the template's descendants.
  */
 async function createGuest(snapshot = template.snapshot, catalog = null, existing = null) {
-  const vm = existing ?? await QuickJS.restore(snapshot, vmOptions);
+  const vm = existing ?? (await restoreVm(snapshot));
   const control = vm.importHandle(template.token);
   let handler = null;
   vm.registerHostCallback('bridge', (op, a, b, c) => (handler === null ? vm.null : handler(op, a, b, c)));
@@ -317,40 +329,12 @@ async function unpark(conv, parked) {
   const slot = conversations.get(conv) ?? { conv, guest: null, busy: false, dropped: false };
   if (slot.busy || slot.guest !== null) return;
   conversations.set(conv, slot);
-  const { stackPointer, runtimePtr, contextPtr } = parked;
-  // No extensions are loaded into any VM here (the template has none).
-  const snapshot = { memory: expandMemory(parked), stackPointer, runtimePtr, contextPtr, extensions: [] };
-  keep(slot, await createGuest(snapshot, parked.catalog));
+  keep(slot, await createGuest(parked, parked.catalog));
 }
 
-/** Granularity of a parked memory image: blocks that are all zero are left out. */
-const PARK_BLOCK = 4096;
 
-/** `memory` as { size, blocks: indexes of the blocks kept, data: those blocks in order }. */
-function compactMemory(memory) {
-  const words = new Int32Array(memory.buffer, memory.byteOffset, memory.byteLength >>> 2);
-  const perBlock = PARK_BLOCK >>> 2;
-  const count = memory.byteLength / PARK_BLOCK;
-  const kept = new Int32Array(count);
-  let n = 0;
-  for (let b = 0; b < count; b++) {
-    for (let i = b * perBlock, end = i + perBlock; i < end; i++) {
-      if (words[i] !== 0) {
-        kept[n++] = b;
-        break;
-      }
-    }
-  }
-  const data = new Uint8Array(n * PARK_BLOCK);
-  for (let i = 0; i < n; i++) data.set(memory.subarray(kept[i] * PARK_BLOCK, (kept[i] + 1) * PARK_BLOCK), i * PARK_BLOCK);
-  return { size: memory.byteLength, blocks: kept.slice(0, n), data };
-}
 
-function expandMemory({ size, blocks, data }) {
-  const memory = new Uint8Array(size);
-  for (let i = 0; i < blocks.length; i++) memory.set(data.subarray(i * PARK_BLOCK, (i + 1) * PARK_BLOCK), blocks[i] * PARK_BLOCK);
-  return memory;
-}
+
 
 function dispatch(frame) {
   const { header, payloads } = frame;
