@@ -35,7 +35,7 @@ const RETURN1_PER_ROUND = 5;
 const RUNS = (process.env.BENCH_RUNS ?? 'idle,loaded').split(',') as ('idle' | 'loaded')[];
 /** The longest a subject may stay silent: far above any workload's time at load 20. */
 const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 180_000);
-const MAIN = fileURLToPath(new URL('./peers/subject-main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('./peers/launch.mjs', import.meta.url));
 /** Subjects whose memory is their own: the observed host's tree holds 4 observer processes. */
 const RSS_SUBJECTS: SubjectName[] = ['toolcell', 'toolcell-host', 'pi-codemode', 'ai-sdk-code-mode', 'utcp-code-mode'];
 const COLD_SUBJECTS: SubjectName[] = ['toolcell', 'toolcell-host', 'pi-codemode', 'ai-sdk-code-mode', 'utcp-code-mode'];
@@ -54,7 +54,7 @@ class Child {
   constructor(mode: 'serve' | 'cold' | 'rss', readonly subject: SubjectName) {
     // stdout ignored: utcp's client logs a line per tool call, which is its own cost to pay
     // but not ours to print. stderr stays visible.
-    this.process = fork(MAIN, [mode, subject], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    this.process = fork(MAIN, [mode, subject], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     this.process.on('message', (m: Record<string, unknown>) => {
       this.inbox.push(m);
       this.waiting?.();

@@ -373,8 +373,14 @@ function dispatch(frame) {
   }
 }
 
-/** Work done only when no frame is waiting: preparing VMs for the next runs. */
+/**
+ * Work done only when no frame is waiting: preparing VMs for the next runs. A thread runs one
+ * VM at a time, so it prepares none while its run waits for the host: the answer would wait
+ * behind the restore (the first restore of a thread took 150–175 ms, most of a cold run's
+ * time, behind its first tool call's answer).
+ */
 async function prepare() {
+  if (onThread && runs.size > 0) return;
   while (spares.length < SPARE_VMS && !framesWaiting()) spares.push(await createGuest());
 }
 
