@@ -74,7 +74,8 @@ export class SandboxThread {
       transferList: [channel.port2],
       env: {},
       // The loop is plain JavaScript: the host's loaders (tsx under tests) need not start again.
-      execArgv: process.env.TC_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] : [],
+      // TOOLCELL_PROFILE_THREADS=<dir>: each sandbox thread writes a V8 CPU profile there (docs/benchmarks.md).
+      execArgv: process.env.TOOLCELL_PROFILE_THREADS ? ['--cpu-prof', `--cpu-prof-dir=${process.env.TOOLCELL_PROFILE_THREADS}`] : [],
       stdout: true,
       stderr: true,
       resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB, maxYoungGenerationSizeMb: THREAD_YOUNG_MB },
