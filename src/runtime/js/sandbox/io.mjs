@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import { isMainThread, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { encodeFrame, FrameDecoder } from './frames.mjs';
+import { WatchGate } from './watch-gate.mjs';
 
 /** On a worker thread: the board shared with the host ([0] frames sent, then the cancel slots). */
 const board = !isMainThread && workerData?.toolcellBoard instanceof SharedArrayBuffer ? new Int32Array(workerData.toolcellBoard) : null;
@@ -38,31 +39,13 @@ const bell = Buffer.alloc(4);
 let framesDecoded = 0;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
-/**
- * Threads only: how long a thread that has just asked the host for something (tool calls) watches
- * the board before it sleeps in Atomics.wait. On this project's 2-core virtual machine a sleeping
- * thread costs the host about 14 µs in Atomics.notify (a cross-core wake-up through the
- * hypervisor, paid synchronously by the notifier) and the thread as much again to wake: a
- * round trip between two threads fell from 37 µs to 24 µs with a 20 µs watch. The watch is
- * adaptive, so it costs little where it cannot pay: it is used only while nearly all of the
- * host's recent answers came within it, so a loaded machine (where answers are erratic and a
- * spinning thread would take the host's CPU) or a slow tool turns it off by itself, and answers
- * that come quickly again turn it back on. At load 9–13 a threshold of half the answers made
- * sequential calls slower than no watch at all (8–12k/s against 12–18k/s); four in five kept
- * them level with it, and idle at 18–28k/s against 13k/s.
- */
-const WATCH_MS = 0.05;
-/** When the last call frame went out (-1: no answer expected). */
-let askedAt = -1;
-/** Moving share of recent answers that came within WATCH_MS; the watch runs while it is at least QUICK_ENOUGH. */
-let quickShare = 1;
-/** Share of quick answers below which the thread sleeps at once (an erratic host: a loaded machine). */
-const QUICK_ENOUGH = 0.8;
+/** Threads only: whether to watch the board for the host's answer before sleeping (watch-gate.mjs). */
+const gate = new WatchGate();
 
 /** Writes one frame to the host. Exits quietly when the host is gone. */
 export function send(header, payloads = []) {
   if (board !== null) {
-    if (header.t === 'out' && header.c.length > 0) askedAt = performance.now();
+    if (header.t === 'out' && header.c.length > 0) gate.sent(performance.now());
     return toHost.postMessage([header, payloads]);
   }
   const buf = encodeFrame(header, payloads);
@@ -185,21 +168,18 @@ function threadReceive(block) {
     const message = receiveMessageOnPort(parentPort);
     if (message !== undefined) {
       framesDecoded = (framesDecoded + 1) | 0;
-      if (askedAt >= 0) {
-        quickShare = quickShare * 0.9 + (performance.now() - askedAt <= WATCH_MS ? 0.1 : 0);
-        askedAt = -1;
-      }
+      if (gate.sentAt >= 0) gate.received(performance.now());
       const [header, payloads, parked] = message.message;
       return { header, payloads, parked };
     }
     if (!block) return null;
-    if (askedAt < 0 || quickShare < QUICK_ENOUGH || !watchBoard(seen)) Atomics.wait(board, 0, seen);
+    if (!gate.open || !watchBoard(seen)) Atomics.wait(board, 0, seen);
   }
 }
 
-/** Watches the doorbell for up to WATCH_MS after a call frame; true once it rang. */
+/** Watches the doorbell until the gate's watch ends; true once it rang. */
 function watchBoard(seen) {
-  const until = askedAt + WATCH_MS;
+  const until = gate.until;
   do {
     for (let i = 0; i < 64; i++) if (Atomics.load(board, 0) !== seen) return true;
   } while (performance.now() < until);

@@ -22,7 +22,7 @@ import { isMainThread, Worker, workerData } from 'node:worker_threads';
 import { cancelPosted, framesWaiting, poll, receive, send, sendParked } from '../../sandbox/io.mjs';
 import { GuestRun } from './vm.mjs';
 import { CatalogStore, MISSING_CATALOG } from '../../sandbox/catalogs.mjs';
-import { compactMemory, imageRestorer } from './memory-image.mjs';
+import { imageRestorer, memoryImage } from './memory-image.mjs';
 
 process.on('unhandledRejection', () => {});
 
@@ -128,13 +128,7 @@ async function makeTemplate() {
   // Kept as a memory image without its zero blocks (most of it: the untouched C stack), and
   // restored block by block (restoreVm), so that neither the image nor a VM made from it
   // holds resident pages that are only zeros.
-  const exports = vm._getExports();
-  const snapshot = {
-    ...compactMemory(new Uint8Array(exports.memory.buffer)),
-    stackPointer: exports.__stack_pointer.value,
-    runtimePtr: exports.qjs_get_runtime_ptr(),
-    contextPtr: exports.qjs_get_context_ptr(),
-  };
+  const snapshot = memoryImage(vm._getExports());
   // The VM itself is the first spare: its state is the snapshot's, and restoring a copy of it
   // cost a cold start 300–570 ms of wall time on the loaded 2-core machine (the template 500–1,000).
   return { snapshot, token, vm };
@@ -184,13 +178,7 @@ async function createGuest(snapshot = template.snapshot, catalog = null, existin
      * read straight from the instance rather than from a full copy first.
      */
     snapshot() {
-      return {
-        ...compactMemory(new Uint8Array(exports.memory.buffer)),
-        stackPointer: exports.__stack_pointer.value,
-        runtimePtr: exports.qjs_get_runtime_ptr(),
-        contextPtr: exports.qjs_get_context_ptr(),
-        catalog: this.catalog,
-      };
+      return { ...memoryImage(exports), catalog: this.catalog };
     },
     bindBridge(fn) {
       handler = fn;
@@ -331,10 +319,6 @@ async function unpark(conv, parked) {
   conversations.set(conv, slot);
   keep(slot, await createGuest(parked, parked.catalog));
 }
-
-
-
-
 
 function dispatch(frame) {
   const { header, payloads } = frame;

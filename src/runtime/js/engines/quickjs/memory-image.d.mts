@@ -9,6 +9,9 @@ export const PARK_BLOCK: number;
 
 export function compactMemory(memory: Uint8Array): MemoryImage;
 
+/** A VM's memory image and the pointers restoring it needs, read from the VM's exports. */
+export function memoryImage(exports: unknown): MemoryImage & { stackPointer: number; runtimePtr: number; contextPtr: number };
+
 /** Restores VMs (quickjs-wasi's QuickJS instances) from images of VMs with these pointers. */
 export function imageRestorer(
   QuickJS: unknown,

@@ -33,6 +33,19 @@ export function compactMemory(memory) {
 }
 
 /**
+ * A VM's state as an image restoreVm takes: its memory without the zero blocks (read straight
+ * from the instance, not from a full copy first) and the pointers restoring needs.
+ */
+export function memoryImage(exports) {
+  return {
+    ...compactMemory(new Uint8Array(exports.memory.buffer)),
+    stackPointer: exports.__stack_pointer.value,
+    runtimePtr: exports.qjs_get_runtime_ptr(),
+    contextPtr: exports.qjs_get_context_ptr(),
+  };
+}
+
+/**
  * A function restoring a VM from an image ({ size, blocks, data } of compactMemory, with the
  * stackPointer, runtimePtr and contextPtr of the VM it was taken from), byte for byte the
  * memory QuickJS.restore would have made from the whole memory.

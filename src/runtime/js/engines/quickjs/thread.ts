@@ -18,6 +18,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import { HeldCatalogs } from '../../held-catalogs.ts';
+import { WatchGate } from '../../sandbox/watch-gate.mjs';
 import { SandboxLife, type ProcessListener } from '../../sandbox-life.ts';
 import type { ParkedSession } from '../../protocol.ts';
 
@@ -28,10 +29,6 @@ const CANCEL_SLOTS = 16;
 const THREAD_HEAP_MB = 256;
 /** Its young generation: frames are short-lived and small; a larger nursery only grows RSS. */
 const THREAD_YOUNG_MB = 4;
-/** How long (ms) the host's loop looks for a thread's next frame after answering it; see watch(). */
-const WATCH_MS = 0.05;
-/** Share of quick comebacks below which the host's loop sleeps at once (as in sandbox/io.mjs). */
-const QUICK_ENOUGH = 0.8;
 
 /** The compiled WebAssembly module (typed opaquely: the project's lib has no WebAssembly types). */
 type WasmModule = object;
@@ -57,10 +54,8 @@ export class SandboxThread {
   private readonly life: SandboxLife;
   /** Frames from the thread arrive on this port (its other end is the thread's). */
   private readonly port: MessagePort;
-  /** When the last answer went to the thread (-1: none expected back soon); see watch(). */
-  private answeredAt = -1;
-  /** Moving share of the thread's recent frames after an answer that came within WATCH_MS. */
-  private quickShare = 1;
+  /** Whether the host's loop looks for the thread's next frame after an answer; see watch(). */
+  private readonly gate = new WatchGate();
   private watching = false;
 
   constructor(entry?: string) {
@@ -108,8 +103,8 @@ export class SandboxThread {
     Atomics.add(this.board, 0, 1);
     Atomics.notify(this.board, 0);
     if ((header as { t?: unknown }).t === 'res') {
-      this.answeredAt = performance.now();
-      if (!this.watching && this.quickShare >= QUICK_ENOUGH) {
+      this.gate.sent(performance.now());
+      if (!this.watching && this.gate.open) {
         this.watching = true;
         setImmediate(this.watch);
       }
@@ -117,12 +112,10 @@ export class SandboxThread {
   }
 
   /**
-   * After an answer, the host's event loop looks for the thread's next frame for up to
-   * WATCH_MS instead of sleeping: on this project's 2-core virtual machine a thread that
-   * posts to a sleeping event loop pays about 15 µs in postMessage (the wake-up goes through the
-   * hypervisor), a third of a sequential inner call. The loop keeps running timers and I/O
-   * between looks (one setImmediate each), and the watch is used only while the thread has
-   * mostly come back within it lately, so slow scripts or a loaded machine turn it off.
+   * After an answer, the host's event loop looks for the thread's next frame instead of
+   * sleeping, while the gate is open (sandbox/watch-gate.mjs says when and why): a thread that
+   * posts to a sleeping loop pays the wake-up. The loop keeps running timers and I/O between
+   * looks (one setImmediate each).
    */
   private readonly watch = (): void => {
     const message = receiveMessageOnPort(this.port);
@@ -131,7 +124,7 @@ export class SandboxThread {
       this.onFrame(message.message);
       return;
     }
-    if (this.answeredAt >= 0 && performance.now() - this.answeredAt < WATCH_MS && this.life.alive) setImmediate(this.watch);
+    if (this.gate.sentAt >= 0 && performance.now() < this.gate.until && this.life.alive) setImmediate(this.watch);
     else this.watching = false;
   };
 
@@ -176,10 +169,7 @@ export class SandboxThread {
   }
 
   private onFrame(frame: unknown): void {
-    if (this.answeredAt >= 0) {
-      this.quickShare = this.quickShare * 0.9 + (performance.now() - this.answeredAt <= WATCH_MS ? 0.1 : 0);
-      this.answeredAt = -1;
-    }
+    if (this.gate.sentAt >= 0) this.gate.received(performance.now());
     try {
       if (!Array.isArray(frame) || (frame.length !== 2 && frame.length !== 3) || !Array.isArray(frame[1]) || !frame[1].every((p) => typeof p === 'string')) {
         if (this.life.alive) this.life.broken('a message that is not a frame');
