@@ -2,8 +2,9 @@
  * Peer benchmark (`npm run bench:peers`): toolcell against pi-codemode, the AI SDK's code mode
  * (`@ai-sdk/code-mode`) and utcp code-mode (isolated-vm) on the same workloads, in one run.
  *
- * Subjects (bench/peers/subjects.ts) each live in a process of their own (subject-main.ts);
- * this process only orchestrates, so it times nothing but the JSON floor. Workloads, rounds
+ * Subjects (bench/peers/subjects.ts) each live in a process of their own (subject-main.ts), a
+ * bare `node` running toolcell's fresh build and the peers' packages as users run them, with no
+ * TypeScript loader (bench/peers/built.ts); this process only orchestrates, so it times nothing but the JSON floor. Workloads, rounds
  * interleaved round-robin across subjects (the starting subject rotates each round) so that
  * drift on a shared machine hits all alike:
  * - cold first result: a fresh process per sample; the clock runs from the sandbox's start
@@ -23,8 +24,8 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { startTreeSampler, type TreeSampler } from './proc.ts';
+import { buildSubjects } from './peers/built.ts';
 import { ensureIsolatedVm } from './peers/isolated-vm.ts';
 import { benchEngine, SUBJECTS, type SubjectName } from './peers/subjects.ts';
 import { megabyteObject, PAR_CALLS, SEQ_CALLS, type WorkloadName } from './peers/workloads.ts';
@@ -35,7 +36,8 @@ const RETURN1_PER_ROUND = 5;
 const RUNS = (process.env.BENCH_RUNS ?? 'idle,loaded').split(',') as ('idle' | 'loaded')[];
 /** The longest a subject may stay silent: far above any workload's time at load 20. */
 const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 180_000);
-const MAIN = fileURLToPath(new URL('./peers/launch.mjs', import.meta.url));
+/** The subject process's entry, plain JavaScript beside toolcell's fresh build (peers/built.ts). */
+let MAIN = '';
 /** Subjects whose memory is their own: the observed host's tree holds 4 observer processes. */
 const RSS_SUBJECTS: SubjectName[] = ['toolcell', 'toolcell-host', 'pi-codemode', 'ai-sdk-code-mode', 'utcp-code-mode'];
 const COLD_SUBJECTS: SubjectName[] = ['toolcell', 'toolcell-host', 'pi-codemode', 'ai-sdk-code-mode', 'utcp-code-mode'];
@@ -255,6 +257,7 @@ async function probe(): Promise<{ present: SubjectName[]; absent: Record<string,
 
 const engine = benchEngine();
 process.stderr.write(`bench:peers — toolcell engine: ${engine}; load ${load()}\n`);
+MAIN = buildSubjects();
 const { present, absent } = await probe();
 for (const [s, reason] of Object.entries(absent)) process.stderr.write(`  ${s} is absent from this run: ${reason}\n`);
 const sampler = await startTreeSampler();

@@ -11,12 +11,14 @@
  * 3. Every runtime asset under src/ copied beside its compiled neighbours (by extension, not
  *    by a list, so files added later are picked up): code loads them by a path relative to
  *    `import.meta.url`, which then resolves from dist/ exactly as it does from src/.
+ * 4. The QuickJS template image (engines/quickjs/template.mjs says why), built from dist/'s own
+ *    guest code and the installed quickjs-wasi, in a process of its own as a sandbox would.
  */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
@@ -65,6 +67,23 @@ for (const file of walk(SRC)) {
   mkdirSync(dirname(target), { recursive: true });
   copyFileSync(file, target);
   assets++;
+}
+
+const template = spawnSync(process.execPath, ['--input-type=module', '-e', `
+  import fs from 'node:fs';
+  import { createRequire } from 'node:module';
+  const t = await import(${JSON.stringify(pathToFileURL(join(DIST, 'runtime/js/engines/quickjs/template.mjs')).href)});
+  const require = createRequire(${JSON.stringify(pathToFileURL(join(ROOT, 'package.json')).href)});
+  const quickjs = await import(require.resolve('quickjs-wasi'));
+  const bytes = fs.readFileSync(require.resolve('quickjs-wasi/quickjs.wasm'));
+  const options = t.vmOptionsFor(quickjs, new WebAssembly.Module(bytes));
+  const sources = t.guestSources();
+  const { image } = await t.buildTemplate(quickjs.QuickJS, options, sources);
+  t.writeTemplateImage(t.IMAGE_FILE, t.templateKey(t.wasmDigest(bytes), sources, options), image);
+`], { stdio: 'inherit' });
+if (template.status !== 0) {
+  console.error(`build: the QuickJS template image could not be written (${template.signal ?? `exit ${template.status}`})`);
+  process.exit(1);
 }
 
 console.log(`build: dist/ written (${declarations} declaration files rewritten, ${assets} assets copied)`);

@@ -12,13 +12,17 @@
  * - `utcp-code-mode`: `CodeModeUtcpClient.callToolChain` (isolated-vm) with the tools served by an
  *   in-process UTCP communication protocol registered through the SDK's plugin API.
  *
+ * toolcell is loaded from its build (dist/, as the package ships it; bench/peers/built.ts makes
+ * it and runs this file as plain JavaScript from .bench/peers/, the same depth below the root).
+ *
  * toolcell's engine is chosen by `BENCH_ENGINE`: unset or `default` passes no engine option, so
  * the bench measures whatever the library's default is; `quickjs`, `quickjs-threads` or `v8`
  * choose one.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { workload, toolsDialect, utcpDialect, type CallSyntax, type Workload, type WorkloadName } from './workloads.ts';
 
 export const SUBJECTS = ['toolcell', 'toolcell-host', 'toolcell-host-4obs', 'pi-codemode', 'ai-sdk-code-mode', 'utcp-code-mode'] as const;
@@ -45,6 +49,10 @@ export function benchEngine(): BenchEngine {
 
 const LIMIT_MS = 120_000;
 
+/** A module of toolcell's build, by its path under dist/. */
+const built = (path: string) => new URL(`../../dist/${path}`, import.meta.url).href;
+const PEER = fileURLToPath(new URL('../../fixtures/peer.mjs', import.meta.url));
+
 /**
  * The checked workloads of one dialect, built once (the CPU workload's answer costs a loop of
  * ~45 ms): while the subject is prepared, never inside an opener, whose time is the cold start.
@@ -59,7 +67,7 @@ function check(subject: string, name: WorkloadName, expected: unknown, got: unkn
 }
 
 async function toolcellSandbox(big: { items: unknown[] }): Promise<Opener> {
-  const { JsRuntime } = await import('../../src/runtime/js/index.ts');
+  const { JsRuntime } = (await import(built('runtime/js/index.js'))) as typeof import('../../src/runtime/js/index.ts');
   const engine = benchEngine();
   const scripts = workloads(toolsDialect, big.items.length);
   return async () => {
@@ -83,11 +91,37 @@ async function toolcellSandbox(big: { items: unknown[] }): Promise<Opener> {
   };
 }
 
+/**
+ * Connects `count` observer processes (fixtures/peer.mjs, on the MCP SDK) granted observe and
+ * inputs for `shell` tools, each asking for every call's input, and waits until each one's
+ * filter is in force.
+ */
+async function attachObservers(host: import('../../src/index.ts').ToolHost, dir: string, count: number): Promise<void> {
+  const connections = [];
+  for (let i = 0; i < count; i++) {
+    const config = join(dir, `obs${i}.json`);
+    writeFileSync(config, JSON.stringify({ observer: true, filter: { rules: [{ match: {}, input: true }] } }));
+    connections.push(
+      await host.connectServer({
+        id: `obs${i}`,
+        command: process.execPath,
+        args: [PEER],
+        env: { TOOLCELL_PEER_CONFIG: config },
+        policy: { enabledCapabilities: ['toolLifecycle.observe', 'toolLifecycle.inputs'], toolLifecycle: { inputs: { classes: ['shell'] } } },
+      }),
+    );
+  }
+  for (const c of connections) {
+    for (let tries = 0; c.filter === null; tries++) {
+      if (tries > 500) throw new Error('observer filter never arrived');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+}
+
 async function toolcellHost(big: { items: unknown[] }, observers: number): Promise<Opener> {
-  const [{ ToolHost }, { registerCodeExecution }, { attachObservers }, { default: pino }] = await Promise.all([
-    import('../../src/host/tool-host.ts'),
-    import('../../src/code-execution/index.ts'),
-    import('../rig.ts'),
+  const [{ ToolHost, registerCodeExecution }, { default: pino }] = await Promise.all([
+    import(built('index.js')) as Promise<typeof import('../../src/index.ts')>,
     import('pino'),
   ]);
   const engine = benchEngine();

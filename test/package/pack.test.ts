@@ -68,6 +68,25 @@ await client.close();
 console.log(JSON.stringify({ tools: tools.map((t) => t.name), value: result.structuredContent?.value, isError: result.isError ?? false }));
 `;
 
+/**
+ * The QuickJS template image the build writes (engines/quickjs/template.mjs) is in the package
+ * and made from exactly the guest code and QuickJS the installed package runs: the key a thread
+ * computes matches, so threads restore it instead of building the template (a mismatch would
+ * only cost speed, which no other test would notice).
+ */
+const TEMPLATE_CHECK = `
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+const require = createRequire(process.cwd() + '/');
+const dir = require.resolve('toolcell').replace(/index\\.js$/, 'runtime/js/engines/quickjs/');
+const t = await import(dir + 'template.mjs');
+const quickjs = await import(require.resolve('quickjs-wasi', { paths: [dir] }));
+const bytes = fs.readFileSync(require.resolve('quickjs-wasi/quickjs.wasm', { paths: [dir] }));
+const options = t.vmOptionsFor(quickjs, new WebAssembly.Module(bytes));
+const read = t.readTemplateImage(t.IMAGE_FILE, t.templateKey(t.wasmDigest(bytes), t.guestSources(), options));
+console.log(JSON.stringify({ image: read.image !== undefined, absent: read.absent }));
+`;
+
 const TYPES_CHECK = `
 import { ToolHost, textResult, type DispatchOutcome, type HostToolDefinition } from 'toolcell';
 
@@ -106,6 +125,12 @@ describe('the packed package under plain node', { concurrency: true }, () => {
     assert.match(report.refused[2], /args\.a: expected integer, got string/);
     assert.deepEqual(report.js, ['completed', 42]);
     assert.deepEqual(report.py, ['completed', 5], `the Python run: ${JSON.stringify(report.pyError)}`);
+  });
+
+  it('ships the QuickJS template image, made from the guest code and engine it installs', async (t) => {
+    writeFileSync(join(app, 'template-check.mjs'), TEMPLATE_CHECK);
+    const { stdout } = await sh(process.execPath, ['template-check.mjs'], app, { signal: t.signal });
+    assert.deepEqual(JSON.parse(stdout.trim().split('\n').at(-1)!), { image: true });
   });
 
   it('ships a CLI: npx toolcell --help prints the usage and exits 0', async (t) => {

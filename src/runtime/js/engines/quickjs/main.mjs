@@ -23,25 +23,20 @@ import { cancelPosted, framesWaiting, poll, receive, send, sendParked } from '..
 import { GuestRun } from './vm.mjs';
 import { CatalogStore, MISSING_CATALOG } from '../../sandbox/catalogs.mjs';
 import { imageRestorer, memoryImage } from './memory-image.mjs';
+import { buildTemplate, guestSources, IMAGE_FILE, readTemplateImage, templateKey, vmOptionsFor, wasmDigest } from './template.mjs';
 
 process.on('unhandledRejection', () => {});
 
 // On a worker thread of the host (engines/quickjs/thread.ts) the host hands over the package's
-// path and its compiled module; as a process, the paths come as arguments.
+// path, its compiled module and the digest of its bytes; as a process, the paths come as
+// arguments (and, for tests, the template image's path as a third).
 const onThread = !isMainThread;
-const [libPath, wasmPath] = onThread ? [workerData.lib, null] : process.argv.slice(2);
-const { QuickJS, MAX_STACK_SIZE, Intrinsics, JSException } = await import(pathToFileURL(libPath).href);
-const wasmModule = onThread ? workerData.wasmModule : new WebAssembly.Module(fs.readFileSync(wasmPath));
-const preludeSource = fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8');
-const inspectorSource = fs.readFileSync(new URL('../../guest/inspect.js', import.meta.url), 'utf8');
-const coreSource = fs.readFileSync(new URL('../../guest/guest-core.js', import.meta.url), 'utf8');
-// The V8 engine's hardening, unchanged: plain ECMAScript that freezes the realm it runs in.
-const hardenSource = fs.readFileSync(new URL('../../guest/harden.js', import.meta.url), 'utf8');
-/**
- * No weak references (their timing reveals the collector). The eval intrinsic stays: the host
- * compiles scripts through it; the prelude takes `eval` and the Function constructors away.
- */
-const INTRINSICS = Intrinsics.ALL & ~Intrinsics.WEAK_REF;
+const [libPath, wasmPath, imagePath] = onThread ? [workerData.lib, null, workerData.templateImage] : process.argv.slice(2);
+const quickjs = await import(pathToFileURL(libPath).href);
+const { QuickJS, JSException } = quickjs;
+const wasmBytes = onThread ? null : fs.readFileSync(wasmPath);
+const wasmModule = onThread ? workerData.wasmModule : new WebAssembly.Module(wasmBytes);
+const digest = onThread ? workerData.wasmDigest : wasmDigest(wasmBytes);
 /** Fresh VMs kept ready for runs of conversations that have none prepared (a thread runs one at a time: one). */
 const SPARE_VMS = onThread ? 1 : 2;
 /** How often (ms) a busy script checks whether the host has sent a frame (a cancel). */
@@ -72,66 +67,22 @@ function interruptHandler() {
   return false;
 }
 
-const vmOptions = {
-  wasm: wasmModule,
-  maxStackSize: MAX_STACK_SIZE,
-  intrinsics: INTRINSICS,
-  interruptHandler,
-  // import() reaches no module. A string, not an Error: an Error's host stack would be copied in.
-  moduleLoader: {
-    load() {
-      throw 'import() is not available in the sandbox';
-    },
-  },
-  // Engine diagnostics would go to this process's stdout; there is nobody to read them.
-  wasi: (memory) => ({
-    fd_write(_fd, iovs, count, written) {
-      const view = new DataView(memory.buffer);
-      let total = 0;
-      for (let i = 0; i < count; i++) total += view.getUint32(iovs + i * 8 + 4, true);
-      view.setUint32(written, total, true);
-      return 0;
-    },
-  }),
-};
+const vmOptions = vmOptionsFor(quickjs, wasmModule, interruptHandler);
 
 /**
- * The template every VM is restored from: a VM with the prelude installed and its intrinsics
- * frozen, captured before any script existed. Restoring copies its memory into a new
- * WebAssembly instance (about 2 ms), where creating a VM and evaluating the prelude takes
- * several times that; the frozen state is part of that memory, so freezing costs runs nothing.
- *
- * Frozen after the prelude (which edits Math.random, the Function constructors and the global
- * object's members first): a script cannot patch a built-in the prelude relies on, such as a
- * `toJSON` on a prototype that would change the arguments a tool receives.
+ * The template every VM is restored from (template.mjs): the package's image of it when that was
+ * built from exactly this engine and guest code, else built here. Restoring copies its memory
+ * into a new WebAssembly instance (about 2 ms), where creating a VM and evaluating the guest
+ * code takes 100 ms and more; the frozen state is part of that memory, so it costs runs nothing.
+ * A template built here is itself the first spare: restoring a copy of it cost a cold start
+ * 300–570 ms of wall time on the loaded 2-core machine.
  */
 async function makeTemplate() {
-  const vm = await QuickJS.create(vmOptions);
-  const bridgeFn = vm.newFunction('bridge', () => vm.null);
-  const makeInspector = vm.evalCode(inspectorSource, 'toolcell-inspect');
-  const inspector = vm.callFunction(makeInspector, vm.undefined);
-  const makeCore = vm.evalCode(coreSource, 'toolcell-guest-core');
-  const core = vm.callFunction(makeCore, vm.undefined);
-  const setup = vm.evalCode(preludeSource, 'toolcell-prelude');
-  const control = vm.callFunction(setup, vm.undefined, bridgeFn, inspector, core);
-  setup.dispose();
-  core.dispose();
-  makeCore.dispose();
-  inspector.dispose();
-  makeInspector.dispose();
-  bridgeFn.dispose();
-  // Everything, methods included: paid once per process, not per run.
-  const harden = vm.evalCode(hardenSource, 'toolcell-harden');
-  vm.callFunction(harden, vm.undefined, vm.true).dispose();
-  harden.dispose();
-  const token = vm.exportHandle(control);
-  // Kept as a memory image without its zero blocks (most of it: the untouched C stack), and
-  // restored block by block (restoreVm), so that neither the image nor a VM made from it
-  // holds resident pages that are only zeros.
-  const snapshot = memoryImage(vm._getExports());
-  // The VM itself is the first spare: its state is the snapshot's, and restoring a copy of it
-  // cost a cold start 300–570 ms of wall time on the loaded 2-core machine (the template 500–1,000).
-  return { snapshot, token, vm };
+  const sources = guestSources();
+  const shipped = readTemplateImage(imagePath ?? IMAGE_FILE, templateKey(digest, sources, vmOptions));
+  if (shipped.image) return { snapshot: shipped.image, token: shipped.image.token, vm: null };
+  const { image, vm } = await buildTemplate(QuickJS, vmOptions, sources);
+  return { snapshot: image, token: image.token, vm };
 }
 /** Restores VMs from memory images (memory-image.mjs). */
 const restoreVm = imageRestorer(QuickJS, vmOptions);

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import { HeldCatalogs } from '../../held-catalogs.ts';
 import { WatchGate } from '../../sandbox/watch-gate.mjs';
+import { wasmDigest } from './template.mjs';
 import { SandboxLife, type ProcessListener } from '../../sandbox-life.ts';
 import type { ParkedSession } from '../../protocol.ts';
 
@@ -33,13 +34,17 @@ const THREAD_YOUNG_MB = 4;
 /** The compiled WebAssembly module (typed opaquely: the project's lib has no WebAssembly types). */
 type WasmModule = object;
 const { Module: WasmModuleClass } = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => WasmModule } }).WebAssembly;
-let shared: { lib: string; wasmModule: WasmModule } | undefined;
-/** quickjs-wasi's module path and its WebAssembly compiled once per host, shared by every thread. */
-function quickjs(): { lib: string; wasmModule: WasmModule } {
+let shared: { lib: string; wasmModule: WasmModule; wasmDigest: string } | undefined;
+/**
+ * quickjs-wasi's module path, its WebAssembly compiled once per host and shared by every thread,
+ * and the digest of its bytes (a thread uses the package's template image only if it was made
+ * from them: engines/quickjs/template.mjs).
+ */
+function quickjs(): { lib: string; wasmModule: WasmModule; wasmDigest: string } {
   if (shared === undefined) {
     const require = createRequire(import.meta.url);
-    const wasm = require.resolve('quickjs-wasi/quickjs.wasm');
-    shared = { lib: require.resolve('quickjs-wasi'), wasmModule: new WasmModuleClass(fs.readFileSync(wasm)) };
+    const bytes = fs.readFileSync(require.resolve('quickjs-wasi/quickjs.wasm'));
+    shared = { lib: require.resolve('quickjs-wasi'), wasmModule: new WasmModuleClass(bytes), wasmDigest: wasmDigest(bytes) };
   }
   return shared;
 }
@@ -58,14 +63,18 @@ export class SandboxThread {
   private readonly gate = new WatchGate();
   private watching = false;
 
-  constructor(entry?: string) {
+  /**
+   * @param entry the thread's script (tests start a variant of main.mjs)
+   * @param templateImage a template image file to use instead of the package's (tests)
+   */
+  constructor(entry?: string, templateImage?: string) {
     this.life = new SandboxLife('sandbox thread', () => this.kill());
     this.ready = this.life.ready;
-    const { lib, wasmModule } = quickjs();
+    const { lib, wasmModule, wasmDigest } = quickjs();
     const channel = new MessageChannel();
     this.port = channel.port1;
     this.worker = new Worker(entry ?? ENTRY, {
-      workerData: { lib, wasmModule, toolcellBoard: this.board.buffer, toolcellPort: channel.port2 },
+      workerData: { lib, wasmModule, wasmDigest, templateImage, toolcellBoard: this.board.buffer, toolcellPort: channel.port2 },
       transferList: [channel.port2],
       env: {},
       // The loop is plain JavaScript: the host's loaders (tsx under tests) need not start again.
