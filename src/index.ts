@@ -35,19 +35,14 @@ export { TOOL_CLASSES, isToolClass, type ToolClass } from './vocabulary/classes.
 export type { RefusalPolicy } from './host/refusals.ts';
 export { serverConfigErrors, type ServerConfig, type StdioServerConfig, type HttpServerConfig } from './mcpl/config.ts';
 export type { WireFrame } from './mcpl/transports/types.ts';
-export { McplConnection } from './mcpl/connection.ts';
+// Types only from here on: the MCP SDK (and zod with it) loads with the first server connection,
+// not with `import 'toolcell'` (it was ~17 MB of RSS and half of the import's time). The OAuth
+// providers, which are the SDK's or built on it, are in `toolcell/auth`.
+export type { McplConnection } from './mcpl/connection.ts';
 export type { ServerRequestContext, ServerRequestHandlers } from './mcpl/client-features/types.ts';
 export { ConnectError, type ConnectErrorCode } from './mcpl/connect-error.ts';
 export type { OAuthClientProvider, AuthorizationCodeProvider } from './mcpl/auth.ts';
-export {
-  ClientCredentialsProvider,
-  PrivateKeyJwtProvider,
-  TokenFileProvider,
-  InteractiveAuthProvider,
-  type InteractiveAuthOptions,
-  type ClientCredentialsProviderOptions,
-  type PrivateKeyJwtProviderOptions,
-} from './mcpl/auth/index.ts';
+export type { InteractiveAuthOptions, ClientCredentialsProviderOptions, PrivateKeyJwtProviderOptions } from './mcpl/auth/index.ts';
 export type { OperatorPolicy, NarrowingSpec } from './lifecycle/grants.ts';
 export { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleParams, type ToolPhase } from './lifecycle/events.ts';
 export { registerCodeExecution, ToolError, RESULT_ENVELOPE_SCHEMA, type CodeExecution, type CodeExecutionOptions, type ResultEnvelope } from './code-execution/index.ts';

@@ -31,7 +31,8 @@ import { callToolAsTask, partitionByTaskSupport, statusProgress, serverCallsTool
 import type { ProgressUpdate, ToolResult } from '../host/types.ts';
 import { CallTracker } from './call-tracker.ts';
 import { sendProviderRequest, type ProviderNotification, type ProviderRequestOptions } from './gateway-hooks.ts';
-import { ConnectError, classifyConnectFailure } from './connect-error.ts';
+import { ConnectError } from './connect-error.ts';
+import { classifyConnectFailure } from './connect-failure.ts';
 import { clientCapabilities, installServerRequestHandlers, type CallOwner, type OpenServerCall, type ServerRequestHandlers } from './client-features/index.ts';
 
 /** How a `tools/call` is run: its abort signal, progress relay, and where a late answer goes. */

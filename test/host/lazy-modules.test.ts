@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 const CHILD = fileURLToPath(new URL('./fixtures/module-loads.ts', import.meta.url));
 
 describe('what a host of built-ins loads', () => {
-  it('runs code_execution without the MCP SDK or zod (loaded with the first server connection)', async () => {
+  it('imports the package and runs code_execution without the MCP SDK or zod (loaded with the first server connection)', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', CHILD], { timeout: 60_000 });
     const urls = JSON.parse(stdout) as string[];
     assert.ok(urls.some((u) => u.includes('/src/host/tool-host.ts')), 'the hook saw the host load');

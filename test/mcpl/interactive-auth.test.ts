@@ -1,7 +1,7 @@
 /** The interactive provider's wait for the redirect: bounded by `authorizationTimeoutMs`, then it fails saying so. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InteractiveAuthProvider } from '../../src/index.ts';
+import { InteractiveAuthProvider } from '../../src/mcpl/auth/index.ts';
 
 test('waitForAuthorizationCode fails after authorizationTimeoutMs when nobody comes back', async () => {
   const provider = await InteractiveAuthProvider.start({ authorizationTimeoutMs: 1000 });

@@ -9,7 +9,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ToolHost, InteractiveAuthProvider } from '../../src/index.ts';
+import { ToolHost } from '../../src/index.ts';
+import { InteractiveAuthProvider } from '../../src/mcpl/auth/index.ts';
 import { resultText } from '../../src/host/results.ts';
 import { z } from 'zod';
 import { startProtectedServer } from './fixtures/oauth-protected.ts';

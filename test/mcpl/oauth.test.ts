@@ -16,7 +16,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
 import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { ToolHost, ConnectError, TokenFileProvider } from '../../src/index.ts';
+import { ToolHost, ConnectError } from '../../src/index.ts';
+import { TokenFileProvider } from '../../src/mcpl/auth/index.ts';
 
 async function startServer(): Promise<{ url: string; close: () => Promise<void> }> {
   const app = express();

@@ -22,8 +22,12 @@ const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const SMOKE = `
 import('toolcell').then(async (m) => {
   const names = ['ToolHost', 'registerCodeExecution', 'textResult', 'errorResult', 'resultText', 'validateArguments',
-    'renderDeclarations', 'renderPythonStubs', 'PythonRunner', 'McplConnection', 'ToolError', 'TOOL_CLASSES', 'isToolClass', 'PARENT_META_KEY'];
-  const missing = names.filter((n) => m[n] === undefined);
+    'renderDeclarations', 'renderPythonStubs', 'PythonRunner', 'ConnectError', 'ToolError', 'TOOL_CLASSES', 'isToolClass', 'PARENT_META_KEY'];
+  const auth = await import('toolcell/auth');
+  const missing = [
+    ...names.filter((n) => m[n] === undefined),
+    ...['ClientCredentialsProvider', 'PrivateKeyJwtProvider', 'TokenFileProvider', 'InteractiveAuthProvider'].filter((n) => auth[n] === undefined).map((n) => 'toolcell/auth ' + n),
+  ];
   const host = new m.ToolHost();
   host.registerTool({
     name: 'add',

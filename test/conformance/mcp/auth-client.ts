@@ -5,7 +5,8 @@
  * authorization URL to toolcell's own loopback listener. Scenario name and context come from
  * MCP_CONFORMANCE_SCENARIO / MCP_CONFORMANCE_CONTEXT, the URL as the last argument.
  */
-import { ToolHost, InteractiveAuthProvider, ClientCredentialsProvider, PrivateKeyJwtProvider, type OAuthClientProvider } from '../../../src/index.ts';
+import { ToolHost, type OAuthClientProvider } from '../../../src/index.ts';
+import { InteractiveAuthProvider, ClientCredentialsProvider, PrivateKeyJwtProvider } from '../../../src/mcpl/auth/index.ts';
 
 const url = process.argv.at(-1)!;
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
