@@ -32,10 +32,14 @@ process.on('unhandledRejection', () => {});
 // arguments (and, for tests, the template image's path as a third).
 const onThread = !isMainThread;
 const [libPath, wasmPath, imagePath] = onThread ? [workerData.lib, null, workerData.templateImage] : process.argv.slice(2);
+// On a thread the compiled module arrives on its own port once the host's background compile is
+// done (engines/quickjs/thread.ts); quickjs-wasi's JavaScript loads meanwhile.
+const arriving = onThread ? new Promise((resolve) => workerData.wasmPort.once('message', resolve)) : null;
 const quickjs = await import(pathToFileURL(libPath).href);
 const { QuickJS, JSException } = quickjs;
 const wasmBytes = onThread ? null : fs.readFileSync(wasmPath);
-const wasmModule = onThread ? workerData.wasmModule : new WebAssembly.Module(wasmBytes);
+const wasmModule = onThread ? await arriving : new WebAssembly.Module(wasmBytes);
+if (onThread) workerData.wasmPort.close();
 const digest = onThread ? workerData.wasmDigest : wasmDigest(wasmBytes);
 /** Fresh VMs kept ready for runs of conversations that have none prepared (a thread runs one at a time: one). */
 const SPARE_VMS = onThread ? 1 : 2;

@@ -33,18 +33,23 @@ const THREAD_YOUNG_MB = 4;
 
 /** The compiled WebAssembly module (typed opaquely: the project's lib has no WebAssembly types). */
 type WasmModule = object;
-const { Module: WasmModuleClass } = (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => WasmModule } }).WebAssembly;
-let shared: { lib: string; wasmModule: WasmModule; wasmDigest: string } | undefined;
+const { compile: compileWasm } = (globalThis as unknown as { WebAssembly: { compile: (bytes: Uint8Array) => Promise<WasmModule> } }).WebAssembly;
+let shared: { lib: string; wasmModule: Promise<WasmModule>; wasmDigest: string } | undefined;
 /**
  * quickjs-wasi's module path, its WebAssembly compiled once per host and shared by every thread,
  * and the digest of its bytes (a thread uses the package's template image only if it was made
- * from them: engines/quickjs/template.mjs).
+ * from them: engines/quickjs/template.mjs). Compiled in the background (V8's compile threads):
+ * the first thread starts meanwhile and is sent the module when it is ready, so a cold run no
+ * longer waits ~10 ms for a synchronous compile before its thread even starts.
  */
-function quickjs(): { lib: string; wasmModule: WasmModule; wasmDigest: string } {
+function quickjs(): { lib: string; wasmModule: Promise<WasmModule>; wasmDigest: string } {
   if (shared === undefined) {
     const require = createRequire(import.meta.url);
     const bytes = fs.readFileSync(require.resolve('quickjs-wasi/quickjs.wasm'));
-    shared = { lib: require.resolve('quickjs-wasi'), wasmModule: new WasmModuleClass(bytes), wasmDigest: wasmDigest(bytes) };
+    const wasmModule = compileWasm(bytes);
+    // A failed compile fails every thread that waits for it (below); it is not retried.
+    wasmModule.catch(() => {});
+    shared = { lib: require.resolve('quickjs-wasi'), wasmModule, wasmDigest: wasmDigest(bytes) };
   }
   return shared;
 }
@@ -73,9 +78,11 @@ export class SandboxThread {
     const { lib, wasmModule, wasmDigest } = quickjs();
     const channel = new MessageChannel();
     this.port = channel.port1;
+    // The compiled module follows on a port of its own once it is ready (see quickjs()).
+    const moduleChannel = new MessageChannel();
     this.worker = new Worker(entry ?? ENTRY, {
-      workerData: { lib, wasmModule, wasmDigest, templateImage, toolcellBoard: this.board.buffer, toolcellPort: channel.port2 },
-      transferList: [channel.port2],
+      workerData: { lib, wasmDigest, templateImage, wasmPort: moduleChannel.port2, toolcellBoard: this.board.buffer, toolcellPort: channel.port2 },
+      transferList: [channel.port2, moduleChannel.port2],
       env: {},
       // The loop is plain JavaScript: the host's loaders (tsx under tests) need not start again.
       // TOOLCELL_PROFILE_THREADS=<dir>: each sandbox thread writes a V8 CPU profile there (docs/benchmarks.md).
@@ -85,6 +92,17 @@ export class SandboxThread {
       resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB, maxYoungGenerationSizeMb: THREAD_YOUNG_MB },
     });
     this.closed = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    wasmModule.then(
+      (module) => {
+        moduleChannel.port1.postMessage(module);
+        moduleChannel.port1.close();
+      },
+      (error: Error) => {
+        moduleChannel.port1.close();
+        this.life.end(`the QuickJS WebAssembly could not be compiled: ${error.message}`);
+        this.kill();
+      },
+    );
     // Its other end went with the thread; this end would otherwise keep the host's loop alive.
     this.worker.once('exit', () => this.port.close());
     this.port.on('message', (frame: unknown) => this.onFrame(frame));
