@@ -103,3 +103,54 @@ describe('orphans', () => {
     assert.equal(alive(), false);
   });
 });
+
+describe('the reserve thread (QuickJS on threads)', () => {
+  test('a host with one conversation keeps one thread; a second conversation brings the reserve', async () => {
+    // Before, the first run started a reserve thread at once: 10-16 MB a one-conversation host never used.
+    const runtime = new JsRuntime({ engine: 'quickjs' });
+    try {
+      // Runs of no conversation, then of one: each finds the one thread idle (the first may find
+      // it still starting; from the second on it is ready, and before, one more started then).
+      for (let i = 0; i < 3; i++) assert.equal(valueOf(await runtime.execute(`return ${i}`, { tools: [] })), i);
+      for (let i = 0; i < 3; i++) assert.equal(valueOf(await runtime.execute(`return ${i}`, { tools: [], conversation: 'a' })), i);
+      assert.equal(runtime.stats().processesStarted, 1);
+      // Another conversation: from now on one idle thread is kept ready for the next.
+      assert.equal(valueOf(await runtime.execute('return "b"', { tools: [], conversation: 'b' })), 'b');
+      assert.equal(runtime.stats().processesStarted, 2);
+      assert.equal(valueOf(await runtime.execute('return "a again"', { tools: [], conversation: 'a' })), 'a again');
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  test('runs at once bring the reserve too', async () => {
+    const runtime = new JsRuntime({ engine: 'quickjs' });
+    /** Runs conversation a's script until the returned release is called. */
+    const holdA = async () => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let entered!: () => void;
+      const inside = new Promise<void>((resolve) => (entered = resolve));
+      const run = runtime.execute('return await tools.hold({})', { tools: [tool('hold', async () => (entered(), await held, 1))], conversation: 'a' });
+      await inside;
+      return async () => {
+        release();
+        assert.equal(valueOf(await run), 1);
+      };
+    };
+    try {
+      // A run without a conversation while a's runs: it gets a thread of its own.
+      let release = await holdA();
+      assert.equal(valueOf(await runtime.execute('return 2', { tools: [] })), 2);
+      await release();
+      assert.equal(runtime.stats().processesStarted, 2);
+      // Having seen runs at once, the pool keeps one idle thread beside the one it hands out.
+      release = await holdA();
+      assert.equal(valueOf(await runtime.execute('return 3', { tools: [] })), 3);
+      await release();
+      assert.equal(runtime.stats().processesStarted, 3);
+    } finally {
+      await runtime.close();
+    }
+  });
+});

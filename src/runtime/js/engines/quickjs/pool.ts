@@ -83,6 +83,13 @@ export class QuickjsPool {
   private readonly queue: Waiter[] = [];
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
+  /**
+   * Threads: whether an idle thread is kept in reserve (placeOnThread). Not until the pool has
+   * a second conversation to serve, or a run found no thread idle: a host with one conversation
+   * would pay for a thread it never uses (10–16 MB of RSS, the most of its fixed cost after its
+   * first run that could go).
+   */
+  private reserveWanted = false;
   /** Processes started, killed (crash, stuck cancel) and reclaimed (idle) over the pool's life. */
   readonly counts = { started: 0, killed: 0, reclaimed: 0 };
 
@@ -272,12 +279,12 @@ export class QuickjsPool {
   private place(conversation: string | undefined): Host | null {
     const pinned = conversation === undefined ? undefined : this.conversations.get(conversation);
     if (pinned?.parking) return null; // its session is on its way to the host
-    if (pinned?.host === null) return this.placeOnThread(); // parked: any free thread
+    if (pinned?.host === null) return this.placeOnThread(conversation); // parked: any free thread
     if (pinned?.host.doomed) return null; // placed again once the pool has lost it
     if (pinned !== undefined && pinned.host.process.alive) {
       return pinned.host.load < this.runsPerProcess && !this.stopping(pinned.host) ? pinned.host : null;
     }
-    if (this.threads) return this.placeOnThread();
+    if (this.threads) return this.placeOnThread(conversation);
     let best: Host | null = null;
     let anyIdle = false;
     for (const h of this.hosts) {
@@ -299,19 +306,24 @@ export class QuickjsPool {
    * Threads run one VM at a time. A run goes to the idle thread keeping the fewest sessions
    * (those are parked in the host first, see vacate), else to a thread still starting, else to a
    * new thread (up to `maxProcesses`); threads are added for runs at once, not for conversations.
-   * One idle thread is kept in reserve while there is room: a conversation whose thread another
-   * run just took then finds one at once, and never waits for a thread to start.
+   * One idle thread is kept in reserve while there is room, once the pool serves more than one
+   * conversation (reserveWanted): a conversation whose thread another run just took then finds
+   * one at once, and never waits for a thread to start.
    */
-  private placeOnThread(): Host | null {
+  private placeOnThread(conversation?: string): Host | null {
+    // A run of another conversation than the one with a session: the pool serves several.
+    if (conversation !== undefined && this.conversations.size > 0 && !this.conversations.has(conversation)) this.reserveWanted = true;
     let best: Host | null = null;
     let starting: Host | null = null;
     let idle = 0;
+    let busy = 0;
     for (const h of this.hosts) {
       if (!h.process.alive || h.doomed || this.stopping(h)) continue;
       // A thread whose run reported its outcome is free as soon as its idle confirmation
       // arrives: it counts toward the reserve, so a quick next run does not start a thread.
       if (h.load > 0) {
         if (h.ready && h.load === h.finishing) idle++;
+        else busy++;
         continue;
       }
       if (!h.ready) {
@@ -321,7 +333,9 @@ export class QuickjsPool {
       idle++;
       if (best === null || h.conversations.size < best.conversations.size) best = h;
     }
-    if (idle <= 1 && starting === null && this.hosts.size < this.maxProcesses) {
+    // Runs at once: this one arrives while another runs.
+    if (busy > 0 && idle === 0) this.reserveWanted = true;
+    if (idle <= (this.reserveWanted ? 1 : 0) && starting === null && this.hosts.size < this.maxProcesses) {
       const spare = this.spawn();
       if (best === null) return spare;
     }
