@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = join(ROOT, '.bench', 'peers');
 /** The files a subject process loads, all beside this one. */
-const SUBJECT_FILES = ['subject-main', 'subjects', 'workloads'];
+const SUBJECT_FILES = ['subject-main', 'subjects', 'workloads', 'observers'];
 /** A relative specifier of a sibling .ts file, inside quotes. */
 const SIBLING_TS = /(['"])\.\/([\w-]+)\.ts\1/g;
 

@@ -19,10 +19,10 @@
  * the bench measures whatever the library's default is; `quickjs`, `quickjs-threads` or `v8`
  * choose one.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { attachObservers } from './observers.ts';
 import { workload, toolsDialect, utcpDialect, type CallSyntax, type Workload, type WorkloadName } from './workloads.ts';
 
 export const SUBJECTS = ['toolcell', 'toolcell-host', 'toolcell-host-4obs', 'pi-codemode', 'ai-sdk-code-mode', 'utcp-code-mode'] as const;
@@ -51,7 +51,6 @@ const LIMIT_MS = 120_000;
 
 /** A module of toolcell's build, by its path under dist/. */
 const built = (path: string) => new URL(`../../dist/${path}`, import.meta.url).href;
-const PEER = fileURLToPath(new URL('../../fixtures/peer.mjs', import.meta.url));
 
 /**
  * The checked workloads of one dialect, built once (the CPU workload's answer costs a loop of
@@ -89,34 +88,6 @@ async function toolcellSandbox(big: { items: unknown[] }): Promise<Opener> {
       close: () => runtime.close(),
     };
   };
-}
-
-/**
- * Connects `count` observer processes (fixtures/peer.mjs, on the MCP SDK) granted observe and
- * inputs for `shell` tools, each asking for every call's input, and waits until each one's
- * filter is in force.
- */
-async function attachObservers(host: import('../../src/index.ts').ToolHost, dir: string, count: number): Promise<void> {
-  const connections = [];
-  for (let i = 0; i < count; i++) {
-    const config = join(dir, `obs${i}.json`);
-    writeFileSync(config, JSON.stringify({ observer: true, filter: { rules: [{ match: {}, input: true }] } }));
-    connections.push(
-      await host.connectServer({
-        id: `obs${i}`,
-        command: process.execPath,
-        args: [PEER],
-        env: { TOOLCELL_PEER_CONFIG: config },
-        policy: { enabledCapabilities: ['toolLifecycle.observe', 'toolLifecycle.inputs'], toolLifecycle: { inputs: { classes: ['shell'] } } },
-      }),
-    );
-  }
-  for (const c of connections) {
-    for (let tries = 0; c.filter === null; tries++) {
-      if (tries > 500) throw new Error('observer filter never arrived');
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
 }
 
 async function toolcellHost(big: { items: unknown[] }, observers: number): Promise<Opener> {

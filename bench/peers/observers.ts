@@ -1,0 +1,43 @@
+/**
+ * Observer processes for a bench's host: fixtures/peer.mjs (on the MCP SDK) granted observe and
+ * inputs for `shell` tools, each asking for every call's input. Shared by bench/rig.ts and the
+ * bench:peers subjects, which run as JavaScript stripped of types (peers/built.ts): so this file
+ * imports nothing of toolcell's but types, and finds the peer by a path relative to itself.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ToolHost } from '../../src/host/tool-host.ts';
+import type { McplConnection } from '../../src/mcpl/connection.ts';
+import type { ServerConfigBase } from '../../src/mcpl/config.ts';
+
+const PEER = fileURLToPath(new URL('../../fixtures/peer.mjs', import.meta.url));
+
+/** Connects `count` observer processes and waits until each one's filter is in force. */
+export async function attachObservers(host: ToolHost, dir: string, count: number, extra: Partial<ServerConfigBase> = {}): Promise<McplConnection[]> {
+  const connections: McplConnection[] = [];
+  for (let i = 0; i < count; i++) {
+    const config = join(dir, `obs${i}.json`);
+    writeFileSync(config, JSON.stringify({ observer: true, filter: { rules: [{ match: {}, input: true }] } }));
+    connections.push(
+      await host.connectServer({
+        id: `obs${i}`,
+        command: process.execPath,
+        args: [PEER],
+        env: { TOOLCELL_PEER_CONFIG: config },
+        policy: {
+          enabledCapabilities: ['toolLifecycle.observe', 'toolLifecycle.inputs'],
+          toolLifecycle: { inputs: { classes: ['shell'] } },
+        },
+        ...extra,
+      }),
+    );
+  }
+  for (const c of connections) {
+    for (let tries = 0; c.filter === null; tries++) {
+      if (tries > 500) throw new Error('observer filter never arrived');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  return connections;
+}
