@@ -52,6 +52,8 @@ describe('template images', () => {
     // A cut file is damage, said as such, not a template to guess at.
     writeFileSync(OTHER, readFileSync(OTHER).subarray(0, 5000));
     assert.throws(() => readTemplateImage(OTHER, key), /a template image of 5000 bytes, not the \d+ its header says/);
+    writeFileSync(OTHER, 'not an image at all');
+    assert.throws(() => readTemplateImage(OTHER, key), /not a template image \(its header does not read: /);
   });
 
   test('restore the hardened template: frozen intrinsics, the control function behind its token', async () => {
@@ -98,6 +100,18 @@ describe('sandbox threads started from an image', () => {
     try {
       const error = errorOf(await runtime.execute('return 1', { tools: [], timeoutMs: 20_000 }));
       assert.match(error.message, /not a function/);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  test('say so when the image is damaged: every run fails as sandbox, naming the file', async () => {
+    writeFileSync(IMAGE, 'not an image at all');
+    const runtime = new JsRuntime({ sandboxEntry: entry, pool: { minProcesses: 0 } });
+    try {
+      const error = errorOf(await runtime.execute('return 1', { tools: [], timeoutMs: 20_000 }));
+      assert.equal(error.kind, 'sandbox');
+      assert.match(error.message, /toolcell-template-test-\d+\.img: not a template image/);
     } finally {
       await runtime.close();
     }

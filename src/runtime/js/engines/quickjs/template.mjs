@@ -139,8 +139,14 @@ export function readTemplateImage(file, key) {
     if (error?.code === 'ENOENT') return { absent: 'no image' };
     throw error;
   }
-  const headerEnd = 4 + bytes.readUInt32LE(0);
-  const header = JSON.parse(bytes.toString('utf8', 4, headerEnd));
+  let header;
+  let headerEnd;
+  try {
+    headerEnd = 4 + bytes.readUInt32LE(0);
+    header = JSON.parse(bytes.toString('utf8', 4, headerEnd));
+  } catch (error) {
+    throw new Error(`${file}: not a template image (its header does not read: ${error.message})`);
+  }
   if (header.key !== key) return { absent: 'the image was built from other sources' };
   const { count } = header;
   const indexesEnd = headerEnd + count * 4;
