@@ -4,9 +4,9 @@
  *
  * Subjects (bench/peers/subjects.ts) each live in a process of their own (subject-main.ts), a
  * bare `node` running toolcell's fresh build and the peers' packages as users run them, with no
- * TypeScript loader (bench/peers/built.ts); this process only orchestrates, so it times nothing but the JSON floor. Workloads, rounds
- * interleaved round-robin across subjects (the starting subject rotates each round) so that
- * drift on a shared machine hits all alike:
+ * TypeScript loader (bench/peers/built.ts); this process only orchestrates, so it times nothing
+ * but the JSON floor. Workloads, rounds interleaved round-robin across subjects (the starting
+ * subject rotates each round) so that drift on a shared machine hits all alike:
  * - cold first result: a fresh process per sample; the clock runs from the sandbox's start
  *   (`registerCodeExecution`, `new JsRuntime`, `new CodemodeSandbox`, ...) to the first result;
  * - warm `return 1`; 10,000 sequential no-op calls; 1,000 parallel; one 1 MB tool result

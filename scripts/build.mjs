@@ -75,11 +75,9 @@ const template = spawnSync(process.execPath, ['--input-type=module', '-e', `
   const t = await import(${JSON.stringify(pathToFileURL(join(DIST, 'runtime/js/engines/quickjs/template.mjs')).href)});
   const require = createRequire(${JSON.stringify(pathToFileURL(join(ROOT, 'package.json')).href)});
   const quickjs = await import(require.resolve('quickjs-wasi'));
-  const bytes = fs.readFileSync(require.resolve('quickjs-wasi/quickjs.wasm'));
-  const options = t.vmOptionsFor(quickjs, new WebAssembly.Module(bytes));
-  const sources = t.guestSources();
+  const { options, sources, key } = t.templateInputs(quickjs, fs.readFileSync(require.resolve('quickjs-wasi/quickjs.wasm')));
   const { image } = await t.buildTemplate(quickjs.QuickJS, options, sources);
-  t.writeTemplateImage(t.IMAGE_FILE, t.templateKey(t.wasmDigest(bytes), sources, options), image);
+  t.writeTemplateImage(t.IMAGE_FILE, key, image);
 `], { stdio: 'inherit' });
 if (template.status !== 0) {
   console.error(`build: the QuickJS template image could not be written (${template.signal ?? `exit ${template.status}`})`);

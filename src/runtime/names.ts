@@ -3,7 +3,7 @@
  * tool is also exposed under a sanitized identifier (`x__run`). Shared by the JavaScript
  * prelude, the Python runner and the declaration renderers so all three agree.
  */
-import { BUDGET_CELLS, MAX_ECHOED, MAX_RANKED, rankingMeasure } from './js/sandbox/closest.mjs';
+import { BUDGET_CELLS, echoName, MAX_ECHOED, MAX_RANKED, rankingMeasure } from './js/sandbox/closest.mjs';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const PY_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -96,10 +96,8 @@ export const RANKING_BUDGET_CELLS: number = BUDGET_CELLS;
 /** Longest excerpt of a name an error message echoes back. */
 export const MAX_ECHOED_NAME_CHARS: number = MAX_ECHOED;
 
-/** `name` as an error message may quote it: whole when short, else an excerpt and its length. */
-export function echoName(name: string): string {
-  return name.length <= MAX_ECHOED_NAME_CHARS ? name : `${name.slice(0, MAX_ECHOED_NAME_CHARS)}… (${name.length} characters)`;
-}
+/** `name` as an error message may quote it: whole when short, else an excerpt and its length (closest.mjs). */
+export { echoName };
 
 /**
  * Up to `limit` names closest to `wanted`, nearest first (compared on sanitized forms too).

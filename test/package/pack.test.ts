@@ -85,9 +85,8 @@ const require = createRequire(process.cwd() + '/');
 const dir = require.resolve('toolcell').replace(/index\\.js$/, 'runtime/js/engines/quickjs/');
 const t = await import(dir + 'template.mjs');
 const quickjs = await import(require.resolve('quickjs-wasi', { paths: [dir] }));
-const bytes = fs.readFileSync(require.resolve('quickjs-wasi/quickjs.wasm', { paths: [dir] }));
-const options = t.vmOptionsFor(quickjs, new WebAssembly.Module(bytes));
-const read = t.readTemplateImage(t.IMAGE_FILE, t.templateKey(t.wasmDigest(bytes), t.guestSources(), options));
+const { key } = t.templateInputs(quickjs, fs.readFileSync(require.resolve('quickjs-wasi/quickjs.wasm', { paths: [dir] })));
+const read = t.readTemplateImage(t.IMAGE_FILE, key);
 console.log(JSON.stringify({ image: read.image !== undefined, absent: read.absent }));
 `;
 

@@ -13,11 +13,10 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
 import { imageRestorer } from '../../../src/runtime/js/engines/quickjs/memory-image.mjs';
-import { buildTemplate, guestSources, readTemplateImage, templateKey, vmOptionsFor, wasmDigest, writeTemplateImage, type TemplateImage } from '../../../src/runtime/js/engines/quickjs/template.mjs';
+import { buildTemplate, readTemplateImage, templateInputs, templateKey, wasmDigest, writeTemplateImage, type TemplateImage } from '../../../src/runtime/js/engines/quickjs/template.mjs';
 import { errorOf, tool, valueOf } from './helpers.ts';
 
 const require = createRequire(import.meta.url);
-const { WebAssembly: Wasm } = globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => object } };
 /** Where fixtures/thread-template-image.mjs looks for its image. */
 const IMAGE = join(tmpdir(), `toolcell-template-test-${process.pid}.img`);
 const OTHER = join(tmpdir(), `toolcell-template-test-${process.pid}-other.img`);
@@ -29,11 +28,10 @@ after(() => {
 async function template() {
   const quickjs = (await import(require.resolve('quickjs-wasi'))) as { QuickJS: unknown };
   const bytes = readFileSync(require.resolve('quickjs-wasi/quickjs.wasm'));
-  const options = vmOptionsFor(quickjs, new Wasm.Module(bytes));
-  const sources = guestSources();
+  const { options, sources, key } = templateInputs(quickjs, bytes);
   const { image, vm } = await buildTemplate(quickjs.QuickJS, options, sources);
   vm.dispose();
-  return { quickjs, options, sources, image, key: templateKey(wasmDigest(bytes), sources, options), digest: wasmDigest(bytes) };
+  return { quickjs, options, sources, image, key, digest: wasmDigest(bytes) };
 }
 
 describe('template images', () => {

@@ -5,6 +5,9 @@ export const BUDGET_CELLS: number;
 /** Longest excerpt of a name an error message echoes back. */
 export const MAX_ECHOED: number;
 
+/** `name` as an error message may quote it: whole when short, else an excerpt and its length. */
+export function echoName(name: string): string;
+
 /** The bounded distance of names to `wanted` for one ranking (see closest.mjs). */
 export function rankingMeasure(wanted: string): (other: string) => number;
 

@@ -11,8 +11,8 @@ export const MAX_RANKED = 256;
 export const BUDGET_CELLS = 2_000_000;
 export const MAX_ECHOED = 120;
 
-/** `name` as a message may quote it (echoName in names.ts). */
-function echo(name) {
+/** `name` as a message may quote it: whole when short, else an excerpt and its length (names.ts re-exports it as echoName). */
+export function echoName(name) {
   return name.length <= MAX_ECHOED ? name : `${name.slice(0, MAX_ECHOED)}… (${name.length} characters)`;
 }
 
@@ -81,7 +81,7 @@ export function closestTools(wanted, tools, limit = 3) {
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 function access(key) {
-  return IDENTIFIER.test(key) ? `tools.${echo(key)}` : `tools[${JSON.stringify(echo(key))}]`;
+  return IDENTIFIER.test(key) ? `tools.${echoName(key)}` : `tools[${JSON.stringify(echoName(key))}]`;
 }
 
 /**
@@ -123,7 +123,7 @@ const LISTED_MEMBERS = 8;
  * @param {string[]} members the namespace's members, in the order they were bound
  */
 export function unknownMemberMessage(where, key, members) {
-  const wanted = IDENTIFIER.test(key) ? `${where}.${echo(key)}` : `${where}[${JSON.stringify(echo(key))}]`;
+  const wanted = IDENTIFIER.test(key) ? `${where}.${echoName(key)}` : `${where}[${JSON.stringify(echoName(key))}]`;
   if (members.length === 0) return `${wanted} is not a tool; ${where} has no members`;
   if (members.length <= LISTED_MEMBERS) return `${wanted} is not a tool; ${where} has: ${members.join(', ')}`;
   const near = closestTools(key, members.map((m) => [m, m, m])).map((t) => t.name);

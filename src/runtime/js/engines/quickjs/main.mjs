@@ -29,9 +29,10 @@ process.on('unhandledRejection', () => {});
 
 // On a worker thread of the host (engines/quickjs/thread.ts) the host hands over the package's
 // path, its compiled module and the digest of its bytes; as a process, the paths come as
-// arguments (and, for tests, the template image's path as a third).
+// arguments. A test's thread entry may name another template image in workerData.templateImage.
 const onThread = !isMainThread;
-const [libPath, wasmPath, imagePath] = onThread ? [workerData.lib, null, workerData.templateImage] : process.argv.slice(2);
+const [libPath, wasmPath] = onThread ? [workerData.lib, null] : process.argv.slice(2);
+const imagePath = onThread ? workerData.templateImage : undefined;
 // On a thread the compiled module arrives on its own port once the host's background compile is
 // done (engines/quickjs/thread.ts); quickjs-wasi's JavaScript loads meanwhile.
 const arriving = onThread ? new Promise((resolve) => workerData.wasmPort.once('message', resolve)) : null;

@@ -18,6 +18,8 @@ export function guestSources(): GuestSources;
 
 export function wasmDigest(bytes: Uint8Array): string;
 
+export function templateInputs(quickjs: unknown, wasmBytes: Uint8Array): { options: ReturnType<typeof vmOptionsFor>; sources: GuestSources; key: string };
+
 export function templateKey(digest: string, sources: GuestSources, vmOptions: { intrinsics: number; maxStackSize: number }): string;
 
 export function buildTemplate(QuickJS: unknown, vmOptions: unknown, sources: GuestSources): Promise<{ image: TemplateImage; vm: any }>;

@@ -1,6 +1,6 @@
 // The template every QuickJS VM of a sandbox thread or process starts from (engines/quickjs/main.mjs):
 // how it is built, and the image of it the package ships (template.img beside this file, written
-// by `npm run build` through write-template.mjs).
+// by `npm run build`: scripts/build.mjs).
 //
 // Why ship it: building the template evaluates the guest code (inspect, guest core, prelude,
 // harden) inside QuickJS, 100–110 ms of a new thread's CPU on the 2-core machine, all of it on a
@@ -67,6 +67,18 @@ export function guestSources() {
 /** SHA-256 of the QuickJS WebAssembly's bytes (hex). */
 export function wasmDigest(bytes) {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * What building the template takes from quickjs-wasi (its module and its WebAssembly's bytes)
+ * and this package's guest code, and the key an image of it carries: for the build that writes
+ * the image and for checks of an installed package. (A sandbox thread has the module compiled
+ * and only the bytes' digest; it computes the key from the parts.)
+ */
+export function templateInputs(quickjs, wasmBytes) {
+  const options = vmOptionsFor(quickjs, new WebAssembly.Module(wasmBytes));
+  const sources = guestSources();
+  return { options, sources, key: templateKey(wasmDigest(wasmBytes), sources, options) };
 }
 
 /** What a template built here depends on, as one key an image must carry to be used. */

@@ -68,11 +68,8 @@ export class SandboxThread {
   private readonly gate = new WatchGate();
   private watching = false;
 
-  /**
-   * @param entry the thread's script (tests start a variant of main.mjs)
-   * @param templateImage a template image file to use instead of the package's (tests)
-   */
-  constructor(entry?: string, templateImage?: string) {
+  /** @param entry the thread's script (tests start a variant of main.mjs) */
+  constructor(entry?: string) {
     this.life = new SandboxLife('sandbox thread', () => this.kill());
     this.ready = this.life.ready;
     const { lib, wasmModule, wasmDigest } = quickjs();
@@ -81,7 +78,7 @@ export class SandboxThread {
     // The compiled module follows on a port of its own once it is ready (see quickjs()).
     const moduleChannel = new MessageChannel();
     this.worker = new Worker(entry ?? ENTRY, {
-      workerData: { lib, wasmDigest, templateImage, wasmPort: moduleChannel.port2, toolcellBoard: this.board.buffer, toolcellPort: channel.port2 },
+      workerData: { lib, wasmDigest, wasmPort: moduleChannel.port2, toolcellBoard: this.board.buffer, toolcellPort: channel.port2 },
       transferList: [channel.port2, moduleChannel.port2],
       env: {},
       // The loop is plain JavaScript: the host's loaders (tsx under tests) need not start again.
