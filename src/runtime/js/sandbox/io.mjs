@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import { isMainThread, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { encodeFrame, FrameDecoder } from './frames.mjs';
-import { WatchGate } from './watch-gate.mjs';
+import { boardMicros, HOST_TOOK_SLOT, THREAD_TOOK_SLOT, WatchGate } from './watch-gate.mjs';
 
 /** On a worker thread: the board shared with the host ([0] frames sent, then the cancel slots). */
 const board = !isMainThread && workerData?.toolcellBoard instanceof SharedArrayBuffer ? new Int32Array(workerData.toolcellBoard) : null;
@@ -41,11 +41,15 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /** Threads only: whether to watch the board for the host's answer before sleeping (watch-gate.mjs). */
 const gate = new WatchGate();
+/** Threads only: when the host's last frame was taken (its report to the host's gate starts here). */
+let lastFrameAt = 0;
 
 /** Writes one frame to the host. Exits quietly when the host is gone. */
 export function send(header, payloads = []) {
   if (board !== null) {
-    if (header.t === 'out' && header.c.length > 0) gate.sent(performance.now());
+    const now = performance.now();
+    Atomics.store(board, THREAD_TOOK_SLOT, boardMicros(now - lastFrameAt));
+    if (header.t === 'out' && header.c.length > 0) gate.sent(now);
     return toHost.postMessage([header, payloads]);
   }
   const buf = encodeFrame(header, payloads);
@@ -168,7 +172,8 @@ function threadReceive(block) {
     const message = receiveMessageOnPort(parentPort);
     if (message !== undefined) {
       framesDecoded = (framesDecoded + 1) | 0;
-      if (gate.sentAt >= 0) gate.received(performance.now());
+      lastFrameAt = performance.now();
+      if (gate.sentAt >= 0) gate.received(lastFrameAt, Atomics.load(board, HOST_TOOK_SLOT));
       const [header, payloads, parked] = message.message;
       return { header, payloads, parked };
     }

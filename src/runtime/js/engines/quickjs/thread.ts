@@ -18,7 +18,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import { HeldCatalogs } from '../../held-catalogs.ts';
-import { WatchGate } from '../../sandbox/watch-gate.mjs';
+import { BOARD_SLOTS, boardMicros, HOST_TOOK_SLOT, THREAD_TOOK_SLOT, WatchGate } from '../../sandbox/watch-gate.mjs';
 import { wasmDigest } from './template.mjs';
 import { SandboxLife, type ProcessListener } from '../../sandbox-life.ts';
 import type { ParkedSession } from '../../protocol.ts';
@@ -59,14 +59,19 @@ export class SandboxThread {
   readonly closed: Promise<void>;
   readonly catalogs = new HeldCatalogs();
   private readonly worker: Worker;
-  /** [0]: frames sent (the doorbell the thread sleeps on); [1 + id % CANCEL_SLOTS]: cancelled run ids. */
-  private readonly board = new Int32Array(new SharedArrayBuffer(4 * (1 + CANCEL_SLOTS)));
+  /**
+   * [0]: frames sent (the doorbell the thread sleeps on); [1 + id % CANCEL_SLOTS]: cancelled run
+   * ids; then each side's report of how long it took to reply (sandbox/watch-gate.mjs).
+   */
+  private readonly board = new Int32Array(new SharedArrayBuffer(4 * BOARD_SLOTS));
   private readonly life: SandboxLife;
   /** Frames from the thread arrive on this port (its other end is the thread's). */
   private readonly port: MessagePort;
   /** Whether the host's loop looks for the thread's next frame after an answer; see watch(). */
   private readonly gate = new WatchGate();
   private watching = false;
+  /** When the thread's last frame reached the host (the host's report to the thread's gate starts here). */
+  private lastFrameAt = 0;
 
   /** @param entry the thread's script (tests start a variant of main.mjs) */
   constructor(entry?: string) {
@@ -122,12 +127,15 @@ export class SandboxThread {
   /** Sends one frame; a parked session given to a run moves to the thread (transferred, not copied). */
   send(header: unknown, payloads: readonly string[], parked?: ParkedSession): void {
     if (!this.life.alive) return;
+    const answer = (header as { t?: unknown }).t === 'res';
+    const now = answer ? performance.now() : 0;
+    if (answer) Atomics.store(this.board, HOST_TOOK_SLOT, boardMicros(now - this.lastFrameAt));
     if (parked === undefined) this.worker.postMessage([header, payloads]);
     else this.worker.postMessage([header, payloads, parked], [parked.blocks.buffer as ArrayBuffer, parked.data.buffer as ArrayBuffer]);
     Atomics.add(this.board, 0, 1);
     Atomics.notify(this.board, 0);
-    if ((header as { t?: unknown }).t === 'res') {
-      this.gate.sent(performance.now());
+    if (answer) {
+      this.gate.sent(now);
       if (!this.watching && this.gate.open) {
         this.watching = true;
         setImmediate(this.watch);
@@ -193,7 +201,8 @@ export class SandboxThread {
   }
 
   private onFrame(frame: unknown): void {
-    if (this.gate.sentAt >= 0) this.gate.received(performance.now());
+    this.lastFrameAt = performance.now();
+    if (this.gate.sentAt >= 0) this.gate.received(this.lastFrameAt, Atomics.load(this.board, THREAD_TOOK_SLOT));
     try {
       if (!Array.isArray(frame) || (frame.length !== 2 && frame.length !== 3) || !Array.isArray(frame[1]) || !frame[1].every((p) => typeof p === 'string')) {
         if (this.life.alive) this.life.broken('a message that is not a frame');

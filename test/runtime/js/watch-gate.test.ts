@@ -1,0 +1,56 @@
+/**
+ * The watch rule of a QuickJS thread's bridge (sandbox/watch-gate.mjs): a side that slept judges
+ * the other side by what it reports it took, not by when the reply reached it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BOARD_SLOTS, boardMicros, HOST_TOOK_SLOT, THREAD_TOOK_SLOT, WATCH_MS, WatchGate } from '../../../src/runtime/js/sandbox/watch-gate.mjs';
+
+/** One awaited reply: sent at `at`, arriving `latencyMs` later, the other side reporting `tookUs`. */
+function reply(gate: WatchGate, at: number, latencyMs: number, tookUs: number): void {
+  gate.sent(at);
+  gate.received(at + latencyMs, tookUs);
+}
+
+test('a side that watched judges by arrival: replies that miss the watch shut the gate', () => {
+  const gate = new WatchGate();
+  for (let i = 0; i < 5; i++) reply(gate, i, WATCH_MS * 4, 10);
+  gate.sent(100);
+  assert.equal(gate.open, false, 'replies arriving after the watch, however quick the other side says it was');
+});
+
+test('once both sides slept, quick reports from the other side open the gate again', () => {
+  const gate = new WatchGate();
+  // Slow replies shut it (the first calls of a process are slow on both sides).
+  for (let i = 0; i < 40; i++) reply(gate, i, 1, 1_000);
+  gate.sent(50);
+  assert.equal(gate.open, false);
+  gate.received(51, 1_000);
+  // Now every reply arrives late, because this side sleeps and pays its own wake-up: the other
+  // side's reports are quick, and they are what counts.
+  let calls = 0;
+  for (; calls < 1_000; calls++) {
+    gate.sent(100 + calls);
+    if (gate.open) break;
+    gate.received(100 + calls + WATCH_MS * 3, 10);
+  }
+  assert.ok(calls < 1_000, 'the gate never opened again');
+  assert.ok(calls >= 10, `one quick report is not enough to watch again (opened after ${calls})`);
+});
+
+test('reports of slow replies keep a sleeping side asleep', () => {
+  const gate = new WatchGate();
+  for (let i = 0; i < 40; i++) reply(gate, i, 1, 1_000);
+  for (let i = 0; i < 1_000; i++) {
+    gate.sent(100 + i);
+    assert.equal(gate.open, false);
+    gate.received(100 + i + 1, WATCH_MS * 1000);
+  }
+});
+
+test('the board holds both reports after the doorbell and the cancel slots, in whole µs', () => {
+  assert.deepEqual([HOST_TOOK_SLOT, THREAD_TOOK_SLOT, BOARD_SLOTS], [17, 18, 19]);
+  assert.equal(boardMicros(0.0123), 12);
+  assert.equal(boardMicros(-1), 0);
+  assert.equal(boardMicros(1e12), 0x7fffffff);
+});
