@@ -11,7 +11,7 @@ import { isMainThread, parentPort, receiveMessageOnPort, workerData } from 'node
 import { encodeFrame, FrameDecoder } from './frames.mjs';
 import { boardMicros, HOST_TOOK_SLOT, THREAD_TOOK_SLOT, WatchGate } from './watch-gate.mjs';
 
-/** On a worker thread: the board shared with the host ([0] frames sent, then the cancel slots). */
+/** On a worker thread: the board shared with the host ([0] frames sent, the cancel slots, then each side's report: watch-gate.mjs). */
 const board = !isMainThread && workerData?.toolcellBoard instanceof SharedArrayBuffer ? new Int32Array(workerData.toolcellBoard) : null;
 /**
  * On a worker thread: the port frames go to the host by. A channel of its own rather than the
