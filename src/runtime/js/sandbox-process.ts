@@ -20,6 +20,7 @@ import type { Readable, Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { encodeFrame, FrameDecoder } from './sandbox/frames.mjs';
+import { cancelSlot, PROCESS_BOARD_SLOTS } from './sandbox/board.mjs';
 import { JS_PROCESS_CAPS, capMessages, checkCaps, spawnIsolated, type CheckedCaps, type IsolationMode, type ScriptCaps } from '../isolation/index.ts';
 import { SandboxLife, type ProcessListener } from './sandbox-life.ts';
 import { HeldCatalogs } from './held-catalogs.ts';
@@ -74,17 +75,7 @@ function installExitHook(): void {
   });
 }
 
-/**
- * Slots of the cancel board that follows the doorbell in its file: a cancelled run's id is
- * written at slot `id % CANCEL_SLOTS`. A busy sandbox process (the QuickJS engine's interrupt
- * handler) reads its running run's slot with one pread instead of reading frames off the pipe
- * mid-script: a frame read there could be half-consumed when the guest's recursion leaves the
- * handler no stack, and the frame count would never match the doorbell again (the process then
- * slept in read(2) for a frame that had already been taken).
- */
-export const CANCEL_SLOTS = 16;
-
-/** The doorbell (4 bytes) and the cancel board after it; memory-backed where /dev/shm is usable. */
+/** The doorbell and the cancel slots after it (sandbox/board.mjs); memory-backed where /dev/shm is usable. */
 function doorbellFile(): number {
   const dirs = fs.existsSync('/dev/shm') ? ['/dev/shm', os.tmpdir()] : [os.tmpdir()];
   for (let i = 0; ; i++) {
@@ -92,7 +83,7 @@ function doorbellFile(): number {
     try {
       const fd = fs.openSync(file, 'w+', 0o600);
       fs.unlinkSync(file); // the open descriptors keep it alive; nothing else can find it
-      fs.writeSync(fd, Buffer.alloc(4 + 4 * CANCEL_SLOTS), 0, 4 + 4 * CANCEL_SLOTS, 0);
+      fs.writeSync(fd, Buffer.alloc(4 * PROCESS_BOARD_SLOTS), 0, 4 * PROCESS_BOARD_SLOTS, 0);
       return fd;
     } catch (error) {
       if (i === dirs.length - 1) throw error;
@@ -249,7 +240,7 @@ export class SandboxProcess {
     if (!this.life.alive) return;
     const slot = Buffer.alloc(4);
     slot.writeInt32LE(runId | 0, 0);
-    fs.writeSync(this.bellFd, slot, 0, 4, 4 + 4 * (runId % CANCEL_SLOTS));
+    fs.writeSync(this.bellFd, slot, 0, 4, 4 * cancelSlot(runId));
   }
 
   /** Kills the process (idempotent); also after a protocol violation already ended it. */

@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BOARD_SLOTS, boardMicros, HOST_TOOK_SLOT, THREAD_TOOK_SLOT, WATCH_MS, WatchGate } from '../../../src/runtime/js/sandbox/watch-gate.mjs';
+import { WATCH_MS, WatchGate } from '../../../src/runtime/js/sandbox/watch-gate.mjs';
+import { BOARD_SLOTS, boardMicros, HOST_TOOK_SLOT, THREAD_TOOK_SLOT } from '../../../src/runtime/js/sandbox/board.mjs';
 
 /** One awaited reply: sent at `at`, arriving `latencyMs` later, the other side reporting `tookUs`. */
 function reply(gate: WatchGate, at: number, latencyMs: number, tookUs: number): void {

@@ -9,9 +9,10 @@
 import fs from 'node:fs';
 import { isMainThread, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { encodeFrame, FrameDecoder } from './frames.mjs';
-import { boardMicros, HOST_TOOK_SLOT, THREAD_TOOK_SLOT, WatchGate } from './watch-gate.mjs';
+import { WatchGate } from './watch-gate.mjs';
+import { boardMicros, cancelSlot, DOORBELL_SLOT, HOST_TOOK_SLOT, THREAD_TOOK_SLOT } from './board.mjs';
 
-/** On a worker thread: the board shared with the host ([0] frames sent, the cancel slots, then each side's report: watch-gate.mjs). */
+/** On a worker thread: the board shared with the host (its layout: board.mjs). */
 const board = !isMainThread && workerData?.toolcellBoard instanceof SharedArrayBuffer ? new Int32Array(workerData.toolcellBoard) : null;
 /**
  * On a worker thread: the port frames go to the host by. A channel of its own rather than the
@@ -107,13 +108,11 @@ export function receive(spin) {
  * (the QuickJS engine's interrupt handler) look for a cancel without blocking.
  */
 export function framesWaiting() {
-  if (board !== null) return Atomics.load(board, 0) !== framesDecoded;
+  if (board !== null) return Atomics.load(board, DOORBELL_SLOT) !== framesDecoded;
   fs.readSync(DOORBELL, bell, 0, 4, 0);
   return bell.readInt32LE(0) !== framesDecoded;
 }
 
-/** Must match CANCEL_SLOTS in sandbox-process.ts: the board of cancelled run ids after the doorbell. */
-const CANCEL_SLOTS = 16;
 const slot = Buffer.alloc(4);
 
 /**
@@ -121,8 +120,8 @@ const slot = Buffer.alloc(4);
  * is safe wherever it is interrupted — the QuickJS interrupt handler runs it mid-script).
  */
 export function cancelPosted(run) {
-  if (board !== null) return Atomics.load(board, 1 + (run % CANCEL_SLOTS)) === (run | 0);
-  fs.readSync(DOORBELL, slot, 0, 4, 4 + 4 * (run % CANCEL_SLOTS));
+  if (board !== null) return Atomics.load(board, cancelSlot(run)) === (run | 0);
+  fs.readSync(DOORBELL, slot, 0, 4, 4 * cancelSlot(run));
   return slot.readInt32LE(0) === (run | 0);
 }
 
@@ -168,7 +167,7 @@ function readOnce() {
 /** A frame from the host's port; with `block`, sleeps on the board until one is announced. */
 function threadReceive(block) {
   for (;;) {
-    const seen = Atomics.load(board, 0);
+    const seen = Atomics.load(board, DOORBELL_SLOT);
     const message = receiveMessageOnPort(parentPort);
     if (message !== undefined) {
       framesDecoded = (framesDecoded + 1) | 0;
@@ -178,7 +177,7 @@ function threadReceive(block) {
       return { header, payloads, parked };
     }
     if (!block) return null;
-    if (!gate.open || !watchBoard(seen)) Atomics.wait(board, 0, seen);
+    if (!gate.open || !watchBoard(seen)) Atomics.wait(board, DOORBELL_SLOT, seen);
   }
 }
 
@@ -186,7 +185,7 @@ function threadReceive(block) {
 function watchBoard(seen) {
   const until = gate.until;
   do {
-    for (let i = 0; i < 64; i++) if (Atomics.load(board, 0) !== seen) return true;
+    for (let i = 0; i < 64; i++) if (Atomics.load(board, DOORBELL_SLOT) !== seen) return true;
   } while (performance.now() < until);
   return false;
 }

@@ -1,13 +1,5 @@
 /** How long (ms) a side watches after sending a frame the other side replies to. */
 export const WATCH_MS: number;
-/** Board slot where the host reports how long it took to answer, in µs. */
-export const HOST_TOOK_SLOT: number;
-/** Board slot where the thread reports how long it took to send its next frame, in µs. */
-export const THREAD_TOOK_SLOT: number;
-/** Int32 slots of a thread's board. */
-export const BOARD_SLOTS: number;
-/** A duration in ms as the board holds it: whole µs, within an Int32. */
-export function boardMicros(ms: number): number;
 
 /** Whether one side of a QuickJS thread's bridge watches for the other's reply (watch-gate.mjs). */
 export class WatchGate {

@@ -13,7 +13,7 @@
 // What counts as quick depends on whether this side watched. If it did, the reply's arrival says
 // it exactly: within the watch or not. If it slept, the arrival time includes this side's own
 // wake-up, so it says nothing about a watch; the other side's report of the time it *itself*
-// took between our frame and its reply (on the board: HOST_TOOK_SLOT, THREAD_TOOK_SLOT) stands
+// took between our frame and its reply (on the board: sandbox/board.mjs) stands
 // in, counted as quick within half a watch (its own wake-up would take some of the rest), and
 // weighed less, so that a side that slept probes again only after a run of such reports. Before,
 // only arrival counted: once both sides slept (the first thousands of calls of a process are
@@ -27,20 +27,6 @@
 export const WATCH_MS = 0.05;
 /** Share of quick replies below which a side sleeps at once. */
 const QUICK_ENOUGH = 0.8;
-
-/**
- * Slots of a thread's board (after the doorbell and the 16 cancel slots) where each side writes,
- * before it sends a frame, how long it took since the other side's last frame reached it, in µs.
- */
-export const HOST_TOOK_SLOT = 17;
-export const THREAD_TOOK_SLOT = 18;
-/** Int32 slots of a thread's board: the doorbell, 16 cancel slots, the two reports above. */
-export const BOARD_SLOTS = 19;
-
-/** A duration in ms as the board holds it: whole µs, within an Int32. */
-export function boardMicros(ms) {
-  return Math.min(0x7fffffff, Math.max(0, Math.round(ms * 1000)));
-}
 
 /** Weight of a watched reply's outcome in the moving share, and of a report while sleeping. */
 const WATCHED_WEIGHT = 0.1;

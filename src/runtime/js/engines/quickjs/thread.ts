@@ -18,14 +18,13 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import { HeldCatalogs } from '../../held-catalogs.ts';
-import { BOARD_SLOTS, boardMicros, HOST_TOOK_SLOT, THREAD_TOOK_SLOT, WatchGate } from '../../sandbox/watch-gate.mjs';
+import { WatchGate } from '../../sandbox/watch-gate.mjs';
+import { BOARD_SLOTS, boardMicros, cancelSlot, DOORBELL_SLOT, HOST_TOOK_SLOT, THREAD_TOOK_SLOT } from '../../sandbox/board.mjs';
 import { wasmDigest } from './template.mjs';
 import { SandboxLife, type ProcessListener } from '../../sandbox-life.ts';
 import type { ParkedSession } from '../../protocol.ts';
 
 const ENTRY = fileURLToPath(new URL('./main.mjs', import.meta.url));
-/** Must match CANCEL_SLOTS in sandbox-process.ts and sandbox/io.mjs. */
-const CANCEL_SLOTS = 16;
 /** The thread's own V8 heap: frames and strings only; a script's memory is its VM's (heapMb). */
 const THREAD_HEAP_MB = 256;
 /** Its young generation: frames are short-lived and small; a larger nursery only grows RSS. */
@@ -59,10 +58,7 @@ export class SandboxThread {
   readonly closed: Promise<void>;
   readonly catalogs = new HeldCatalogs();
   private readonly worker: Worker;
-  /**
-   * [0]: frames sent (the doorbell the thread sleeps on); [1 + id % CANCEL_SLOTS]: cancelled run
-   * ids; then each side's report of how long it took to reply (sandbox/watch-gate.mjs).
-   */
+  /** The doorbell the thread sleeps on, the cancel slots, each side's report (sandbox/board.mjs). */
   private readonly board = new Int32Array(new SharedArrayBuffer(4 * BOARD_SLOTS));
   private readonly life: SandboxLife;
   /** Frames from the thread arrive on this port (its other end is the thread's). */
@@ -132,8 +128,8 @@ export class SandboxThread {
     if (answer) Atomics.store(this.board, HOST_TOOK_SLOT, boardMicros(now - this.lastFrameAt));
     if (parked === undefined) this.worker.postMessage([header, payloads]);
     else this.worker.postMessage([header, payloads, parked], [parked.blocks.buffer as ArrayBuffer, parked.data.buffer as ArrayBuffer]);
-    Atomics.add(this.board, 0, 1);
-    Atomics.notify(this.board, 0);
+    Atomics.add(this.board, DOORBELL_SLOT, 1);
+    Atomics.notify(this.board, DOORBELL_SLOT);
     if (answer) {
       this.gate.sent(now);
       if (!this.watching && this.gate.open) {
@@ -162,7 +158,7 @@ export class SandboxThread {
 
   postCancel(runId: number): void {
     if (!this.life.alive) return;
-    Atomics.store(this.board, 1 + (runId % CANCEL_SLOTS), runId | 0);
+    Atomics.store(this.board, cancelSlot(runId), runId | 0);
   }
 
   kill(): void {
