@@ -101,12 +101,8 @@ for (const engine of ['quickjs', 'v8'] as const) {
   test(`${engine}: describe, tools[name] and searchTools with megabyte inputs never stall the host`, async (t) => {
     const host = makeHost();
     executions.push(registerCodeExecution(host, { languages: ['javascript'], engine }));
-    // Started and warmed outside the measurement: starting an engine is not what is measured,
-    // nor is V8 compiling the engine's hot code in the background, which the first seconds of
-    // guest work set off (with QuickJS: its WebAssembly, on threads that take the cores from
-    // this one for up to ~100 ms). So the same guest work runs once first, unmeasured.
+    // Started and warmed outside the measurement: starting an engine is not what is measured.
     assert.equal((await runScript(host, `s-${engine}`, 'return 1')).value, 1);
-    assert.equal((await runScript(host, `s-${engine}`, JS_CONTROL)).value.errors.length, 3);
     let value: any;
     const startedAt = performance.now();
     const delay = await maxLoopDelay(async () => {
