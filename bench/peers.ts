@@ -20,11 +20,14 @@
  * stops. The last line is one JSON object: the headline ratios for toolcell's engine
  * (`BENCH_ENGINE`, default: the library's default), each the worse of the two runs, and every
  * per-run figure. `BENCH_ROUNDS` (default 3) and `BENCH_COLD` (cold samples, default 3) shorten
- * or lengthen a run; `BENCH_RUNS=idle` or `=loaded` runs one of the two.
+ * or lengthen a run; `BENCH_RUNS=idle` or `=loaded` runs one of the two. `BENCH_TRACE=1` prints
+ * every measurement with the CPU the other subjects' processes spent meanwhile (to tell a
+ * subject's own time from a neighbour's trailing work).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { startTreeSampler, type TreeSampler } from './proc.ts';
+import { pidTreeCpuMs } from './tree-cpu.ts';
 import { buildSubjects } from './peers/built.ts';
 import { ensureIsolatedVm } from './peers/isolated-vm.ts';
 import { benchEngine, SUBJECTS, type SubjectName } from './peers/subjects.ts';
@@ -33,6 +36,7 @@ import { megabyteObject, PAR_CALLS, SEQ_CALLS, type WorkloadName } from './peers
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const COLD_SAMPLES = Number(process.env.BENCH_COLD ?? 3);
 const RETURN1_PER_ROUND = 5;
+const TRACE = process.env.BENCH_TRACE === '1';
 const RUNS = (process.env.BENCH_RUNS ?? 'idle,loaded').split(',') as ('idle' | 'loaded')[];
 /** The longest a subject may stay silent: far above any workload's time at load 20. */
 const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 180_000);
@@ -162,10 +166,18 @@ async function measureRun(run: 'idle' | 'loaded', present: SubjectName[], sample
       await child.expect('ready');
       children.set(s, child);
     }
+    const othersCpu = (s: SubjectName) => {
+      let ms = 0;
+      for (const [o, c] of children) if (o !== s) ms += pidTreeCpuMs(c.process.pid!);
+      return ms;
+    };
     const runOne = async (s: SubjectName, w: WorkloadName) => {
       const child = children.get(s)!;
+      const before = TRACE ? othersCpu(s) : 0;
       child.send({ type: 'run', workload: w, conversation: 'bench' });
-      return Number((await child.expect('done')).ms);
+      const ms = Number((await child.expect('done')).ms);
+      if (TRACE) process.stderr.write(`  trace ${s} ${w} ${ms.toFixed(1)} ms; others spent ${(othersCpu(s) - before).toFixed(0)} ms CPU\n`);
+      return ms;
     };
     const workloads: WorkloadName[] = ['return1', 'seq', 'par', 'payload', 'cpu'];
     for (const s of present) for (const w of workloads) await runOne(s, w);

@@ -47,3 +47,13 @@ export function treeCpuMs(): number {
   const { user, system } = process.cpuUsage();
   return ticks * TICK_MS + (user + system) / 1000;
 }
+
+/** CPU milliseconds (user + system) process `pid` and its live descendants have spent so far. */
+export function pidTreeCpuMs(pid: number): number {
+  let ticks = 0;
+  for (const p of [pid, ...descendants(pid)]) {
+    const f = statFields(String(p));
+    if (f) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  }
+  return ticks * TICK_MS;
+}
