@@ -8,7 +8,10 @@
 // interrupt handler) sees it without reading frames mid-script — a frame read there could be
 // half-consumed when the guest's recursion leaves the handler no stack, and the frame count would
 // then never match the doorbell again. Threads only: then each side's report of how long it took
-// to reply, which the other side's watch rule reads (sandbox/watch-gate.mjs).
+// to reply, which the other side's watch rule reads (sandbox/watch-gate.mjs); the state of the
+// two mailboxes (sandbox/mailbox.mjs): per direction, the size of the frame waiting in it (0:
+// empty) and how many of the sender's port messages the receiver has taken; and whether the
+// host's loop is watching for the thread's next frame.
 
 /** Slot of the doorbell. */
 export const DOORBELL_SLOT = 0;
@@ -20,8 +23,18 @@ export const PROCESS_BOARD_SLOTS = 1 + CANCEL_SLOTS;
 export const HOST_TOOK_SLOT = PROCESS_BOARD_SLOTS;
 /** Where the thread reports, in µs, how long it took between the host's frame and its next one. */
 export const THREAD_TOOK_SLOT = PROCESS_BOARD_SLOTS + 1;
+/** Host to thread mailbox: bytes of the frame waiting in it, 0 when empty. */
+export const TO_THREAD_FULL_SLOT = PROCESS_BOARD_SLOTS + 2;
+/** Host to thread: port messages of the host's the thread has taken. */
+export const TO_THREAD_TAKEN_SLOT = PROCESS_BOARD_SLOTS + 3;
+/** Thread to host mailbox: bytes of the frame waiting in it, 0 when empty. */
+export const TO_HOST_FULL_SLOT = PROCESS_BOARD_SLOTS + 4;
+/** Thread to host: port messages of the thread's the host has taken. */
+export const TO_HOST_TAKEN_SLOT = PROCESS_BOARD_SLOTS + 5;
+/** 1 while the host's loop watches for the thread's next frame (then the thread may use its mailbox). */
+export const HOST_WATCHING_SLOT = PROCESS_BOARD_SLOTS + 6;
 /** Slots of a thread's board. */
-export const BOARD_SLOTS = PROCESS_BOARD_SLOTS + 2;
+export const BOARD_SLOTS = PROCESS_BOARD_SLOTS + 7;
 
 /** The slot a cancel of run `id` is posted at. */
 export function cancelSlot(id) {

@@ -5,12 +5,18 @@
 // The QuickJS engine can also run this loop on a worker thread of the host (engines/quickjs/
 // thread.ts): there frames are [header, payloads] messages on the thread's port, received
 // synchronously (receiveMessageOnPort), and the doorbell and cancel board are a
-// SharedArrayBuffer the host bumps with Atomics, so the thread sleeps in Atomics.wait.
+// SharedArrayBuffer the host bumps with Atomics, so the thread sleeps in Atomics.wait; small
+// frames go through two mailboxes in shared memory instead of the port where the ordering rule
+// allows (sandbox/mailbox.mjs), and to the host only while its loop watches for them.
 import fs from 'node:fs';
 import { isMainThread, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { encodeFrame, FrameDecoder } from './frames.mjs';
 import { WatchGate } from './watch-gate.mjs';
-import { boardMicros, cancelSlot, DOORBELL_SLOT, HOST_TOOK_SLOT, THREAD_TOOK_SLOT } from './board.mjs';
+import {
+  boardMicros, cancelSlot, DOORBELL_SLOT, HOST_TOOK_SLOT, HOST_WATCHING_SLOT, THREAD_TOOK_SLOT,
+  TO_HOST_FULL_SLOT, TO_HOST_TAKEN_SLOT, TO_THREAD_FULL_SLOT, TO_THREAD_TAKEN_SLOT,
+} from './board.mjs';
+import { MailboxReceiver, MailboxSender, mailboxBytes } from './mailbox.mjs';
 
 /** On a worker thread: the board shared with the host (its layout: board.mjs). */
 const board = !isMainThread && workerData?.toolcellBoard instanceof SharedArrayBuffer ? new Int32Array(workerData.toolcellBoard) : null;
@@ -20,6 +26,10 @@ const board = !isMainThread && workerData?.toolcellBoard instanceof SharedArrayB
  * while it watches for an answer (engines/quickjs/thread.ts).
  */
 const toHost = board === null ? null : workerData.toolcellPort ?? parentPort;
+/** On a worker thread given mailboxes: frames to the host, and from it (sandbox/mailbox.mjs). */
+const mailboxes = board !== null && workerData.toolcellMailboxes instanceof SharedArrayBuffer ? mailboxBytes(workerData.toolcellMailboxes) : null;
+const outbox = mailboxes === null ? null : new MailboxSender(board, mailboxes.toHost, TO_HOST_FULL_SLOT, TO_HOST_TAKEN_SLOT);
+const inbox = mailboxes === null ? null : new MailboxReceiver(board, mailboxes.toThread, TO_THREAD_FULL_SLOT, TO_THREAD_TAKEN_SLOT);
 
 const TO_HOST = 3;
 const FROM_HOST = 4;
@@ -51,7 +61,14 @@ export function send(header, payloads = []) {
     const now = performance.now();
     Atomics.store(board, THREAD_TOOK_SLOT, boardMicros(now - lastFrameAt));
     if (header.t === 'out' && header.c.length > 0) gate.sent(now);
-    return toHost.postMessage([header, payloads]);
+    if (outbox === null) return toHost.postMessage([header, payloads]);
+    // The mailbox only while the host watches: a sleeping host needs the port's wake-up.
+    if (Atomics.load(board, HOST_WATCHING_SLOT) === 1 && outbox.tryPut(header, payloads)) {
+      // The host may have stopped watching meanwhile without seeing the frame: wake it.
+      if (Atomics.load(board, HOST_WATCHING_SLOT) === 0) postToHost(WAKE);
+      return;
+    }
+    return postToHost([header, payloads]);
   }
   const buf = encodeFrame(header, payloads);
   let offset = 0;
@@ -71,8 +88,16 @@ export function send(header, payloads = []) {
  * to hold until the conversation's next run; `null` when nothing was kept.
  */
 export function sendParked(conv, session) {
-  if (session === null) return toHost.postMessage([{ t: 'parked', conv }, []]);
-  toHost.postMessage([{ t: 'parked', conv }, [], session], [session.blocks.buffer, session.data.buffer]);
+  if (session === null) return postToHost([{ t: 'parked', conv }, []]);
+  postToHost([{ t: 'parked', conv }, [], session], [session.blocks.buffer, session.data.buffer]);
+}
+
+/** Tells the host to look in the mailbox (a port message that is no frame). */
+const WAKE = 'wake';
+
+function postToHost(message, transfer) {
+  toHost.postMessage(message, transfer);
+  outbox?.portPosted();
 }
 
 /** A frame already buffered, without touching the pipe. */
@@ -168,17 +193,31 @@ function readOnce() {
 function threadReceive(block) {
   for (;;) {
     const seen = Atomics.load(board, DOORBELL_SLOT);
-    const message = receiveMessageOnPort(parentPort);
-    if (message !== undefined) {
+    const frame = nextFromHost();
+    if (frame !== null) {
       framesDecoded = (framesDecoded + 1) | 0;
       lastFrameAt = performance.now();
       if (gate.sentAt >= 0) gate.received(lastFrameAt, Atomics.load(board, HOST_TOOK_SLOT));
-      const [header, payloads, parked] = message.message;
-      return { header, payloads, parked };
+      return frame;
     }
     if (!block) return null;
     if (!gate.open || !watchBoard(seen)) Atomics.wait(board, DOORBELL_SLOT, seen);
   }
+}
+
+/** The host's next frame, from its mailbox or its port in the order it sent them, or null. */
+function nextFromHost() {
+  if (inbox === null) {
+    const message = receiveMessageOnPort(parentPort);
+    if (message === undefined) return null;
+    const [header, payloads, parked] = message.message;
+    return { header, payloads, parked };
+  }
+  const next = inbox.take(inbox.holding ? undefined : receiveMessageOnPort(parentPort)?.message);
+  if (next === undefined) return null;
+  if (next.mailbox !== undefined) return next.mailbox;
+  const [header, payloads, parked] = next.port;
+  return { header, payloads, parked };
 }
 
 /** Watches the doorbell until the gate's watch ends; true once it rang. */

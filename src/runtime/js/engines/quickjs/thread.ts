@@ -19,11 +19,17 @@ import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import { HeldCatalogs } from '../../held-catalogs.ts';
 import { WatchGate } from '../../sandbox/watch-gate.mjs';
-import { BOARD_SLOTS, boardMicros, cancelSlot, DOORBELL_SLOT, HOST_TOOK_SLOT, THREAD_TOOK_SLOT } from '../../sandbox/board.mjs';
+import {
+  BOARD_SLOTS, boardMicros, cancelSlot, DOORBELL_SLOT, HOST_TOOK_SLOT, HOST_WATCHING_SLOT, THREAD_TOOK_SLOT,
+  TO_HOST_FULL_SLOT, TO_HOST_TAKEN_SLOT, TO_THREAD_FULL_SLOT, TO_THREAD_TAKEN_SLOT,
+} from '../../sandbox/board.mjs';
+import { MAILBOX_BYTES, MailboxReceiver, MailboxSender, mailboxBytes } from '../../sandbox/mailbox.mjs';
 import { wasmDigest } from './template.mjs';
 import { SandboxLife, type ProcessListener } from '../../sandbox-life.ts';
 import type { ParkedSession } from '../../protocol.ts';
 
+/** What the thread posts to say "look in the mailbox" (sandbox/io.mjs). */
+const WAKE = 'wake';
 const ENTRY = fileURLToPath(new URL('./main.mjs', import.meta.url));
 /** The thread's own V8 heap: frames and strings only; a script's memory is its VM's (heapMb). */
 const THREAD_HEAP_MB = 256;
@@ -68,6 +74,10 @@ export class SandboxThread {
   private watching = false;
   /** When the thread's last frame reached the host (the host's report to the thread's gate starts here). */
   private lastFrameAt = 0;
+  /** Small frames beside the port, both ways (sandbox/mailbox.mjs holds the ordering rule). */
+  private readonly mailboxes = new SharedArrayBuffer(2 * MAILBOX_BYTES);
+  private readonly toThread: MailboxSender;
+  private readonly fromThread: MailboxReceiver;
 
   /** @param entry the thread's script (tests start a variant of main.mjs) */
   constructor(entry?: string) {
@@ -76,10 +86,13 @@ export class SandboxThread {
     const { lib, wasmModule, wasmDigest } = quickjs();
     const channel = new MessageChannel();
     this.port = channel.port1;
+    const bytes = mailboxBytes(this.mailboxes);
+    this.toThread = new MailboxSender(this.board, bytes.toThread, TO_THREAD_FULL_SLOT, TO_THREAD_TAKEN_SLOT);
+    this.fromThread = new MailboxReceiver(this.board, bytes.toHost, TO_HOST_FULL_SLOT, TO_HOST_TAKEN_SLOT);
     // The compiled module follows on a port of its own once it is ready (see quickjs()).
     const moduleChannel = new MessageChannel();
     this.worker = new Worker(entry ?? ENTRY, {
-      workerData: { lib, wasmDigest, wasmPort: moduleChannel.port2, toolcellBoard: this.board.buffer, toolcellPort: channel.port2 },
+      workerData: { lib, wasmDigest, wasmPort: moduleChannel.port2, toolcellBoard: this.board.buffer, toolcellPort: channel.port2, toolcellMailboxes: this.mailboxes },
       transferList: [channel.port2, moduleChannel.port2],
       env: {},
       // The loop is plain JavaScript: the host's loaders (tsx under tests) need not start again.
@@ -103,7 +116,7 @@ export class SandboxThread {
     );
     // Its other end went with the thread; this end would otherwise keep the host's loop alive.
     this.worker.once('exit', () => this.port.close());
-    this.port.on('message', (frame: unknown) => this.onFrame(frame));
+    this.port.on('message', (message: unknown) => this.fromPort(message));
     this.worker.on('message', (frame: unknown) => this.onFrame(frame));
     this.worker.once('error', (error: Error) => {
       const oom = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
@@ -126,14 +139,20 @@ export class SandboxThread {
     const answer = (header as { t?: unknown }).t === 'res';
     const now = answer ? performance.now() : 0;
     if (answer) Atomics.store(this.board, HOST_TOOK_SLOT, boardMicros(now - this.lastFrameAt));
-    if (parked === undefined) this.worker.postMessage([header, payloads]);
-    else this.worker.postMessage([header, payloads, parked], [parked.blocks.buffer as ArrayBuffer, parked.data.buffer as ArrayBuffer]);
+    if (parked !== undefined) {
+      this.worker.postMessage([header, payloads, parked], [parked.blocks.buffer as ArrayBuffer, parked.data.buffer as ArrayBuffer]);
+      this.toThread.portPosted();
+    } else if (!this.toThread.tryPut(header, payloads)) {
+      this.worker.postMessage([header, payloads]);
+      this.toThread.portPosted();
+    }
     Atomics.add(this.board, DOORBELL_SLOT, 1);
     Atomics.notify(this.board, DOORBELL_SLOT);
     if (answer) {
       this.gate.sent(now);
       if (!this.watching && this.gate.open) {
         this.watching = true;
+        Atomics.store(this.board, HOST_WATCHING_SLOT, 1);
         setImmediate(this.watch);
       }
     }
@@ -146,15 +165,56 @@ export class SandboxThread {
    * looks (one setImmediate each).
    */
   private readonly watch = (): void => {
+    if (this.fromThread.full || this.fromThread.holding) {
+      this.stopWatching();
+      this.drain(undefined);
+      return;
+    }
     const message = receiveMessageOnPort(this.port);
     if (message !== undefined) {
-      this.watching = false;
-      this.onFrame(message.message);
+      this.stopWatching();
+      this.fromPort(message.message);
       return;
     }
     if (this.gate.sentAt >= 0 && performance.now() < this.gate.until && this.life.alive) setImmediate(this.watch);
-    else this.watching = false;
+    else {
+      this.stopWatching();
+      // The thread may have used the mailbox just before the flag went down.
+      if (this.fromThread.full) this.drain(undefined);
+    }
   };
+
+  private stopWatching(): void {
+    this.watching = false;
+    Atomics.store(this.board, HOST_WATCHING_SLOT, 0);
+  }
+
+  /** A message from the thread's port: a frame, or a wake to look in the mailbox. */
+  private fromPort(message: unknown): void {
+    this.drain(message);
+  }
+
+  /** Hands on everything that came, in the order the thread sent it (sandbox/mailbox.mjs). */
+  private drain(message: unknown): void {
+    let next: ReturnType<MailboxReceiver['take']>;
+    try {
+      next = this.fromThread.take(message);
+    } catch (error) {
+      if (this.life.alive) this.life.broken((error as Error).message);
+      return;
+    }
+    while (next !== undefined) {
+      if (next.mailbox !== undefined) this.onMailboxFrame(next.mailbox.header, next.mailbox.payloads);
+      else if (next.port !== WAKE) this.onFrame(next.port);
+      if (!this.life.alive) return;
+      try {
+        next = this.fromThread.take(undefined);
+      } catch (error) {
+        this.life.broken((error as Error).message);
+        return;
+      }
+    }
+  }
 
   postCancel(runId: number): void {
     if (!this.life.alive) return;
@@ -194,6 +254,16 @@ export class SandboxThread {
 
   breakBridge(reason: string): void {
     this.life.broken(reason);
+  }
+
+  private onMailboxFrame(header: unknown, payloads: string[]): void {
+    this.lastFrameAt = performance.now();
+    if (this.gate.sentAt >= 0) this.gate.received(this.lastFrameAt, Atomics.load(this.board, THREAD_TOOK_SLOT));
+    try {
+      this.life.frame(header, payloads, undefined);
+    } catch (error) {
+      this.life.broken((error as Error).message);
+    }
   }
 
   private onFrame(frame: unknown): void {
