@@ -4,9 +4,9 @@
  *
  * Why: a thread has its own event loop and its own V8 heap, so a script spinning, allocating or
  * making the sandbox rank a huge name occupies that thread alone: other conversations' threads
- * and the host's event loop go on. A frame is one postMessage (strings cross by structured
- * clone, once) plus an Atomics.notify on a shared board, instead of a pipe write and a process
- * wake-up. A thread that does not confirm a cancel is ended with `Worker.terminate()`: it alone
+ * and the host's event loop go on. A frame is a write to a mailbox in shared memory
+ * (sandbox/mailbox.mjs), or a postMessage when it cannot go there, plus an Atomics.notify on a
+ * shared board, instead of a pipe write and a process wake-up. A thread that does not confirm a cancel is ended with `Worker.terminate()`: it alone
  * goes. The security boundary stays the QuickJS WebAssembly VM: nothing but strings and numbers
  * cross between a VM and the thread's own JavaScript, and the host's thread runs no guest code.
  *
