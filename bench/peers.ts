@@ -20,7 +20,8 @@
  * stops. The last line is one JSON object: the headline ratios for toolcell's engine
  * (`BENCH_ENGINE`, default: the library's default), each the worse of the two runs, and every
  * per-run figure. `BENCH_ROUNDS` (default 3) and `BENCH_COLD` (cold samples, default 3) shorten
- * or lengthen a run; `BENCH_RUNS=idle` or `=loaded` runs one of the two. `BENCH_TRACE=1` prints
+ * or lengthen a run; `BENCH_WARM` (default 2) sets the warm-up passes; `BENCH_RUNS=idle` or
+ * `=loaded` runs one of the two. `BENCH_TRACE=1` prints
  * every measurement with the CPU the other subjects' processes spent meanwhile (to tell a
  * subject's own time from a neighbour's trailing work).
  */
@@ -36,6 +37,14 @@ import { megabyteObject, PAR_CALLS, SEQ_CALLS, type WorkloadName } from './peers
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const COLD_SAMPLES = Number(process.env.BENCH_COLD ?? 3);
 const RETURN1_PER_ROUND = 5;
+/**
+ * Passes of every workload through every subject before the measured rounds. One pass left
+ * every subject still speeding up across the measured rounds (10,000 sequential calls, rounds
+ * 1 → 3 of one run: pi 11.9k → 14.0k/s, utcp 15.1k → 19.8k/s, toolcell 21.3k → 43.7k/s: V8
+ * tiers up the WebAssembly and JavaScript of each as it runs), so "warm" figures were the median
+ * of a warm-up. Two passes: the same for every subject.
+ */
+const WARM_PASSES = Number(process.env.BENCH_WARM ?? 2);
 const TRACE = process.env.BENCH_TRACE === '1';
 const RUNS = (process.env.BENCH_RUNS ?? 'idle,loaded').split(',') as ('idle' | 'loaded')[];
 /** The longest a subject may stay silent: far above any workload's time at load 20. */
@@ -180,7 +189,7 @@ async function measureRun(run: 'idle' | 'loaded', present: SubjectName[], sample
       return ms;
     };
     const workloads: WorkloadName[] = ['return1', 'seq', 'par', 'payload', 'cpu'];
-    for (const s of present) for (const w of workloads) await runOne(s, w);
+    for (let pass = 0; pass < WARM_PASSES; pass++) for (const s of present) for (const w of workloads) await runOne(s, w);
     const floors: number[] = [floorMs()];
     for (let r = 0; r < ROUNDS; r++) {
       const order = present.map((_, i) => present[(i + r) % present.length]!);
