@@ -31,22 +31,26 @@ export class MailboxError extends Error {
   }
 }
 
-/** The sending side of one mailbox. */
-export class MailboxSender {
+/** What both sides of one mailbox hold: the board, the mailbox's bytes, its two board slots. */
+class MailboxSide {
   /**
    * @param {Int32Array} board the shared board (sandbox/board.mjs)
    * @param {Buffer} bytes this mailbox's bytes (a view of shared memory)
    * @param {number} fullSlot board slot holding the size of the waiting frame
-   * @param {number} takenSlot board slot counting this sender's port messages the receiver took
+   * @param {number} takenSlot board slot counting the sender's port messages the receiver took
    */
   constructor(board, bytes, fullSlot, takenSlot) {
     this.board = board;
     this.bytes = bytes;
     this.fullSlot = fullSlot;
     this.takenSlot = takenSlot;
-    /** Port messages this sender posted (wrapping like the board's Int32). */
-    this.posted = 0;
   }
+}
+
+/** The sending side of one mailbox. */
+export class MailboxSender extends MailboxSide {
+  /** Port messages this sender posted (wrapping like the board's Int32). */
+  posted = 0;
 
   /**
    * Puts a frame in the mailbox if the ordering rule allows it and it surely fits; false means
@@ -86,21 +90,9 @@ export class MailboxSender {
 }
 
 /** The receiving side of one mailbox. */
-export class MailboxReceiver {
-  /**
-   * @param {Int32Array} board
-   * @param {Buffer} bytes
-   * @param {number} fullSlot
-   * @param {number} takenSlot
-   */
-  constructor(board, bytes, fullSlot, takenSlot) {
-    this.board = board;
-    this.bytes = bytes;
-    this.fullSlot = fullSlot;
-    this.takenSlot = takenSlot;
-    /** A port message taken from the port but not yet handed on (a mailbox frame came first). */
-    this.held = undefined;
-  }
+export class MailboxReceiver extends MailboxSide {
+  /** A port message taken from the port but not yet handed on (a mailbox frame came first). */
+  held = undefined;
 
   /** Whether a frame waits in the mailbox. */
   get full() {
