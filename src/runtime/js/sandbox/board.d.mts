@@ -18,6 +18,8 @@ export const TO_HOST_FULL_SLOT: number;
 export const TO_HOST_TAKEN_SLOT: number;
 /** 1 while the host's loop watches for the thread's next frame (then the thread may use its mailbox). */
 export const HOST_WATCHING_SLOT: number;
+/** 1 while the thread sleeps on the doorbell (then an answer costs it a wake-up). */
+export const THREAD_SLEEPING_SLOT: number;
 /** Slots of a thread's board. */
 export const BOARD_SLOTS: number;
 /** The slot a cancel of run `id` is posted at. */

@@ -10,8 +10,8 @@
 // then never match the doorbell again. Threads only: then each side's report of how long it took
 // to reply, which the other side's watch rule reads (sandbox/watch-gate.mjs); the state of the
 // two mailboxes (sandbox/mailbox.mjs): per direction, the size of the frame waiting in it (0:
-// empty) and how many of the sender's port messages the receiver has taken; and whether the
-// host's loop is watching for the thread's next frame.
+// empty) and how many of the sender's port messages the receiver has taken; whether the host's
+// loop is watching for the thread's next frame; and whether the thread sleeps on the doorbell.
 
 /** Slot of the doorbell. */
 export const DOORBELL_SLOT = 0;
@@ -33,8 +33,10 @@ export const TO_HOST_FULL_SLOT = PROCESS_BOARD_SLOTS + 4;
 export const TO_HOST_TAKEN_SLOT = PROCESS_BOARD_SLOTS + 5;
 /** 1 while the host's loop watches for the thread's next frame (then the thread may use its mailbox). */
 export const HOST_WATCHING_SLOT = PROCESS_BOARD_SLOTS + 6;
+/** 1 while the thread sleeps on the doorbell (then an answer costs it a wake-up: watch-gate.mjs). */
+export const THREAD_SLEEPING_SLOT = PROCESS_BOARD_SLOTS + 7;
 /** Slots of a thread's board. */
-export const BOARD_SLOTS = PROCESS_BOARD_SLOTS + 7;
+export const BOARD_SLOTS = PROCESS_BOARD_SLOTS + 8;
 
 /** The slot a cancel of run `id` is posted at. */
 export function cancelSlot(id) {

@@ -13,7 +13,7 @@ import { isMainThread, parentPort, receiveMessageOnPort, workerData } from 'node
 import { encodeFrame, FrameDecoder } from './frames.mjs';
 import { WatchGate } from './watch-gate.mjs';
 import {
-  boardMicros, cancelSlot, DOORBELL_SLOT, HOST_TOOK_SLOT, HOST_WATCHING_SLOT, THREAD_TOOK_SLOT,
+  boardMicros, cancelSlot, DOORBELL_SLOT, HOST_TOOK_SLOT, HOST_WATCHING_SLOT, THREAD_SLEEPING_SLOT, THREAD_TOOK_SLOT,
   TO_HOST_FULL_SLOT, TO_HOST_TAKEN_SLOT, TO_THREAD_FULL_SLOT, TO_THREAD_TAKEN_SLOT,
 } from './board.mjs';
 import { MailboxReceiver, MailboxSender, mailboxBytes } from './mailbox.mjs';
@@ -60,7 +60,7 @@ export function send(header, payloads = []) {
   if (board !== null) {
     const now = performance.now();
     Atomics.store(board, THREAD_TOOK_SLOT, boardMicros(now - lastFrameAt));
-    if (header.t === 'out' && header.c.length > 0) gate.sent(now);
+    if (header.t === 'out' && header.c.length > 0) gate.sent(now, Atomics.load(board, HOST_WATCHING_SLOT) === 1);
     if (outbox === null) return toHost.postMessage([header, payloads]);
     // The mailbox only while the host watches: a sleeping host needs the port's wake-up.
     if (Atomics.load(board, HOST_WATCHING_SLOT) === 1 && outbox.tryPut(header, payloads)) {
@@ -201,7 +201,11 @@ function threadReceive(block) {
       return frame;
     }
     if (!block) return null;
-    if (!gate.open || !watchBoard(seen)) Atomics.wait(board, DOORBELL_SLOT, seen);
+    if (!gate.open || !watchBoard(seen)) {
+      Atomics.store(board, THREAD_SLEEPING_SLOT, 1);
+      Atomics.wait(board, DOORBELL_SLOT, seen);
+      Atomics.store(board, THREAD_SLEEPING_SLOT, 0);
+    }
   }
 }
 

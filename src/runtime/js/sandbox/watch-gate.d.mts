@@ -9,8 +9,10 @@ export class WatchGate {
   watched: boolean;
   /** Moving share of recent replies judged quick. */
   quickShare: number;
-  /** A frame the other side replies to went out at `now`. */
-  sent(now: number): void;
+  /** Whether the other side was awake (not asleep waiting for a frame) when it went out. */
+  otherAwake: boolean;
+  /** A frame the other side replies to went out at `now`, the other side awake or asleep. */
+  sent(now: number, otherAwake?: boolean): void;
   /** A frame came from the other side at `now`, which reports it took `tookMicros` since our last frame reached it. */
   received(now: number, tookMicros: number): void;
   /** Whether to watch for the reply now rather than sleep. */

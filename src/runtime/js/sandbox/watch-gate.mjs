@@ -10,18 +10,24 @@
 // watch at all (8–12k/s against 12–18k/s); four in five kept them level with it, and idle at
 // 18–28k/s against 13k/s.
 //
-// What counts as quick depends on whether this side watched. If it did, the reply's arrival says
-// it exactly: within the watch or not. If it slept, the arrival time includes this side's own
-// wake-up, so it says nothing about a watch; the other side's report of the time it *itself*
-// took between our frame and its reply (on the board: sandbox/board.mjs) stands
-// in, counted as quick within half a watch (its own wake-up would take some of the rest), and
-// weighed less, so that a side that slept probes again only after a run of such reports. Before,
-// only arrival counted: once both sides slept (the first thousands of calls of a process are
-// slow), every reply looked slow to both and neither watched again — whole rounds of 10,000
-// calls with both gates shut, 5–10k/s where 25k/s was possible. Measured in 5 interleaved
-// processes of 5 rounds of 10,000 sequential calls (median of rounds 2–5): idle 17.4k/s before,
-// 21.4k/s with this rule; beside two busy loops 6.3k/s before, 7.7k/s with it, against 6.0k/s
-// never watching and 3.3k/s always watching.
+// What counts as quick depends on whether the reply's arrival time measures the other side. It
+// does when this side watched and the other side was awake when our frame went out: then the
+// arrival says it exactly, within the watch or not. It does not when this side slept (the
+// arrival includes this side's own wake-up), nor when the other side slept (it includes the
+// other side's wake-up, which is no sign that the other side is slow: it would vanish if both
+// watched). Then the other side's report of the time it *itself* took between our frame and its
+// reply (on the board: sandbox/board.mjs) stands in, counted as quick within half a watch (its
+// own wake-up would take some of the rest), and weighed less, so that a side probes again only
+// after a run of such reports. Before, only arrival counted: once both sides slept (the first
+// thousands of calls of a process are slow), every reply looked slow to both and neither watched
+// again — whole rounds of 10,000 calls with both gates shut, 5–10k/s where 25k/s was possible.
+// Measured in 5 interleaved processes of 5 rounds of 10,000 sequential calls (median of rounds
+// 2–5): idle 17.4k/s before, 21.4k/s with reports; beside two busy loops 6.3k/s before, 7.7k/s
+// with them, against 6.0k/s never watching and 3.3k/s always watching. Reports alone still let
+// the two sides lock out of phase: a side that probed while the other slept saw its watch end
+// just before the reply (the other's wake-up is about a watch long on this machine), counted it
+// slow and shut again, so each side opened only while the other was shut — the full host path
+// spent whole rounds at 2–3k calls/s with the thread asleep on 80–95% of its calls.
 
 /**
  * How long (ms) a side watches after sending a frame the other side replies to. 50 µs until the
@@ -48,10 +54,14 @@ export class WatchGate {
   /** Moving share of recent replies judged quick (see the header); starts hopeful. */
   quickShare = 1;
 
-  /** A frame the other side replies to went out at `now`. */
-  sent(now) {
+  /** Whether the other side was awake (not asleep waiting for a frame) when it went out. */
+  otherAwake = true;
+
+  /** A frame the other side replies to went out at `now`, the other side awake or asleep. */
+  sent(now, otherAwake = true) {
     this.sentAt = now;
     this.watched = this.quickShare >= QUICK_ENOUGH;
+    this.otherAwake = otherAwake;
   }
 
   /**
@@ -60,7 +70,7 @@ export class WatchGate {
    */
   received(now, tookMicros) {
     if (this.sentAt < 0) return;
-    if (this.watched) this.quickShare += WATCHED_WEIGHT * ((now - this.sentAt <= WATCH_MS ? 1 : 0) - this.quickShare);
+    if (this.watched && this.otherAwake) this.quickShare += WATCHED_WEIGHT * ((now - this.sentAt <= WATCH_MS ? 1 : 0) - this.quickShare);
     else this.quickShare += REPORTED_WEIGHT * ((tookMicros <= WATCH_MS * 500 ? 1 : 0) - this.quickShare);
     this.sentAt = -1;
   }

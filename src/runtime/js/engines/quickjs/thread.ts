@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import { HeldCatalogs } from '../../held-catalogs.ts';
 import { WatchGate } from '../../sandbox/watch-gate.mjs';
 import {
-  BOARD_SLOTS, boardMicros, cancelSlot, DOORBELL_SLOT, HOST_TOOK_SLOT, HOST_WATCHING_SLOT, THREAD_TOOK_SLOT,
+  BOARD_SLOTS, boardMicros, cancelSlot, DOORBELL_SLOT, HOST_TOOK_SLOT, HOST_WATCHING_SLOT, THREAD_SLEEPING_SLOT, THREAD_TOOK_SLOT,
   TO_HOST_FULL_SLOT, TO_HOST_TAKEN_SLOT, TO_THREAD_FULL_SLOT, TO_THREAD_TAKEN_SLOT,
 } from '../../sandbox/board.mjs';
 import { MAILBOX_BYTES, MailboxReceiver, MailboxSender, mailboxBytes } from '../../sandbox/mailbox.mjs';
@@ -149,7 +149,7 @@ export class SandboxThread {
     Atomics.add(this.board, DOORBELL_SLOT, 1);
     Atomics.notify(this.board, DOORBELL_SLOT);
     if (answer) {
-      this.gate.sent(now);
+      this.gate.sent(now, Atomics.load(this.board, THREAD_SLEEPING_SLOT) === 0);
       if (!this.watching && this.gate.open) {
         this.watching = true;
         Atomics.store(this.board, HOST_WATCHING_SLOT, 1);
