@@ -138,6 +138,8 @@ export class SandboxThread {
     if (!this.life.alive) return;
     const answer = (header as { t?: unknown }).t === 'res';
     const now = answer ? performance.now() : 0;
+    // Read before the doorbell rings: once it has, a sleeping thread may already be awake.
+    const threadAwake = !answer || Atomics.load(this.board, THREAD_SLEEPING_SLOT) === 0;
     if (answer) Atomics.store(this.board, HOST_TOOK_SLOT, boardMicros(now - this.lastFrameAt));
     if (parked !== undefined) {
       this.worker.postMessage([header, payloads, parked], [parked.blocks.buffer as ArrayBuffer, parked.data.buffer as ArrayBuffer]);
@@ -149,7 +151,7 @@ export class SandboxThread {
     Atomics.add(this.board, DOORBELL_SLOT, 1);
     Atomics.notify(this.board, DOORBELL_SLOT);
     if (answer) {
-      this.gate.sent(now, Atomics.load(this.board, THREAD_SLEEPING_SLOT) === 0);
+      this.gate.sent(now, threadAwake);
       if (!this.watching && this.gate.open) {
         this.watching = true;
         Atomics.store(this.board, HOST_WATCHING_SLOT, 1);
