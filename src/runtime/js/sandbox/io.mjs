@@ -60,10 +60,12 @@ export function send(header, payloads = []) {
   if (board !== null) {
     const now = performance.now();
     Atomics.store(board, THREAD_TOOK_SLOT, boardMicros(now - lastFrameAt));
-    if (header.t === 'out' && header.c.length > 0) gate.sent(now, Atomics.load(board, HOST_WATCHING_SLOT) === 1);
+    // One look serves the watch rule (was the host awake for this frame?) and the mailbox rule.
+    const hostWatching = Atomics.load(board, HOST_WATCHING_SLOT) === 1;
+    if (header.t === 'out' && header.c.length > 0) gate.sent(now, hostWatching);
     if (outbox === null) return toHost.postMessage([header, payloads]);
     // The mailbox only while the host watches: a sleeping host needs the port's wake-up.
-    if (Atomics.load(board, HOST_WATCHING_SLOT) === 1 && outbox.tryPut(header, payloads)) {
+    if (hostWatching && outbox.tryPut(header, payloads)) {
       // The host may have stopped watching meanwhile without seeing the frame: wake it.
       if (Atomics.load(board, HOST_WATCHING_SLOT) === 0) postToHost(WAKE);
       return;
