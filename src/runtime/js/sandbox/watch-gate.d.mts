@@ -3,6 +3,12 @@ export const WATCH_MS: number;
 
 /** Whether one side of a QuickJS thread's bridge watches for the other's reply (watch-gate.mjs). */
 export class WatchGate {
+  /** @param cpus the CPUs this process may run on (default: `os.availableParallelism()`); below 2 the gate never opens. */
+  constructor(cpus?: number);
+  /** Whether a watch can ever pay: a second CPU the other side can run on meanwhile. */
+  readonly mayWatch: boolean;
+  /** Frames this side has watched for the reply to. */
+  watches: number;
   /** When the frame awaiting a reply went out (-1: no reply awaited). */
   sentAt: number;
   /** Whether this side watches for the awaited reply (decided when it went out). */
