@@ -21,7 +21,9 @@
  * (`BENCH_ENGINE`, default: the library's default), each the worse of the two runs, and every
  * per-run figure. `BENCH_ROUNDS` (default 3) and `BENCH_COLD` (cold samples, default 3) shorten
  * or lengthen a run; `BENCH_WARM` (default 2) sets the warm-up passes; `BENCH_RUNS=idle` or
- * `=loaded` runs one of the two. `BENCH_TRACE=1` prints
+ * `=loaded` runs one of the two. `BENCH_CPUS=0` (a `taskset` CPU list) holds every subject process,
+ * and what it starts, to those CPUs, as a container given one CPU would (the busy loops stay
+ * free). `BENCH_TRACE=1` prints
  * every measurement with the CPU the other subjects' processes spent meanwhile (to tell a
  * subject's own time from a neighbour's trailing work).
  */
@@ -46,6 +48,8 @@ const RETURN1_PER_ROUND = 5;
  */
 const WARM_PASSES = Number(process.env.BENCH_WARM ?? 2);
 const TRACE = process.env.BENCH_TRACE === '1';
+/** CPUs the subject processes are held to (`taskset -c`), or undefined: any. */
+const CPUS = process.env.BENCH_CPUS;
 const RUNS = (process.env.BENCH_RUNS ?? 'idle,loaded').split(',') as ('idle' | 'loaded')[];
 /** The longest a subject may stay silent: far above any workload's time at load 20. */
 const STALL_MS = Number(process.env.BENCH_STALL_MS ?? 180_000);
@@ -69,7 +73,10 @@ class Child {
   constructor(mode: 'serve' | 'cold' | 'rss', readonly subject: SubjectName) {
     // stdout ignored: utcp's client logs a line per tool call, which is its own cost to pay
     // but not ours to print. stderr stays visible.
-    this.process = fork(MAIN, [mode, subject], { execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const stdio: ['ignore', 'ignore', 'inherit', 'ipc'] = ['ignore', 'ignore', 'inherit', 'ipc'];
+    // taskset execs node in place: the pid, the IPC channel and the tree stay the subject's.
+    this.process =
+      CPUS === undefined ? fork(MAIN, [mode, subject], { execArgv: [], stdio }) : spawn('taskset', ['-c', CPUS, process.execPath, MAIN, mode, subject], { stdio });
     this.process.on('message', (m: Record<string, unknown>) => {
       this.inbox.push(m);
       this.waiting?.();
@@ -277,7 +284,7 @@ async function probe(): Promise<{ present: SubjectName[]; absent: Record<string,
 }
 
 const engine = benchEngine();
-process.stderr.write(`bench:peers — toolcell engine: ${engine}; load ${load()}\n`);
+process.stderr.write(`bench:peers — toolcell engine: ${engine}; load ${load()}${CPUS === undefined ? '' : `; subjects held to CPUs ${CPUS}`}\n`);
 MAIN = buildSubjects();
 const { present, absent } = await probe();
 for (const [s, reason] of Object.entries(absent)) process.stderr.write(`  ${s} is absent from this run: ${reason}\n`);
@@ -344,4 +351,4 @@ for (const r of runs) {
   );
 }
 for (const [s, reason] of Object.entries(absent)) console.log(`absent: ${s} (${reason})`);
-console.log(JSON.stringify({ engine, headlineFrom: 'per figure, the worse of the idle and loaded runs', ...headline, absent, runs: runs.map((r) => ({ ...r, ratios: perRun.find((p) => p.run === r.run)!.ratios })) }));
+console.log(JSON.stringify({ engine, ...(CPUS === undefined ? {} : { cpus: CPUS }), headlineFrom: 'per figure, the worse of the idle and loaded runs', ...headline, absent, runs: runs.map((r) => ({ ...r, ratios: perRun.find((p) => p.run === r.run)!.ratios })) }));
