@@ -12,7 +12,8 @@
  * - warm `return 1`; 10,000 sequential no-op calls; 1,000 parallel; one 1 MB tool result
  *   (÷ the JSON floor: JSON.stringify + JSON.parse of the same object here, in the same run);
  *   a CPU-bound script;
- * - tree RSS after one run and at 32 conversations at once, sampled from a process of its own.
+ * - tree RSS after one run (at once, then its peak and where it settles over the next second) and
+ *   at 32 conversations at once, sampled from a process of its own.
  * toolcell is measured through the sandbox alone (JsRuntime) and through the full host path
  * (ToolHost + code_execution), once more with 4 observer processes.
  *
@@ -48,6 +49,13 @@ const RETURN1_PER_ROUND = 5;
  */
 const WARM_PASSES = Number(process.env.BENCH_WARM ?? 2);
 const TRACE = process.env.BENCH_TRACE === '1';
+/**
+ * After the memory sample taken at once after one run, how long the same process is watched:
+ * its peak meanwhile and its RSS at the end are printed beside it. toolcell's RSS rises for
+ * 50–150 ms after its first run (V8 compiling QuickJS's hottest WebAssembly with its optimizing
+ * tier) and then settles, so a sample at one instant lands on either side of that.
+ */
+const SETTLE_MS = 1_000;
 /** CPUs the subject processes are held to (`taskset -c`), or undefined: any. */
 const CPUS = process.env.BENCH_CPUS;
 const RUNS = (process.env.BENCH_RUNS ?? 'idle,loaded').split(',') as ('idle' | 'loaded')[];
@@ -224,19 +232,23 @@ async function measureRun(run: 'idle' | 'loaded', present: SubjectName[], sample
     }
 
     // Tree RSS, sampled by the sampler process from the subject process's pid down.
-    const rss = new Map<SubjectName, { one: number; burst: number }>();
+    const rss = new Map<SubjectName, { one: number; onePeak: number; settled: number; burst: number }>();
     for (const s of RSS_SUBJECTS.filter((c) => present.includes(c))) {
       process.stderr.write(`  ${run}: memory ${s}\n`);
       const child = new Child('rss', s);
       await child.expect('one');
       await sampler.reset(child.process.pid!);
       const one = (await sampler.peak()).last;
+      // Then the same process left alone for SETTLE_MS: its peak meanwhile, and where it settles.
+      await sampler.reset(child.process.pid!);
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      const after = await sampler.peak();
       await sampler.reset(child.process.pid!);
       child.send({ type: 'go' });
       await child.expect('burst');
       const { peak } = await sampler.peak();
       await child.close();
-      rss.set(s, { one, burst: Math.max(peak, one) });
+      rss.set(s, { one, onePeak: Math.max(one, after.peak), settled: after.last, burst: Math.max(peak, one) });
     }
     const loadAfter = load();
     process.stderr.write(`  ${run}: cold and memory done (load ${loadAfter})\n`);
@@ -256,6 +268,8 @@ async function measureRun(run: 'idle' | 'loaded', present: SubjectName[], sample
       if (cold.has(s)) f.coldMs = round(median(cold.get(s)!), 1);
       if (rss.has(s)) {
         f.rssOneRunMb = round(rss.get(s)!.one / 2 ** 20, 1);
+        f.rssOneRunPeakMb = round(rss.get(s)!.onePeak / 2 ** 20, 1);
+        f.rssOneRunSettledMb = round(rss.get(s)!.settled / 2 ** 20, 1);
         f.rss32Mb = round(rss.get(s)!.burst / 2 ** 20, 1);
       }
       subjects[s] = f;
@@ -321,12 +335,14 @@ function ratios(r: RunFigures) {
     hostPayloadVsFloor: host?.payloadVsFloor,
     rssMb: host?.rss32Mb,
     rssOneRunMb: host?.rssOneRunMb,
+    rssOneRunPeakMb: host?.rssOneRunPeakMb,
+    rssOneRunSettledMb: host?.rssOneRunSettledMb,
     sandboxRssMb: t?.rss32Mb,
   };
 }
 type Ratios = ReturnType<typeof ratios>;
 /** For these, lower is better; for every other ratio, higher. */
-const LOWER_IS_BETTER = new Set(['coldVsPi', 'sandboxColdVsPi', 'payloadVsFloor', 'hostPayloadVsFloor', 'rssMb', 'rssOneRunMb', 'sandboxRssMb']);
+const LOWER_IS_BETTER = new Set(['coldVsPi', 'sandboxColdVsPi', 'payloadVsFloor', 'hostPayloadVsFloor', 'rssMb', 'rssOneRunMb', 'rssOneRunPeakMb', 'rssOneRunSettledMb', 'sandboxRssMb']);
 const perRun = runs.map((r) => ({ run: r.run, ratios: ratios(r) }));
 const headline: Record<string, number | undefined> = {};
 for (const key of Object.keys(perRun[0]!.ratios) as (keyof Ratios)[]) {
@@ -336,18 +352,18 @@ for (const key of Object.keys(perRun[0]!.ratios) as (keyof Ratios)[]) {
 
 for (const r of runs) {
   console.log(`\n${r.run} run (load ${r.loadBefore} → ${r.loadAfter}; JSON floor for 1 MB ${r.payloadFloorMs} ms):`);
-  console.log(`${'subject'.padEnd(20)} ${'cold ms'.padStart(8)} ${'return1 ms'.padStart(10)} ${'seq/s'.padStart(7)} ${'par/s'.padStart(7)} ${'1MB ×floor'.padStart(10)} ${'cpu ms'.padStart(7)} ${'RSS 1/32 MB'.padStart(12)}`);
+  console.log(`${'subject'.padEnd(20)} ${'cold ms'.padStart(8)} ${'return1 ms'.padStart(10)} ${'seq/s'.padStart(7)} ${'par/s'.padStart(7)} ${'1MB ×floor'.padStart(10)} ${'cpu ms'.padStart(7)} ${'RSS 1 (peak, settled)/32 MB'.padStart(28)}`);
   for (const [s, f] of Object.entries(r.subjects)) {
-    const rssText = f.rss32Mb === undefined ? '—' : `${f.rssOneRunMb}/${f.rss32Mb}`;
+    const rssText = f.rss32Mb === undefined ? '—' : `${f.rssOneRunMb} (${f.rssOneRunPeakMb}, ${f.rssOneRunSettledMb})/${f.rss32Mb}`;
     console.log(
-      `${s.padEnd(20)} ${String(f.coldMs ?? '—').padStart(8)} ${String(f.returnMs).padStart(10)} ${String(f.seqCallsPerSec).padStart(7)} ${String(f.parCallsPerSec).padStart(7)} ${String(f.payloadVsFloor).padStart(10)} ${String(f.cpuMs).padStart(7)} ${rssText.padStart(12)}`,
+      `${s.padEnd(20)} ${String(f.coldMs ?? '—').padStart(8)} ${String(f.returnMs).padStart(10)} ${String(f.seqCallsPerSec).padStart(7)} ${String(f.parCallsPerSec).padStart(7)} ${String(f.payloadVsFloor).padStart(10)} ${String(f.cpuMs).padStart(7)} ${rssText.padStart(28)}`,
     );
   }
   const q = perRun.find((p) => p.run === r.run)!.ratios;
   console.log(
     `toolcell (${engine}): cold ${q.coldVsPi}× pi's time (target ≤ 1); sequential ${q.seqVsPi}× pi (target ≥ 2), ${q.seqVsUtcp ?? '—'}× utcp (target ≥ 1), ${q.seqVsAiSdk ?? '—'}× ai-sdk; ` +
       `parallel ${q.parVsPi}× pi; return 1 ${q.returnVsPi}× faster than pi (target ≥ 30); 1 MB ${q.payloadVsFloor}× the floor (target ≤ 2); ` +
-      `host path with 4 observers ${q.observedHostVsSandbox}× the sandbox alone (target ≥ 0.5); tree RSS ${q.rssOneRunMb} MB after one run (target ≤ 100), ${q.rssMb} MB at 32 conversations`,
+      `host path with 4 observers ${q.observedHostVsSandbox}× the sandbox alone (target ≥ 0.5); tree RSS ${q.rssOneRunMb} MB after one run (target ≤ 100; ${q.rssOneRunPeakMb} at most and ${q.rssOneRunSettledMb} settled over the next ${SETTLE_MS / 1000} s), ${q.rssMb} MB at 32 conversations`,
   );
 }
 for (const [s, reason] of Object.entries(absent)) console.log(`absent: ${s} (${reason})`);
