@@ -10,14 +10,7 @@ import { after, test } from 'node:test';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
 import { THREAD_SLEEPING_SLOT } from '../../../src/runtime/js/sandbox/board.mjs';
 import { tool, valueOf } from './helpers.ts';
-
-/** The one sandbox thread of a runtime limited to one, and the parts of it this test reads. */
-function onlyThread(runtime: JsRuntime): { board: Int32Array; gate: { otherAwake: boolean } } {
-  const pool = (runtime as unknown as { quickjs: { hosts: Set<{ process: unknown }> } }).quickjs;
-  const hosts = [...pool.hosts];
-  assert.equal(hosts.length, 1, 'one sandbox thread');
-  return hosts[0]!.process as { board: Int32Array; gate: { otherAwake: boolean } };
-}
+import { onlyThread } from './only-thread.ts';
 
 const runtime = new JsRuntime({ engine: 'quickjs', pool: { maxProcesses: 1, minProcesses: 0 } });
 after(() => runtime.close());
