@@ -7,7 +7,7 @@
 // synchronously (receiveMessageOnPort), and the doorbell and cancel board are a
 // SharedArrayBuffer the host bumps with Atomics, so the thread sleeps in Atomics.wait; small
 // frames go through two mailboxes in shared memory instead of the port where the ordering rule
-// allows (sandbox/mailbox.mjs), and to the host only while its loop watches for them.
+// allows (sandbox/mailbox.mjs); to a host whose loop sleeps, a short wake message follows.
 import fs from 'node:fs';
 import { isMainThread, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { encodeFrame, FrameDecoder } from './frames.mjs';
@@ -64,10 +64,13 @@ export function send(header, payloads = []) {
     const hostWatching = Atomics.load(board, HOST_WATCHING_SLOT) === 1;
     if (header.t === 'out' && header.c.length > 0) gate.sent(now, hostWatching);
     if (outbox === null) return toHost.postMessage([header, payloads]);
-    // The mailbox only while the host watches: a sleeping host needs the port's wake-up.
-    if (hostWatching && outbox.tryPut(header, payloads)) {
-      // The host may have stopped watching meanwhile without seeing the frame: wake it.
-      if (Atomics.load(board, HOST_WATCHING_SLOT) === 0) postToHost(WAKE);
+    // The mailbox whether or not the host watches. A sleeping host still needs the port's
+    // wake-up, but a short string costs less to post than the frame's structured clone: held to
+    // one CPU, where the host never watches, 10.8k sequential calls/s against 10.1k (medians of
+    // 18 rounds each, processes interleaved); no change measured with two CPUs, idle or loaded.
+    if (outbox.tryPut(header, payloads)) {
+      // Also when the host stopped watching after the look above, without seeing the frame.
+      if (!hostWatching || Atomics.load(board, HOST_WATCHING_SLOT) === 0) postToHost(WAKE);
       return;
     }
     return postToHost([header, payloads]);
