@@ -18,6 +18,7 @@ import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../san
 import type { IsolationMode, ScriptCaps } from '../../../isolation/index.ts';
 import type { RunProcess } from '../../session.ts';
 import { SandboxThread } from './thread.ts';
+import { placeOnThread } from './thread-placement.ts';
 
 /** What the pool needs of where VMs run: a sandbox process, or a thread of the host (thread.ts). */
 type VmHost = SandboxProcess | SandboxThread;
@@ -302,44 +303,26 @@ export class QuickjsPool {
     return best;
   }
 
-  /**
-   * Threads run one VM at a time. A run goes to the idle thread keeping the fewest sessions
-   * (those are parked in the host first, see vacate), else to a thread still starting, else to a
-   * new thread (up to `maxProcesses`); threads are added for runs at once, not for conversations.
-   * One idle thread is kept in reserve while there is room, once the pool serves more than one
-   * conversation (reserveWanted): a conversation whose thread another run just took then finds
-   * one at once, and never waits for a thread to start.
-   */
+  /** Threads: where a run goes (thread-placement.ts decides); null: it waits in the queue. */
   private placeOnThread(conversation?: string): Host | null {
-    // A run of another conversation than the one with a session: the pool serves several.
-    if (conversation !== undefined && this.conversations.size > 0 && !this.conversations.has(conversation)) this.reserveWanted = true;
-    let best: Host | null = null;
-    let starting: Host | null = null;
-    let idle = 0;
-    let busy = 0;
-    for (const h of this.hosts) {
-      if (!h.process.alive || h.doomed || this.stopping(h)) continue;
-      // A thread whose run reported its outcome is free as soon as its idle confirmation
-      // arrives: it counts toward the reserve, so a quick next run does not start a thread.
-      if (h.load > 0) {
-        if (h.ready && h.load === h.finishing) idle++;
-        else busy++;
-        continue;
-      }
-      if (!h.ready) {
-        starting ??= h;
-        continue;
-      }
-      idle++;
-      if (best === null || h.conversations.size < best.conversations.size) best = h;
-    }
-    // Runs at once: this one arrives while another runs.
-    if (busy > 0 && idle === 0) this.reserveWanted = true;
-    if (idle <= (this.reserveWanted ? 1 : 0) && starting === null && this.hosts.size < this.maxProcesses) {
-      const spare = this.spawn();
-      if (best === null) return spare;
-    }
-    return best ?? starting;
+    const hosts = [...this.hosts];
+    const decision = placeOnThread({
+      threads: hosts.map((h) => ({
+        usable: h.process.alive && !h.doomed && !this.stopping(h),
+        ready: h.ready,
+        load: h.load,
+        finishing: h.finishing,
+        sessions: h.conversations.size,
+      })),
+      reserveWanted: this.reserveWanted,
+      anotherConversation: conversation !== undefined && this.conversations.size > 0 && !this.conversations.has(conversation),
+      roomForAnother: this.hosts.size < this.maxProcesses,
+    });
+    this.reserveWanted = decision.reserveWanted;
+    const started = decision.start ? this.spawn() : null;
+    if (decision.run === 'new') return started;
+    // 'wait': served when a thread's confirmation unbinds it, or when a thread gets ready.
+    return decision.run === 'wait' ? null : hosts[decision.run]!;
   }
 
   /**
