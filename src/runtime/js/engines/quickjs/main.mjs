@@ -24,11 +24,8 @@ import { GuestRun } from './vm.mjs';
 import { CatalogStore, MISSING_CATALOG } from '../../sandbox/catalogs.mjs';
 import { imageRestorer, memoryImage } from './memory-image.mjs';
 import { buildTemplate, guestSources, IMAGE_FILE, readTemplateImage, templateKey, vmOptionsFor, wasmDigest } from './template.mjs';
-import { instantiateCompiledModulesAtOnce } from './instantiate-now.mjs';
 
 process.on('unhandledRejection', () => {});
-// Before any VM: a VM's instance is built at once, never held back by V8 (instantiate-now.mjs).
-instantiateCompiledModulesAtOnce();
 
 // On a worker thread of the host (engines/quickjs/thread.ts) the host hands over the package's
 // path, its compiled module and the digest of its bytes; as a process, the paths come as
