@@ -9,9 +9,11 @@
  * sample runs 32 more conversations (each keeps a session) and the tree is read again: the
  * difference ÷ 32 is the memory per added conversation. Then, in fresh processes again, the runs
  * right after the first, each sent as soon as the one before answered: the same conversation's
- * second run, and a second conversation's first run (pi-codemode: its second `execute()`). A
- * thread once held those 80–150 ms behind work it did after its first run (the restore of a
- * spare VM, a thread started for the new conversation). The last line is JSON.
+ * second run, and a second conversation's first run (pi-codemode: its second `execute()`). The
+ * second run waits for the spare VM the thread restores after its first run, which V8 holds
+ * behind the optimizing compile that run set off (src/runtime/js/README.md says why it stays);
+ * a second conversation's first run used to wait for a thread started for it. The last line is
+ * JSON.
  */
 import os from 'node:os';
 import { fork } from 'node:child_process';
