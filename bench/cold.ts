@@ -11,9 +11,8 @@
  * right after the first, each sent as soon as the one before answered: the same conversation's
  * second run, and a second conversation's first run (pi-codemode: its second `execute()`). The
  * second run waits for the spare VM the thread restores after its first run, which V8 holds
- * behind the optimizing compile that run set off (src/runtime/js/README.md says why it stays);
- * a second conversation's first run used to wait for a thread started for it. The last line is
- * JSON.
+ * behind the optimizing compile that run set off; a second conversation's first run waits for
+ * a thread started for it (src/runtime/js/README.md says why both stay). The last line is JSON.
  */
 import os from 'node:os';
 import { fork } from 'node:child_process';

@@ -32,10 +32,10 @@ describe('placing a run on a thread', () => {
     assert.equal(place([idle(3), idle(1), idle(2)], { reserveWanted: true }).run, 1);
   });
 
-  test("a new conversation's run waits for a finishing thread rather than a thread it would have to start", () => {
-    // Before, it went to the reserve thread started for it and waited out that thread's start.
-    assert.deepEqual(place([finishing()], { anotherConversation: true }), { run: 'wait', start: true, reserveWanted: true });
-    assert.deepEqual(place([finishing(), starting()], { reserveWanted: true }), { run: 'wait', start: false, reserveWanted: true });
+  test("a new conversation's run leaves a finishing thread to its conversation and goes to a thread started for it", () => {
+    // Waiting for the finishing thread instead let a spinning newcomer take a neighbour's thread.
+    assert.deepEqual(place([finishing()], { anotherConversation: true }), { run: 'new', start: true, reserveWanted: true });
+    assert.deepEqual(place([finishing(), starting()], { reserveWanted: true }), { run: 1, start: false, reserveWanted: true });
   });
 
   test('a run arriving while the only thread runs starts another and goes there', () => {

@@ -3,11 +3,12 @@
  * decision over what the pool knows of its threads. A thread runs one VM at a time.
  *
  * The order: an idle thread, the one keeping the fewest sessions (those are parked in the host
- * first, so none waits behind the run); else the run waits for a thread whose run has reported
- * its outcome, which is free within a frame; else a thread still starting; else a new thread.
- * Waiting for the finishing thread matters because a thread's start takes 80–130 ms on the
- * 2-core machine: a conversation's first run sent just after another conversation's run
- * finished waited that long on a thread started for it, the finishing thread idle 2 ms later.
+ * first, so none waits behind the run); else a thread still starting; else a new thread. A
+ * thread whose run has reported its outcome counts as idle for the reserve but takes no run of
+ * another conversation: it is that conversation's thread, and a newcomer that took it would
+ * leave the conversation to wait for a thread to start (tried: beside a spinning newcomer, a
+ * neighbour's `return x + 1` took 240 ms instead of 1.2 ms, `noisy-neighbour.test.ts`). The
+ * newcomer waits for a thread to start instead (80–130 ms on the 2-core machine).
  *
  * Threads are added for runs at once, not for conversations; and one idle thread is kept in
  * reserve, while there is room, once the pool has served more than one conversation or runs at
@@ -53,16 +54,13 @@ export function placeOnThread({ threads, reserveWanted: wanted, anotherConversat
   let starting = -1;
   let idle = 0;
   let busy = 0;
-  let finishing = false;
   threads.forEach((t, i) => {
     if (!t.usable) return;
     if (t.load > 0) {
       // Free as soon as its confirmation arrives: it counts toward the reserve, so a quick next
       // run does not start a thread.
-      if (t.ready && t.load === t.finishing) {
-        idle++;
-        finishing = true;
-      } else busy++;
+      if (t.ready && t.load === t.finishing) idle++;
+      else busy++;
       return;
     }
     if (!t.ready) {
@@ -76,7 +74,6 @@ export function placeOnThread({ threads, reserveWanted: wanted, anotherConversat
   if (busy > 0 && idle === 0) reserveWanted = true;
   const start = idle <= (reserveWanted ? 1 : 0) && starting < 0 && roomForAnother;
   if (best >= 0) return { run: best, start, reserveWanted };
-  if (finishing) return { run: 'wait', start, reserveWanted };
   if (start) return { run: 'new', start, reserveWanted };
   return { run: starting >= 0 ? starting : 'wait', start, reserveWanted };
 }
