@@ -7,6 +7,7 @@
  * driven with megabyte inputs while `monitorEventLoopDelay` watches the host.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { after, test } from 'node:test';
 import pino from 'pino';
@@ -23,6 +24,11 @@ const HUGE = 1_000_000;
 const JS_HUGE = HUGE;
 /** The host's event loop may not wait longer than this on any one piece of work. */
 const MAX_DELAY_MS = 50;
+/**
+ * CPU the host's thread may spend on the whole JavaScript attack beyond the same guest work's:
+ * 10–60 ms measured on the 2-core machine; the unbounded ranking this pins cost seconds.
+ */
+const MAX_HOST_WORK_MS = 120;
 
 const hosts: ToolHost[] = [];
 const executions: CodeExecution[] = [];
@@ -48,14 +54,40 @@ after(async () => {
 
 /** The longest the host's event loop waited while `work` ran, in milliseconds. */
 async function maxLoopDelay(work: () => Promise<unknown>): Promise<number> {
+  return (await hostLoad(work)).delay;
+}
+
+/**
+ * CPU time of this process's main thread (the host's), in ms, from /proc (Linux; 10 ms ticks);
+ * undefined elsewhere.
+ */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * While `work` ran: the longest wait of the host's event loop, and the CPU its thread spent. A
+ * wait that is host work shows in that CPU; on a loaded machine the thread can also wait off the
+ * CPU altogether, which no bound on the host's work can help (seen: 76 and 114 ms beside two busy
+ * loops while the suite ran, with the host's thread nearly idle).
+ */
+async function hostLoad(work: () => Promise<unknown>): Promise<{ delay: number; cpuMs: number | undefined }> {
   const h = monitorEventLoopDelay({ resolution: 10 });
+  const before = mainThreadCpuMs();
   h.enable();
   try {
     await work();
   } finally {
     h.disable();
   }
-  return h.max / 1e6;
+  const after = mainThreadCpuMs();
+  return { delay: h.max / 1e6, cpuMs: before === undefined || after === undefined ? undefined : after - before };
 }
 
 async function runScript(host: ToolHost, name: string, code: string, language?: 'python') {
@@ -105,7 +137,7 @@ for (const engine of ['quickjs', 'v8'] as const) {
     assert.equal((await runScript(host, `s-${engine}`, 'return 1')).value, 1);
     let value: any;
     const startedAt = performance.now();
-    const delay = await maxLoopDelay(async () => {
+    const { delay, cpuMs } = await hostLoad(async () => {
       value = (await runScript(host, `s-${engine}`, JS_ATTACK)).value;
     });
     // The scheduler's own jitter over as long a span, with no work at all: on a loaded machine
@@ -113,12 +145,16 @@ for (const engine of ['quickjs', 'v8'] as const) {
     // delay while the script does the same work without reaching the host (JS_CONTROL).
     const idle = await maxLoopDelay(() => new Promise((resolve) => setTimeout(resolve, performance.now() - startedAt)));
     let control: any;
-    const sharing = await maxLoopDelay(async () => {
+    const { delay: sharing, cpuMs: controlCpuMs } = await hostLoad(async () => {
       control = (await runScript(host, `s-${engine}`, JS_CONTROL)).value;
     });
     assert.equal(control.errors.length, 3, JSON.stringify(control));
     const jitter = Math.max(idle, sharing);
-    t.diagnostic(`host event-loop delay ${delay.toFixed(1)} ms, idle jitter ${idle.toFixed(1)} ms, same guest work without the host ${sharing.toFixed(1)} ms`);
+    const hostWorkMs = cpuMs === undefined || controlCpuMs === undefined ? undefined : cpuMs - controlCpuMs;
+    t.diagnostic(
+      `host event-loop delay ${delay.toFixed(1)} ms, idle jitter ${idle.toFixed(1)} ms, same guest work without the host ${sharing.toFixed(1)} ms; ` +
+        `host thread CPU ${cpuMs} ms, ${controlCpuMs} ms for the same guest work without the host`,
+    );
     assert.equal(value.errors.length, 3, JSON.stringify(value));
     // The messages echo a bounded excerpt of the name, not a megabyte.
     for (const length of value.errors) assert.ok(length < 2_000, `error message of ${length} chars`);
@@ -126,7 +162,12 @@ for (const engine of ['quickjs', 'v8'] as const) {
     assert.equal(value.heard.length, 2);
     for (const length of value.heard) assert.ok(length > 0 && length <= 1_024, `the host received a ${length}-character name`);
     assert.ok(value.found >= 1);
-    assert.ok(delay < MAX_DELAY_MS + jitter, `the host's event loop waited ${delay.toFixed(1)} ms (idle jitter ${idle.toFixed(1)} ms, guest work alone ${sharing.toFixed(1)} ms)`);
+    // A longer wait passes only when the host's thread did not spend it working: its CPU beyond
+    // the same guest work's stays under MAX_HOST_WORK_MS.
+    assert.ok(
+      delay < MAX_DELAY_MS + jitter || (hostWorkMs !== undefined && hostWorkMs < MAX_HOST_WORK_MS),
+      `the host's event loop waited ${delay.toFixed(1)} ms (idle jitter ${idle.toFixed(1)} ms, guest work alone ${sharing.toFixed(1)} ms; host thread CPU ${cpuMs} ms against ${controlCpuMs} ms)`,
+    );
   });
 }
 
