@@ -54,14 +54,23 @@ function stop(pid: number): void {
   }
 }
 
-/** The state letter of /proc/<pid>/stat, or undefined once the process is gone. */
-function processState(pid: number): string | undefined {
+/**
+ * The fields of /proc/<pid>/stat after the command name (state is [0], ppid [1]), or undefined
+ * once the process is gone. The command name may contain spaces and parentheses; the fields after
+ * its last ')' do not.
+ */
+function statFields(pid: number | string): string[] | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat[stat.lastIndexOf(')') + 2];
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+/** The state letter of a process, or undefined once it is gone. */
+function processState(pid: number): string | undefined {
+  return statFields(pid)?.[0];
 }
 
 /** `[pid, ppid]` of every visible process. */
@@ -75,14 +84,9 @@ function processParents(): [number, number][] {
   }
   for (const name of entries) {
     if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
-      // The command name may contain spaces and parentheses; the fields after its last ')' do not.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.push([Number(name), Number(fields[1])]);
-    } catch {
-      // exited while we looked
-    }
+    const fields = statFields(name);
+    // Undefined: it exited while we looked.
+    if (fields !== undefined) out.push([Number(name), Number(fields[1])]);
   }
   return out;
 }
