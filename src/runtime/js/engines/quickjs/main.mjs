@@ -21,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { isMainThread, Worker, workerData } from 'node:worker_threads';
 import { cancelPosted, framesWaiting, poll, receive, send, sendParked } from '../../sandbox/io.mjs';
 import { GuestRun } from './vm.mjs';
+import { rawCrossing } from './crossing.mjs';
 import { CatalogStore, MISSING_CATALOG } from '../../sandbox/catalogs.mjs';
 import { imageRestorer, memoryImage } from './memory-image.mjs';
 import { buildTemplate, guestSources, IMAGE_FILE, readTemplateImage, templateKey, vmOptionsFor, wasmDigest } from './template.mjs';
@@ -37,7 +38,7 @@ const imagePath = onThread ? workerData.templateImage : undefined;
 // done (engines/quickjs/thread.ts); quickjs-wasi's JavaScript loads meanwhile.
 const arriving = onThread ? new Promise((resolve) => workerData.wasmPort.once('message', resolve)) : null;
 const quickjs = await import(pathToFileURL(libPath).href);
-const { QuickJS, JSException } = quickjs;
+const { QuickJS, JSException, JSValueHandle } = quickjs;
 const wasmBytes = onThread ? null : fs.readFileSync(wasmPath);
 const wasmModule = onThread ? await arriving : new WebAssembly.Module(wasmBytes);
 if (onThread) workerData.wasmPort.close();
@@ -102,13 +103,21 @@ const template = await makeTemplate();
 async function createGuest(snapshot = template.snapshot, catalog = null, existing = null) {
   const vm = existing ?? (await restoreVm(snapshot));
   const control = vm.importHandle(template.token);
-  let handler = null;
-  vm.registerHostCallback('bridge', (op, a, b, c) => (handler === null ? vm.null : handler(op, a, b, c)));
+  // The library's path stays registered; the crossing takes the bridge's calls before it.
+  vm.registerHostCallback('bridge', () => vm.null);
+  const crossing = rawCrossing(vm, JSValueHandle);
   const exports = vm._getExports();
   // vm.callFunction builds a DataView and an argument array per call (about 15 µs, more than the
   // rest of a tool call); this calls the control function through the exports directly.
-  const argv = exports.wasm_malloc(8 * 4);
+  let argv = exports.wasm_malloc(8 * 4);
   let view = new DataView(exports.memory.buffer);
+  // The cells this thread allocated in the VM: freed when it goes, and before a parked session's
+  // image is taken, so that a session parked and restored again and again does not collect them.
+  const releaseCells = () => {
+    crossing.dispose();
+    if (argv !== 0) exports.wasm_free(argv);
+    argv = 0;
+  };
   return {
     vm,
     control,
@@ -116,10 +125,14 @@ async function createGuest(snapshot = template.snapshot, catalog = null, existin
     /** Id of the catalog whose bindings the VM holds installed (null: none, or unnamed). */
     catalog,
     exception: () => new JSException(vm.getException()),
-    /** Calls control(...args); returns true when it returned true. Throws a JSException if it threw. */
+    crossing,
+    /**
+     * Calls control(...args), each a handle or a value pointer (the caller frees its own);
+     * returns true when it returned true. Throws a JSException if it threw.
+     */
     callControl(args) {
       if (view.buffer !== exports.memory.buffer) view = new DataView(exports.memory.buffer);
-      for (let i = 0; i < args.length; i++) view.setUint32(argv + 4 * i, args[i].ptr, true);
+      for (let i = 0; i < args.length; i++) view.setUint32(argv + 4 * i, typeof args[i] === 'number' ? args[i] : args[i].ptr, true);
       const result = exports.qjs_call(control.ptr, vm.undefined.ptr, args.length, argv);
       try {
         if (exports.qjs_is_exception(result)) throw new JSException(vm.getException());
@@ -134,14 +147,15 @@ async function createGuest(snapshot = template.snapshot, catalog = null, existin
      * read straight from the instance rather than from a full copy first.
      */
     snapshot() {
+      releaseCells();
       return { ...memoryImage(exports), catalog: this.catalog };
     },
     bindBridge(fn) {
-      handler = fn;
+      crossing.bind(fn);
     },
     dispose() {
-      handler = null;
       try {
+        releaseCells();
         control.dispose();
         vm.dispose();
       } catch {

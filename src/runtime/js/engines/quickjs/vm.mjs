@@ -3,7 +3,8 @@
 // the host, delivery of answers, and draining the VM's job queue.
 //
 // Only numbers and strings cross between the VM and this file: the bridge reads its arguments
-// as primitives and answers with a number, a string or null; answers go in as strings.
+// as primitives and answers with a number, a string or null; answers go in as strings. Both
+// directions go through the VM's raw crossing (engines/quickjs/crossing.mjs).
 import { randomBytes } from 'node:crypto';
 import { send } from '../../sandbox/io.mjs';
 import { unknownNameMessage } from '../../sandbox/closest.mjs';
@@ -30,7 +31,7 @@ export const SCRIPT_FILE = 'script.js';
 export class GuestRun {
   /**
    * @param {object} header the run frame: run, limits, conv, heapMb, ms
-   * @param {{ vm: any, control: any, exports: any, exception(): Error, callControl(args: any[]): boolean, bindBridge(fn: Function): void }} guest
+   * @param {{ vm: any, control: any, exports: any, crossing: any, exception(): Error, callControl(args: any[]): boolean, bindBridge(fn: Function): void }} guest
    * @param {boolean} fresh the run starts on a fresh VM (not a kept session)
    * @param {boolean} owned the VM is its conversation's: it may be kept after the run
    * @param {(run: GuestRun) => void} onEnd called once the run has reported its outcome
@@ -54,8 +55,6 @@ export class GuestRun {
     this.cancelled = false;
     this.interrupted = false;
     this.out = new Outbox(this.id, this.limits, (message) => this.fail('script', 'RangeError', message));
-    /** Handles answered to the guest, disposed at the next crossing. */
-    this.answered = [];
     guest.bindBridge((op, a, b, c) => this.bridge(op, a, b, c));
   }
 
@@ -123,43 +122,34 @@ export class GuestRun {
   }
 
   /**
-   * The bridge: arguments are handles, read as primitives only. The engine copies the answer, so
-   * answers made here are disposed on the next crossing instead of piling up in the VM's handle set.
+   * The bridge: arguments are value pointers, read as primitives only; the answer is a fresh
+   * value the engine's trampoline takes over (crossing.mjs).
    */
   bridge(op, a, b, c) {
-    const { vm } = this.guest;
-    for (const h of this.answered) h.dispose();
-    this.answered.length = 0;
-    if (!this.running) return vm.null;
-    const ex = this.guest.exports;
-    switch (num(ex, op)) {
+    const x = this.guest.crossing;
+    if (!this.running) return x.null();
+    switch (x.num(op)) {
       case B_CALL: {
-        const flags = num(ex, a);
-        const answer = this.call(flags === 1, str(ex, b), str(ex, c), flags > 1 ? Math.floor(flags / 2) : 0);
-        return this.answer(typeof answer === 'number' ? vm.newNumber(answer) : answer === null ? null : vm.newString(answer));
+        const flags = x.num(a);
+        const answer = this.call(flags === 1, x.str(b), x.str(c), flags > 1 ? Math.floor(flags / 2) : 0);
+        return typeof answer === 'number' ? x.number(answer) : answer === null ? x.null() : x.string(answer);
       }
       case B_LOG:
-        this.log(str(ex, a), str(ex, b));
-        return vm.null;
+        this.log(x.str(a), x.str(b));
+        return x.null();
       case B_DONE:
-        this.done(str(ex, a));
-        return vm.null;
+        this.done(x.str(a));
+        return x.null();
       case B_FAIL:
-        this.scriptFailed(str(ex, a), str(ex, b), str(ex, c));
-        return vm.null;
+        this.scriptFailed(x.str(a), x.str(b), x.str(c));
+        return x.null();
       case B_UNKNOWN_TOOL: {
-        const text = unknownNameMessage(this.config, str(ex, a), str(ex, b), str(ex, c));
-        return this.answer(text === null ? null : vm.newString(text));
+        const text = unknownNameMessage(this.config, x.str(a), x.str(b), x.str(c));
+        return text === null ? x.null() : x.string(text);
       }
       default:
-        return vm.null;
+        return x.null();
     }
-  }
-
-  answer(handle) {
-    if (handle === null) return this.guest.vm.null;
-    this.answered.push(handle);
-    return handle;
   }
 
   call(isGlobal, name, json, site) {
@@ -202,8 +192,6 @@ export class GuestRun {
   finish(result, payloads) {
     if (!this.running) return;
     this.running = false;
-    for (const h of this.answered) h.dispose();
-    this.answered.length = 0;
     if (this.cancelled) {
       // The host already ended this run: it wants no outcome, only the idle that follows.
       this.keep = false;
@@ -239,20 +227,18 @@ export class GuestRun {
   /** Settles calls from a `res` frame: header.r is [id, ok, errorName] triples, payloads the values. */
   deliver(header, payloads) {
     const r = header.r;
-    const { vm } = this.guest;
+    const { vm, crossing: x } = this.guest;
     for (let i = 0, k = 0; i < r.length && this.running; i += 3, k++) {
       this.out.settled(r[i]);
       let known;
-      const args = [
-        vm.newNumber(C_DELIVER), vm.newNumber(r[i]), vm.newNumber(r[i + 1]), vm.newString(payloads[k]),
-        r[i + 2] === null ? vm.undefined : vm.newString(r[i + 2]),
-      ];
+      // Value pointers, freed below (the error name's `undefined` is the VM's own, not freed).
+      const args = [x.number(C_DELIVER), x.number(r[i]), x.number(r[i + 1]), x.string(payloads[k]), r[i + 2] === null ? vm.undefined : x.string(r[i + 2])];
       try {
         known = this.guest.callControl(args);
       } catch (error) {
         return this.engineFailure(error);
       } finally {
-        for (const arg of args) arg.dispose();
+        for (const arg of args) if (typeof arg === 'number') x.free(arg);
       }
       if (known !== true && this.running) return this.fail('sandbox', undefined, `the host answered call ${r[i]}, which is not pending`);
     }
@@ -326,13 +312,4 @@ function disposeIfHandle(error) {
   } catch {
     // Already gone with its VM.
   }
-}
-
-function num(ex, handle) {
-  return handle !== undefined && ex.qjs_is_number(handle.ptr) ? ex.qjs_get_float64(handle.ptr) : undefined;
-}
-
-/** A string argument; anything else reads as undefined, so no guest code runs here. */
-function str(ex, handle) {
-  return handle !== undefined && ex.qjs_is_string(handle.ptr) ? handle.toString() : undefined;
 }
