@@ -18,10 +18,14 @@
 // Layout of a frame in the mailbox's bytes: u32 headerBytes | u32 payloadCount |
 // u32 payloadBytes[payloadCount] | header (UTF-8 JSON) | payloads (UTF-8, back to back). The
 // board slot says how many bytes are in (0: empty). The receiver checks every length against
-// that size before reading.
+// that size before reading. A header in the binary layout of sandbox/compact-header.mjs (the
+// calls and answers of every tool call) has the top bit of headerBytes set.
+import { CompactHeaderError, readCompactHeader, writeCompactHeader } from './compact-header.mjs';
 
 /** Bytes of one direction's mailbox: frames whose UTF-8 could be larger go by the port. */
 export const MAILBOX_BYTES = 64 * 1024;
+/** Set in headerBytes for a compact header. */
+const COMPACT = 0x80000000;
 
 /** Raised for mailbox bytes that cannot be a frame. */
 export class MailboxError extends Error {
@@ -61,22 +65,27 @@ export class MailboxSender extends MailboxSide {
   tryPut(header, payloads) {
     const { board } = this;
     if (Atomics.load(board, this.fullSlot) !== 0 || Atomics.load(board, this.takenSlot) !== this.posted) return false;
-    const head = JSON.stringify(header);
     const count = payloads.length;
-    // UTF-8 takes at most three bytes per UTF-16 unit: a frame under this bound fits.
-    let bound = 8 + 4 * count + 3 * head.length;
-    for (let i = 0; i < count; i++) bound += 3 * payloads[i].length;
-    if (bound > this.bytes.length) return false;
     const bytes = this.bytes;
+    // UTF-8 takes at most three bytes per UTF-16 unit: a frame under this bound fits.
+    let payloadBound = 0;
+    for (let i = 0; i < count; i++) payloadBound += 3 * payloads[i].length;
     let at = 8 + 4 * count;
-    const headBytes = bytes.utf8Write(head, at);
+    if (at + payloadBound > bytes.length) return false;
+    let headBytes = writeCompactHeader(header, bytes, at, bytes.length - at - payloadBound);
+    const compact = headBytes >= 0;
+    if (!compact) {
+      const head = JSON.stringify(header);
+      if (at + 3 * head.length + payloadBound > bytes.length) return false;
+      headBytes = bytes.utf8Write(head, at);
+    }
     at += headBytes;
     for (let i = 0; i < count; i++) {
       const n = bytes.utf8Write(payloads[i], at);
       bytes.writeUInt32LE(n, 8 + 4 * i);
       at += n;
     }
-    bytes.writeUInt32LE(headBytes, 0);
+    bytes.writeUInt32LE(compact ? (headBytes | COMPACT) >>> 0 : headBytes, 0);
     bytes.writeUInt32LE(count, 4);
     // The store publishes the bytes written above (Atomics order plain writes before it).
     Atomics.store(board, this.fullSlot, at);
@@ -131,11 +140,19 @@ export class MailboxReceiver extends MailboxSide {
   read(size) {
     const bytes = this.bytes;
     if (size < 8 || size > bytes.length) throw new MailboxError(`a mailbox frame of ${size} bytes`);
-    const headBytes = bytes.readUInt32LE(0);
+    const word = bytes.readUInt32LE(0);
+    const compact = word >= COMPACT;
+    const headBytes = compact ? word - COMPACT : word;
     const count = bytes.readUInt32LE(4);
     let at = 8 + 4 * count;
     if (count > (size - 8) / 4 || headBytes > size - at) throw new MailboxError('a mailbox frame whose lengths exceed it');
-    const header = JSON.parse(bytes.utf8Slice(at, at + headBytes));
+    let header;
+    try {
+      header = compact ? readCompactHeader(bytes, at, headBytes) : JSON.parse(bytes.utf8Slice(at, at + headBytes));
+    } catch (error) {
+      if (error instanceof CompactHeaderError) throw new MailboxError(error.message);
+      throw error;
+    }
     at += headBytes;
     const payloads = new Array(count);
     for (let i = 0; i < count; i++) {
