@@ -231,9 +231,15 @@ export class GuestRun {
     for (let i = 0, k = 0; i < r.length && this.running; i += 3, k++) {
       this.out.settled(r[i]);
       let known;
-      // Value pointers, freed below (the error name's `undefined` is the VM's own, not freed).
-      const args = [x.number(C_DELIVER), x.number(r[i]), x.number(r[i + 1]), x.string(payloads[k]), r[i + 2] === null ? vm.undefined : x.string(r[i + 2])];
+      // Value pointers, each freed below even when a later one cannot be made (the error name's
+      // `undefined` is the VM's own, not freed).
+      const args = [];
       try {
+        args.push(x.number(C_DELIVER));
+        args.push(x.number(r[i]));
+        args.push(x.number(r[i + 1]));
+        args.push(x.string(payloads[k]));
+        args.push(r[i + 2] === null ? vm.undefined : x.string(r[i + 2]));
         known = this.guest.callControl(args);
       } catch (error) {
         return this.engineFailure(error);
