@@ -12,13 +12,15 @@
 //   out: { t: 'out', run, c: [id, global, name, ...], l: [] }
 //   res: { t: 'res', run, r: [id, ok, errorName | null, ...], ms }   (ms null when not finite, as JSON)
 //
-// Layout (little-endian): u8 kind (1 out, 2 res) | u32 run | kind out: u32 calls, then per call
-// u32 id, u8 global, u32 nameBytes, name (UTF-8) | kind res: f64 ms, u32 answers, then per
-// answer u32 id, u8 ok, i32 nameBytes (-1: null), name (UTF-8).
+// Layout (little-endian): u8 kind (1 out, 2 res) | u32 run | res only: f64 ms | u32 entries |
+// per entry (a call, or an answer): u32 id, u8 flag (global, or ok), i32 nameBytes (-1: null,
+// answers only), name (UTF-8).
 
 const OUT = 1;
 const RES = 2;
 const U32_LIMIT = 2 ** 32;
+/** Bytes of an entry before its name. */
+const ENTRY_HEAD = 9;
 
 /** Raised for compact header bytes that cannot be a header. */
 export class CompactHeaderError extends Error {
@@ -45,61 +47,49 @@ function keyCount(object) {
  * @param {number} room
  */
 export function writeCompactHeader(header, bytes, at, room) {
-  if (header === null || typeof header !== 'object' || !isU32(header.run)) return -1;
-  if (header.t === 'out') return writeOut(header, bytes, at, room);
-  if (header.t === 'res') return writeRes(header, bytes, at, room);
-  return -1;
-}
-
-function writeOut(header, bytes, at, room) {
-  const { c, l } = header;
-  if (!Array.isArray(c) || c.length % 3 !== 0 || !Array.isArray(l) || l.length !== 0 || keyCount(header) !== 4) return -1;
-  let need = 9;
-  for (let i = 0; i < c.length; i += 3) {
-    if (!isU32(c[i]) || (c[i + 1] !== 0 && c[i + 1] !== 1) || typeof c[i + 2] !== 'string' || !c[i + 2].isWellFormed()) return -1;
-    need += 9 + 3 * c[i + 2].length;
+  if (header === null || typeof header !== 'object' || !isU32(header.run) || keyCount(header) !== 4) return -1;
+  let entries;
+  let fixed;
+  if (header.t === 'out') {
+    if (!Array.isArray(header.l) || header.l.length !== 0) return -1;
+    entries = header.c;
+    fixed = 9;
+  } else if (header.t === 'res') {
+    if (typeof header.ms !== 'number') return -1;
+    entries = header.r;
+    fixed = 17;
+  } else {
+    return -1;
   }
-  if (need > room) return -1;
-  let p = at;
-  bytes[p++] = OUT;
-  bytes.writeUInt32LE(header.run, p);
-  bytes.writeUInt32LE(c.length / 3, p + 4);
-  p += 8;
-  for (let i = 0; i < c.length; i += 3) {
-    bytes.writeUInt32LE(c[i], p);
-    bytes[p + 4] = c[i + 1];
-    const n = bytes.utf8Write(c[i + 2], p + 9);
-    bytes.writeUInt32LE(n, p + 5);
-    p += 9 + n;
-  }
-  return p - at;
-}
-
-function writeRes(header, bytes, at, room) {
-  const { r, ms } = header;
-  if (!Array.isArray(r) || r.length % 3 !== 0 || typeof ms !== 'number' || keyCount(header) !== 4) return -1;
-  let need = 17;
-  for (let i = 0; i < r.length; i += 3) {
-    const name = r[i + 2];
-    if (!isU32(r[i]) || (r[i + 1] !== 0 && r[i + 1] !== 1) || (name !== null && (typeof name !== 'string' || !name.isWellFormed()))) return -1;
-    need += 9 + (name === null ? 0 : 3 * name.length);
-  }
-  if (need > room) return -1;
-  let p = at;
-  bytes[p++] = RES;
-  bytes.writeUInt32LE(header.run, p);
-  bytes.writeDoubleLE(ms, p + 4);
-  bytes.writeUInt32LE(r.length / 3, p + 12);
-  p += 16;
-  for (let i = 0; i < r.length; i += 3) {
-    bytes.writeUInt32LE(r[i], p);
-    bytes[p + 4] = r[i + 1];
-    const name = r[i + 2];
-    const n = name === null ? 0 : bytes.utf8Write(name, p + 9);
+  const bound = entriesBound(entries, header.t === 'res');
+  if (bound < 0 || fixed + bound > room) return -1;
+  bytes[at] = header.t === 'out' ? OUT : RES;
+  bytes.writeUInt32LE(header.run, at + 1);
+  if (header.t === 'res') bytes.writeDoubleLE(header.ms, at + 5);
+  bytes.writeUInt32LE(entries.length / 3, at + fixed - 4);
+  let p = at + fixed;
+  for (let i = 0; i < entries.length; i += 3) {
+    bytes.writeUInt32LE(entries[i], p);
+    bytes[p + 4] = entries[i + 1];
+    const name = entries[i + 2];
+    const n = name === null ? 0 : bytes.utf8Write(name, p + ENTRY_HEAD);
     bytes.writeInt32LE(name === null ? -1 : n, p + 5);
-    p += 9 + n;
+    p += ENTRY_HEAD + n;
   }
   return p - at;
+}
+
+/** The most bytes `entries` ([id, flag, name] triples) can take, or -1 when they do not fit the layout. */
+function entriesBound(entries, nullable) {
+  if (!Array.isArray(entries) || entries.length % 3 !== 0) return -1;
+  let bound = 0;
+  for (let i = 0; i < entries.length; i += 3) {
+    const name = entries[i + 2];
+    if (!isU32(entries[i]) || (entries[i + 1] !== 0 && entries[i + 1] !== 1)) return -1;
+    if (name === null ? !nullable : typeof name !== 'string' || !name.isWellFormed()) return -1;
+    bound += ENTRY_HEAD + (name === null ? 0 : 3 * name.length);
+  }
+  return bound;
 }
 
 /**
@@ -111,50 +101,28 @@ function writeRes(header, bytes, at, room) {
  */
 export function readCompactHeader(bytes, at, length) {
   const end = at + length;
-  const need = (p, n) => {
-    if (p + n > end) throw new CompactHeaderError('a compact header shorter than its contents');
-  };
-  need(at, 9);
   const kind = bytes[at];
+  if (kind !== OUT && kind !== RES) throw new CompactHeaderError(`a compact header of unknown kind ${kind}`);
+  const fixed = kind === OUT ? 9 : 17;
+  if (length < fixed) throw new CompactHeaderError('a compact header shorter than its contents');
   const run = bytes.readUInt32LE(at + 1);
-  let p = at + 5;
-  if (kind === OUT) {
-    const count = bytes.readUInt32LE(p);
-    p += 4;
-    if (count > (end - p) / 9) throw new CompactHeaderError('a compact header shorter than its contents');
-    const c = new Array(3 * count);
-    for (let i = 0; i < c.length; i += 3) {
-      need(p, 9);
-      c[i] = bytes.readUInt32LE(p);
-      c[i + 1] = bytes[p + 4];
-      const n = bytes.readUInt32LE(p + 5);
-      need(p + 9, n);
-      c[i + 2] = bytes.utf8Slice(p + 9, p + 9 + n);
-      p += 9 + n;
-    }
-    if (p !== end) throw new CompactHeaderError('a compact header with bytes after its contents');
-    return { t: 'out', run, c, l: [] };
+  const count = bytes.readUInt32LE(at + fixed - 4);
+  let p = at + fixed;
+  if (count > (end - p) / ENTRY_HEAD) throw new CompactHeaderError('a compact header shorter than its contents');
+  const entries = new Array(3 * count);
+  for (let i = 0; i < entries.length; i += 3) {
+    if (p + ENTRY_HEAD > end) throw new CompactHeaderError('a compact header shorter than its contents');
+    entries[i] = bytes.readUInt32LE(p);
+    entries[i + 1] = bytes[p + 4];
+    const n = bytes.readInt32LE(p + 5);
+    if (n < (kind === RES ? -1 : 0)) throw new CompactHeaderError('a compact header with a negative length');
+    const nameBytes = Math.max(n, 0);
+    if (p + ENTRY_HEAD + nameBytes > end) throw new CompactHeaderError('a compact header shorter than its contents');
+    entries[i + 2] = n === -1 ? null : bytes.utf8Slice(p + ENTRY_HEAD, p + ENTRY_HEAD + nameBytes);
+    p += ENTRY_HEAD + nameBytes;
   }
-  if (kind === RES) {
-    need(p, 12);
-    const ms = bytes.readDoubleLE(p);
-    const count = bytes.readUInt32LE(p + 8);
-    p += 12;
-    if (count > (end - p) / 9) throw new CompactHeaderError('a compact header shorter than its contents');
-    const r = new Array(3 * count);
-    for (let i = 0; i < r.length; i += 3) {
-      need(p, 9);
-      r[i] = bytes.readUInt32LE(p);
-      r[i + 1] = bytes[p + 4];
-      const n = bytes.readInt32LE(p + 5);
-      if (n < -1) throw new CompactHeaderError('a compact header with a negative length');
-      const bytesOfName = n === -1 ? 0 : n;
-      need(p + 9, bytesOfName);
-      r[i + 2] = n === -1 ? null : bytes.utf8Slice(p + 9, p + 9 + n);
-      p += 9 + bytesOfName;
-    }
-    if (p !== end) throw new CompactHeaderError('a compact header with bytes after its contents');
-    return { t: 'res', run, r, ms: Number.isFinite(ms) ? ms : null };
-  }
-  throw new CompactHeaderError(`a compact header of unknown kind ${kind}`);
+  if (p !== end) throw new CompactHeaderError('a compact header with bytes after its contents');
+  if (kind === OUT) return { t: 'out', run, c: entries, l: [] };
+  const ms = bytes.readDoubleLE(at + 5);
+  return { t: 'res', run, r: entries, ms: Number.isFinite(ms) ? ms : null };
 }
