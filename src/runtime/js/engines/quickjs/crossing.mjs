@@ -38,6 +38,9 @@ export function rawCrossing(vm, JSValueHandle) {
   const memory = () => (bytes.buffer === exports.memory.buffer ? bytes : (bytes = Buffer.from(exports.memory.buffer)));
 
   const crossing = {
+    /** A view of the VM's memory, current after any growth (also for the thread's control calls). */
+    memory,
+
     /** The value at `ptr` if it is a number, else undefined. */
     num(ptr) {
       return ptr !== 0 && exports.qjs_is_number(ptr) ? exports.qjs_get_float64(ptr) : undefined;

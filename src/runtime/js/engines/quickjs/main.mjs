@@ -103,14 +103,12 @@ const template = await makeTemplate();
 async function createGuest(snapshot = template.snapshot, catalog = null, existing = null) {
   const vm = existing ?? (await restoreVm(snapshot));
   const control = vm.importHandle(template.token);
-  // The library's path stays registered; the crossing takes the bridge's calls before it.
-  vm.registerHostCallback('bridge', () => vm.null);
+  // The bridge's calls go to the crossing, not to a callback registered with the library.
   const crossing = rawCrossing(vm, JSValueHandle);
   const exports = vm._getExports();
   // vm.callFunction builds a DataView and an argument array per call (about 15 µs, more than the
   // rest of a tool call); this calls the control function through the exports directly.
   let argv = exports.wasm_malloc(8 * 4);
-  let view = new DataView(exports.memory.buffer);
   // The cells this thread allocated in the VM: freed when it goes, and before a parked session's
   // image is taken, so that a session parked and restored again and again does not collect them.
   const releaseCells = () => {
@@ -131,8 +129,8 @@ async function createGuest(snapshot = template.snapshot, catalog = null, existin
      * returns true when it returned true. Throws a JSException if it threw.
      */
     callControl(args) {
-      if (view.buffer !== exports.memory.buffer) view = new DataView(exports.memory.buffer);
-      for (let i = 0; i < args.length; i++) view.setUint32(argv + 4 * i, typeof args[i] === 'number' ? args[i] : args[i].ptr, true);
+      const memory = crossing.memory();
+      for (let i = 0; i < args.length; i++) memory.writeUInt32LE(typeof args[i] === 'number' ? args[i] : args[i].ptr, argv + 4 * i);
       const result = exports.qjs_call(control.ptr, vm.undefined.ptr, args.length, argv);
       try {
         if (exports.qjs_is_exception(result)) throw new JSException(vm.getException());
