@@ -8,7 +8,8 @@
  *   per call. 20/5 is toolcell's own work per call, measured on the 2-core machine: its sandbox
  *   thread spends 16 µs per call with the host's answers made on the thread itself, 23 µs with
  *   the frames (held to one CPU, and on two idle CPUs); the host's thread about 5 µs;
- * - `toolcell`: 10,000 sequential no-op calls through `JsRuntime` (bench/handoff/toolcell.mjs).
+ * - `toolcell`: bench:peers' 10,000 sequential no-op calls through `JsRuntime`
+ *   (bench/handoff/toolcell.mjs, given the script by this file).
  *
  * The set runs idle, then beside two busy-looping processes. Each subject's figure is the median
  * of its passes within a round, then the median over rounds. The last line is one JSON object:
@@ -16,15 +17,18 @@
  * (default 5) and `BENCH_PASSES` (default 3) set the sizes; `BENCH_RUNS=idle` or `=loaded` runs
  * one half.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { buildDist } from './peers/built.ts';
+import { SEQ_CALLS, toolsDialect, workload } from './peers/workloads.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const PASSES = Number(process.env.BENCH_PASSES ?? 3);
-const CALLS = 10_000;
+const CALLS = SEQ_CALLS;
+/** bench:peers' sequential workload, which toolcell's subject runs as it is. */
+const SEQ = workload('seq', toolsDialect, 0);
 const RUNS = (process.env.BENCH_RUNS ?? 'idle,loaded').split(',') as ('idle' | 'loaded')[];
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const FLOOR = fileURLToPath(new URL('./handoff/floor.mjs', import.meta.url));
 const TOOLCELL = fileURLToPath(new URL('./handoff/toolcell.mjs', import.meta.url));
 
@@ -32,7 +36,7 @@ const SUBJECTS = {
   'floor-0': [FLOOR, '0', '0'],
   'floor-10': [FLOOR, '10', '3'],
   'floor-20': [FLOOR, '20', '5'],
-  toolcell: [TOOLCELL],
+  toolcell: [TOOLCELL, SEQ.script, String(SEQ.expected)],
 } as const;
 type Subject = keyof typeof SUBJECTS;
 const NAMES = Object.keys(SUBJECTS) as Subject[];
@@ -85,8 +89,7 @@ async function run(kind: 'idle' | 'loaded'): Promise<{ run: string; loadBefore: 
   }
 }
 
-const build = spawnSync(process.execPath, [`${ROOT}/scripts/build.mjs`], { encoding: 'utf8' });
-if (build.status !== 0) throw new Error(`bench:handoff could not build dist/: ${build.stderr || build.stdout}`.slice(0, 2000));
+buildDist('bench:handoff');
 
 const results = [];
 for (const kind of RUNS) results.push(await run(kind));

@@ -26,11 +26,16 @@ const SIBLING_TS = /(['"])\.\/([\w-]+)\.ts\1/g;
 
 type TransformSync = (code: string, options: { mode: 'strip-only' }) => { code: string };
 
+/** Builds dist/ from the sources, so that a bench never measures a stale build. */
+export function buildDist(bench: string): void {
+  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`${bench} could not build dist/: ${build.stderr || build.stdout}`.slice(0, 2000));
+}
+
 /** Builds dist/ and the stripped subject files; returns the entry a subject process runs. */
 export function buildSubjects(): string {
   const started = performance.now();
-  const build = spawnSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs')], { encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`bench:peers could not build dist/: ${build.stderr || build.stdout}`.slice(0, 2000));
+  buildDist('bench:peers');
   const { transformSync } = createRequire(import.meta.url)('amaro') as { transformSync: TransformSync };
   mkdirSync(OUT, { recursive: true });
   for (const name of SUBJECT_FILES) {
