@@ -2,7 +2,7 @@
 // engines/v8/run.mjs, QuickJS's engines/quickjs/vm.mjs): it admits each tool call and log line
 // against the run's limits (run-bounds.mjs), keeps the counters those limits need, and batches
 // what is admitted into `out` frames for the host.
-import { send } from './io.mjs';
+import { send as sendToHost } from './io.mjs';
 import { admitCall, byteLength, callsExhausted, logOverflow } from './run-bounds.mjs';
 
 /** Console levels, and `stdout` for the script's print(...). */
@@ -16,8 +16,11 @@ export class Outbox {
    * @param {object} limits the run's JsLimits
    * @param {(message: string) => void} onLimit ends the run with a RangeError (a limit that
    *   fails the whole run, even when the script would catch)
+   * @param {(header: object, payloads: string[]) => void} [send] where frames go: the process's
+   *   or thread's own channel (io.mjs), or the host's loop itself for a VM run inline
    */
-  constructor(run, limits, onLimit) {
+  constructor(run, limits, onLimit, send = sendToHost) {
+    this.send = send;
     this.run = run;
     this.limits = limits;
     this.onLimit = onLimit;
@@ -92,7 +95,7 @@ export class Outbox {
   flush() {
     if (this.queuedCalls.length === 0 && this.queuedLevels.length === 0) return;
     const payloads = this.queuedArgs.length === 0 ? this.queuedLines : this.queuedArgs.concat(this.queuedLines);
-    send(this.sites
+    this.send(this.sites
       ? { t: 'out', run: this.run, c: this.queuedCalls, l: this.queuedLevels, s: this.queuedSites }
       : { t: 'out', run: this.run, c: this.queuedCalls, l: this.queuedLevels }, payloads);
     this.reset();

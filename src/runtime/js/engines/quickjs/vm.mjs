@@ -6,7 +6,6 @@
 // as primitives and answers with a number, a string or null; answers go in as strings. Both
 // directions go through the VM's raw crossing (engines/quickjs/crossing.mjs).
 import { randomBytes } from 'node:crypto';
-import { send } from '../../sandbox/io.mjs';
 import { unknownNameMessage } from '../../sandbox/closest.mjs';
 import { Outbox } from '../../sandbox/outbox.mjs';
 import { DEADLOCK_MESSAGE, returnRefusal, scriptError } from '../../sandbox/run-bounds.mjs';
@@ -35,8 +34,10 @@ export class GuestRun {
    * @param {boolean} fresh the run starts on a fresh VM (not a kept session)
    * @param {boolean} owned the VM is its conversation's: it may be kept after the run
    * @param {(run: GuestRun) => void} onEnd called once the run has reported its outcome
+   * @param {(header: object, payloads: string[]) => void} send where its frames go (the loop's channel to the host)
    */
-  constructor(header, guest, fresh, owned, onEnd) {
+  constructor(header, guest, fresh, owned, onEnd, send) {
+    this.send = send;
     this.fresh = fresh;
     this.owned = owned;
     /** Set when the script itself ended (returned or threw): only then is its VM kept. */
@@ -54,7 +55,7 @@ export class GuestRun {
     this.running = true;
     this.cancelled = false;
     this.interrupted = false;
-    this.out = new Outbox(this.id, this.limits, (message) => this.fail('script', 'RangeError', message));
+    this.out = new Outbox(this.id, this.limits, (message) => this.fail('script', 'RangeError', message), send);
     guest.bindBridge((op, a, b, c) => this.bridge(op, a, b, c));
   }
 
@@ -200,7 +201,7 @@ export class GuestRun {
     }
     if (!result.ok && result.error.kind !== 'script') this.keep = false;
     this.flush();
-    send({ t: 'done', run: this.id, ...result, fresh: this.fresh, kept: this.keep, bound: this.bound }, payloads);
+    this.send({ t: 'done', run: this.id, ...result, fresh: this.fresh, kept: this.keep, bound: this.bound }, payloads);
     this.onEnd(this);
   }
 
