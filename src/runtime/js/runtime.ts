@@ -67,6 +67,13 @@ export interface JsRuntimeOptions {
    * `runsPerProcess` is 1.
    */
   quickjsThreads?: boolean;
+  /**
+   * QuickJS on threads, experimental: the first "thread" is the host's own, so a run placed
+   * there makes its inner calls without a hand-off between threads (engines/quickjs/inline.ts).
+   * A script that spins there holds the host's event loop until its time limit: only for
+   * scripts whose authors you trust. Default false.
+   */
+  quickjsInline?: boolean;
   /** V8 engine: warm spare sandbox processes kept ready beyond those serving runs (default 1). */
   poolSize?: number;
   /** Default limits for every run of this runtime. */
@@ -201,7 +208,9 @@ export class JsRuntime {
       const threadPool = threads && options.pool?.maxProcesses === undefined
         ? { ...pool, maxProcesses: Math.max(4, 2 * cores()), minProcesses: Math.min(pool.minProcesses, Math.max(4, 2 * cores())) }
         : pool;
-      this.quickjs = new QuickjsPool(threadPool, this.entry, options.isolation, threads, options.caps);
+      if (options.quickjsInline !== undefined && typeof options.quickjsInline !== 'boolean') throw new TypeError('quickjsInline must be a boolean');
+      if (options.quickjsInline === true && !threads) throw new TypeError('quickjsInline needs QuickJS on threads (quickjsThreads)');
+      this.quickjs = new QuickjsPool(threadPool, this.entry, options.isolation, threads, options.caps, options.quickjsInline === true);
       this.quickjs.warm();
     } else {
       this.v8 = new V8Processes({

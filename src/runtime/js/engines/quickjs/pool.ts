@@ -18,10 +18,14 @@ import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../san
 import type { IsolationMode, ScriptCaps } from '../../../isolation/index.ts';
 import type { RunProcess } from '../../session.ts';
 import { SandboxThread } from './thread.ts';
+import { InlineSandbox } from './inline.ts';
 import { placeOnThread } from './thread-placement.ts';
 
-/** What the pool needs of where VMs run: a sandbox process, or a thread of the host (thread.ts). */
-type VmHost = SandboxProcess | SandboxThread;
+/**
+ * What the pool needs of where VMs run: a sandbox process, a thread of the host (thread.ts), or
+ * the host's own thread (inline.ts), which the pool treats as one more thread.
+ */
+type VmHost = SandboxProcess | SandboxThread | InlineSandbox;
 
 /** How long a process may take to confirm a cancelled run before it is killed. */
 const CANCEL_GRACE_MS = 2_000;
@@ -105,6 +109,8 @@ export class QuickjsPool {
     private readonly threads = false,
     /** The operator's caps on each sandbox process (JsRuntimeOptions.caps); none on threads. */
     private readonly caps?: ScriptCaps,
+    /** Threads: the first of them is the host's own thread (JsRuntimeOptions.quickjsInline). */
+    private readonly inline = false,
   ) {
     ({
       maxProcesses: this.maxProcesses,
@@ -381,8 +387,9 @@ export class QuickjsPool {
   }
 
   private spawn(): Host {
+    const inlineLive = [...this.hosts].some((h) => h.process instanceof InlineSandbox);
     const process = this.threads
-      ? new SandboxThread(this.entry)
+      ? this.inline && !inlineLive ? new InlineSandbox() : new SandboxThread(this.entry)
       : new SandboxProcess({ engine: 'quickjs', heapMb: 0, entry: this.entry, ...(this.isolation ? { isolation: this.isolation } : {}), ...(this.caps ? { caps: this.caps } : {}) });
     this.counts.started++;
     const host: Host = {
@@ -533,7 +540,7 @@ export class RunChannel implements RunProcess {
     if (h.t === 'run') {
       const { timeoutMs, heapMb } = this.limits;
       header = { ...h, conv: this.conversation ?? null, heapMb, ms: Number.isFinite(timeoutMs) ? timeoutMs : null, fresh: this.fresh };
-      if (this.parked !== undefined && this.host.process instanceof SandboxThread) return this.host.process.send(header, payloads, this.parked);
+      if (this.parked !== undefined && !(this.host.process instanceof SandboxProcess)) return this.host.process.send(header, payloads, this.parked);
     }
     this.host.process.send(header, payloads);
   }

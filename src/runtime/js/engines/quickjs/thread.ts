@@ -47,7 +47,7 @@ let shared: { lib: string; wasmModule: Promise<WasmModule>; wasmDigest: string }
  * the first thread starts meanwhile and is sent the module when it is ready, so a cold run no
  * longer waits ~10 ms for a synchronous compile before its thread even starts.
  */
-function quickjs(): { lib: string; wasmModule: Promise<WasmModule>; wasmDigest: string } {
+export function quickjs(): { lib: string; wasmModule: Promise<WasmModule>; wasmDigest: string } {
   if (shared === undefined) {
     const require = createRequire(import.meta.url);
     const bytes = fs.readFileSync(require.resolve('quickjs-wasi/quickjs.wasm'));

@@ -1,0 +1,179 @@
+/**
+ * The host's handle on QuickJS VMs run *inline*: sandbox-loop.mjs on the host's own thread,
+ * driven by its event loop (`quickjsInline`, experimental, off by default).
+ *
+ * Why: on a thread, every inner call is two hand-offs between threads, and beside busy
+ * processes each hand-off waits for the scheduler to wake a sleeping thread (docs/benchmarks.md,
+ * "where a call's time goes"). Inline, a call is a turn of the host's event loop: no hand-off, no
+ * wake-up, no copy of a frame.
+ *
+ * What it gives up, which is why it is not the default: the host's thread runs the guest's
+ * slices. The VM is the same WebAssembly instance with the same crossing, so nothing of the
+ * host becomes reachable from a script; but a slice that spins holds the host's event loop, and
+ * every other conversation and connection with it, until its time limit ends it. The threads'
+ * rule "a neighbour costs B only CPU" (noisy-neighbour.test.ts) does not hold here.
+ *
+ * It offers the surface of SandboxThread the QuickJS pool uses. Frames pass as objects, each
+ * way in its own turn (a microtask): the host never handles a frame with a VM on the stack,
+ * and the loop never takes one while a slice runs.
+ */
+import { pathToFileURL } from 'node:url';
+import { HeldCatalogs } from '../../held-catalogs.ts';
+import { SandboxLife, type ProcessListener } from '../../sandbox-life.ts';
+import type { ParkedSession } from '../../protocol.ts';
+import { quickjs } from './thread.ts';
+import { startSandboxLoop, type SandboxLoop } from './sandbox-loop.mjs';
+
+interface Frame {
+  header: unknown;
+  payloads: string[];
+  parked?: ParkedSession;
+}
+
+
+export class InlineSandbox {
+  readonly ready: Promise<void>;
+  readonly closed: Promise<void>;
+  readonly catalogs = new HeldCatalogs();
+  private readonly life: SandboxLife;
+  private loop: SandboxLoop | null = null;
+  /** Frames from the host, taken one by one, each after the last one's work settled. */
+  private readonly toLoop: Frame[] = [];
+  private pumping = false;
+  /** Frames from the loop, handed to the host in order in a turn of their own. */
+  private readonly toHost: [unknown, string[], unknown][] = [];
+  private delivering = false;
+  /** Runs whose cancel the host posted (the threads' cancel board). */
+  private readonly cancels = new Set<number>();
+  private stopped = false;
+  private settleClosed!: () => void;
+
+  constructor() {
+    this.life = new SandboxLife('inline sandbox', () => this.kill());
+    this.ready = this.life.ready;
+    this.closed = new Promise<void>((resolve) => (this.settleClosed = resolve));
+    void this.start();
+  }
+
+  private async start(): Promise<void> {
+    try {
+      const shared = quickjs();
+      const [library, wasmModule] = await Promise.all([import(pathToFileURL(shared.lib).href), shared.wasmModule]);
+      const loop = await startSandboxLoop({
+        quickjs: library,
+        wasmModule,
+        digest: shared.wasmDigest,
+        imagePath: undefined,
+        spareVms: 1,
+        oneRunAtATime: true,
+        io: {
+          send: (header: unknown, payloads: string[] = []) => this.fromLoop(header, payloads, undefined),
+          sendParked: (conv: string, session: object | null) => this.fromLoop({ t: 'parked', conv }, [], session ?? undefined),
+          cancelPosted: (run: number) => this.cancels.has(run),
+          framesWaiting: () => this.toLoop.length > 0,
+        },
+      });
+      if (this.stopped) return;
+      this.loop = loop;
+      this.fromLoop({ t: 'ready' }, [], undefined);
+      this.pump();
+    } catch (error) {
+      this.life.end(`the inline sandbox could not start: ${(error as Error).message}`);
+    }
+  }
+
+  get alive(): boolean {
+    return this.life.alive;
+  }
+
+  listen(listener: ProcessListener | null): void {
+    this.life.listen(listener);
+  }
+
+  send(header: unknown, payloads: readonly string[], parked?: ParkedSession): void {
+    if (!this.life.alive || this.stopped) return;
+    this.toLoop.push(parked === undefined ? { header, payloads: payloads.slice() } : { header, payloads: payloads.slice(), parked });
+    if (!this.pumping) queueMicrotask(() => this.pump());
+  }
+
+  /** Hands the host's frames to the loop, one after another; prepares spares once none waits. */
+  private pump(): void {
+    if (this.pumping || this.loop === null) return;
+    this.pumping = true;
+    void (async () => {
+      try {
+        while (this.loop !== null) {
+          const frame = this.toLoop.shift();
+          if (frame === undefined) {
+            await this.loop.prepare();
+            if (this.toLoop.length === 0) break;
+            continue;
+          }
+          const header = frame.header as { t?: unknown; run?: unknown };
+          if (header.t === 'cancel' && typeof header.run === 'number') this.cancels.add(header.run);
+          await this.loop.dispatch(frame);
+        }
+      } catch (error) {
+        // What the process's loop reports as `fatal` before it exits.
+        this.loop = null;
+        this.life.end(`the inline sandbox failed: ${(error as Error)?.message ?? String(error)}`);
+      } finally {
+        this.pumping = false;
+      }
+    })();
+  }
+
+  private fromLoop(header: unknown, payloads: string[], attachment: unknown): void {
+    if (this.stopped) return;
+    const h = header as { t?: unknown; run?: unknown };
+    if (h.t === 'idle' && typeof h.run === 'number') this.cancels.delete(h.run);
+    this.toHost.push([header, payloads, attachment]);
+    if (!this.delivering) {
+      this.delivering = true;
+      queueMicrotask(this.deliver);
+    }
+  }
+
+  private readonly deliver = (): void => {
+    this.delivering = false;
+    for (let next = this.toHost.shift(); next !== undefined; next = this.toHost.shift()) {
+      try {
+        if (!this.life.frame(next[0], next[1], next[2])) return;
+      } catch (error) {
+        this.life.broken((error as Error).message);
+        return;
+      }
+    }
+  };
+
+  postCancel(runId: number): void {
+    if (this.life.alive) this.cancels.add(runId);
+  }
+
+  /** Drops the loop and its VMs (their memory goes with the last reference). */
+  kill(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.life.killedByHost = true;
+    this.loop = null;
+    this.toLoop.length = 0;
+    this.toHost.length = 0;
+    queueMicrotask(() => {
+      this.life.end('the inline sandbox was stopped');
+      this.settleClosed();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.kill();
+    await this.closed;
+  }
+
+  /** Nothing of it holds the event loop: no thread, no port. */
+  ref(): void {}
+  unref(): void {}
+
+  breakBridge(reason: string): void {
+    this.life.broken(reason);
+  }
+}
