@@ -24,6 +24,14 @@ import type { ParkedSession } from '../../protocol.ts';
 import { quickjs } from './thread.ts';
 import { startSandboxLoop, type SandboxLoop } from './sandbox-loop.mjs';
 
+/**
+ * When a run leaves the host's thread for a worker thread, which runs it again from its start
+ * (pool.ts `move`): a slice (the script's work between two waits) that runs 20 ms; or, before
+ * its next slice, a run that has had 1 s of slices here, 16 MiB of answers or 65,536 clock
+ * reads, so that what a replay repeats stays bounded.
+ */
+const MOVE_BOUNDS = { sliceMs: 20, totalMs: 1_000, maxBytes: 16 * 1024 * 1024, maxClockReads: 65_536 };
+
 interface Frame {
   header: unknown;
   payloads: string[];
@@ -66,8 +74,10 @@ export class InlineSandbox {
         imagePath: undefined,
         spareVms: 1,
         oneRunAtATime: true,
+        movable: MOVE_BOUNDS,
         io: {
-          send: (header: unknown, payloads: string[] = []) => this.fromLoop(header, payloads, undefined),
+          // Only a run that leaves for a thread sends an attachment with a frame (its replay).
+          send: (header: unknown, payloads: string[] = [], attachment?: unknown) => this.fromLoop(header, payloads, attachment),
           sendParked: (conv: string, session: object | null) => this.fromLoop({ t: 'parked', conv }, [], session ?? undefined),
           cancelPosted: (run: number) => this.cancels.has(run),
           framesWaiting: () => this.toLoop.length > 0,

@@ -13,7 +13,7 @@
  */
 import type { JsLimits } from '../../limits.ts';
 import { CapacityError, type ResolvedPoolOptions } from '../pool-options.ts';
-import type { ChildMessage, ParkedSession } from '../../protocol.ts';
+import type { ChildMessage, MoveReplay, ParkedSession } from '../../protocol.ts';
 import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../sandbox-process.ts';
 import type { IsolationMode, ScriptCaps } from '../../../isolation/index.ts';
 import type { RunProcess } from '../../session.ts';
@@ -71,6 +71,8 @@ interface Conversation {
 
 interface Waiter {
   conversation: string | undefined;
+  /** A run moving off the host's thread (inline): it goes to a worker thread, and is not a new run of its conversation. */
+  moving: boolean;
   resolve(host: Host): void;
   reject(error: Error): void;
 }
@@ -86,6 +88,8 @@ export class QuickjsPool {
   private readonly hosts = new Set<Host>();
   private readonly conversations = new Map<string, Conversation>();
   private readonly queue: Waiter[] = [];
+  /** Inline: runs by id, for a move (a run's channel records what it sent while inline). */
+  private readonly channels = new Map<number, RunChannel>();
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
   /**
@@ -167,7 +171,9 @@ export class QuickjsPool {
     // A parked session travels with the run's frame; it is the host's no longer.
     const parked = c?.host === host ? c.parked : undefined;
     if (c !== undefined) delete c.parked;
-    return new RunChannel(this, host, runId, conversation, limits, fresh, fresh ? undefined : parked);
+    const channel = new RunChannel(this, host, runId, conversation, limits, fresh, fresh ? undefined : parked);
+    if (host.process instanceof InlineSandbox) this.channels.set(runId, channel);
+    return channel;
   }
 
   /**
@@ -180,12 +186,20 @@ export class QuickjsPool {
     if (c !== undefined && c.host === channel.host) c.session = kept;
   }
 
-  private bind(host: Host, conversation: string | undefined): void {
+  /** `newRun`: false for a run that moves here from the host's thread (its conversation counts it already). */
+  private bind(host: Host, conversation: string | undefined, newRun = true): void {
     host.load++;
     host.process.ref();
     if (this.threads) this.vacate(host, conversation);
     if (conversation === undefined) return;
     let c = this.conversations.get(conversation);
+    if (!newRun) {
+      if (c !== undefined && c.host === null) {
+        c.host = host;
+        host.conversations.add(conversation);
+      }
+      return;
+    }
     if (c === undefined) {
       c = { host, active: 0, lastUsed: 0, session: false, ending: false, parking: false };
       this.conversations.set(conversation, c);
@@ -310,11 +324,12 @@ export class QuickjsPool {
   }
 
   /** Threads: where a run goes (thread-placement.ts decides); null: it waits in the queue. */
-  private placeOnThread(conversation?: string): Host | null {
+  /** `workerOnly`: not the host's own thread (a run moving off it). */
+  private placeOnThread(conversation?: string, workerOnly = false): Host | null {
     const hosts = [...this.hosts];
     const decision = placeOnThread({
       threads: hosts.map((h) => ({
-        usable: h.process.alive && !h.doomed && !this.stopping(h),
+        usable: h.process.alive && !h.doomed && !this.stopping(h) && !(workerOnly && h.process instanceof InlineSandbox),
         ready: h.ready,
         load: h.load,
         finishing: h.finishing,
@@ -340,7 +355,7 @@ export class QuickjsPool {
     return this.threads && host.cancelling.size > 0;
   }
 
-  private wait(conversation: string | undefined, signal?: AbortSignal): Promise<Host> {
+  private wait(conversation: string | undefined, signal?: AbortSignal, newRun = true): Promise<Host> {
     if (this.queue.length >= this.maxQueued) {
       return Promise.reject(new CapacityError(`the sandbox is at capacity: ${this.queue.length} runs are already waiting (limit maxQueued)`));
     }
@@ -353,6 +368,7 @@ export class QuickjsPool {
       };
       const waiter: Waiter = {
         conversation,
+        moving: !newRun,
         resolve: (host) => {
           done();
           resolve(host);
@@ -375,13 +391,13 @@ export class QuickjsPool {
   private serveQueue(): void {
     for (let i = 0; i < this.queue.length; ) {
       const waiter = this.queue[i]!;
-      const host = this.place(waiter.conversation);
+      const host = waiter.moving ? this.placeOnThread(waiter.conversation, true) : this.place(waiter.conversation);
       if (host === null) {
         i++;
         continue;
       }
       // Bound now, before the next waiter is placed, so placements see each other's load.
-      this.bind(host, waiter.conversation);
+      this.bind(host, waiter.conversation, !waiter.moving);
       waiter.resolve(host); // removes it from the queue
     }
   }
@@ -421,6 +437,7 @@ export class QuickjsPool {
 
   private route(host: Host, message: ChildMessage): void {
     if (message.t === 'parked') return this.parked(host, message.conv, message.session);
+    if (message.t === 'overran') return void this.move(host, message);
     if (!('run' in message)) return;
     if (message.t === 'idle') {
       if (message.slots !== undefined) host.slots = message.slots;
@@ -440,6 +457,54 @@ export class QuickjsPool {
     if (message.t === 'idle' || host.cancelling.has(message.run)) return;
     this.counts.killed++;
     host.process.breakBridge(`${message.t} for run ${message.run}, which is not running in this process`);
+  }
+
+  /**
+   * Inline: a run left the host's thread (its slice overran, or it reached a bound of what a
+   * replay repeats: inline.ts). It goes on a worker thread, placed as any run is (waiting in the
+   * queue when none is free), which runs it again from its start with what the inline loop
+   * recorded (`replay`): the frames the host sent it, which the channel kept, Math.random's seed
+   * and the clock's readings. The thread drops the frames the host already had (`sent`), so the
+   * session sees one run that went on.
+   */
+  private async move(from: Host, message: Extract<ChildMessage, { t: 'overran' }>): Promise<void> {
+    const channel = this.channels.get(message.run);
+    if (!(from.process instanceof InlineSandbox)) {
+      this.counts.killed++;
+      return from.process.breakBridge('overran from a sandbox that is not inline');
+    }
+    const listener = from.listeners.get(message.run);
+    // Cancelled meanwhile: the run is over, nothing moves.
+    if (channel === undefined || channel.host !== from || channel.released || listener === undefined) return;
+    channel.holdFrames();
+    from.listeners.delete(message.run);
+    from.load--;
+    if (from.load === 0) {
+      from.idleSince = performance.now();
+      from.process.unref();
+    }
+    const name = channel.conversation;
+    const c = name === undefined ? undefined : this.conversations.get(name);
+    if (c !== undefined && c.host === from) {
+      // The inline loop disposed of the VM: the session goes on from the replay's image.
+      from.conversations.delete(name!);
+      c.host = null;
+      c.session = false;
+    }
+    // The host's thread is free again for runs that wait.
+    queueMicrotask(() => this.serveQueue());
+    let to = this.placeOnThread(name, true);
+    try {
+      if (to !== null) this.bind(to, name, false);
+      else to = await this.wait(name, undefined, false);
+      if (!to.ready) await to.process.ready;
+      if (to.end !== undefined) throw new Error(to.end.message);
+    } catch (error) {
+      channel.dropHeld();
+      return listener.end({ killed: false, message: `the run could not move off the host's thread: ${(error as Error).message}` });
+    }
+    to.listeners.set(message.run, listener);
+    channel.replayOn(to, message.sent, message.replay);
   }
 
   private lost(host: Host, end: ProcessEnd): void {
@@ -488,6 +553,7 @@ export class QuickjsPool {
   release(channel: RunChannel): void {
     if (channel.released) return;
     channel.released = true;
+    this.channels.delete(channel.runId);
     if (channel.finishing) channel.host.finishing--;
     channel.host.listeners.delete(channel.runId);
     this.unbind(channel.host, channel.conversation);
@@ -522,10 +588,14 @@ export class QuickjsPool {
 export class RunChannel implements RunProcess {
   released = false;
   finishing = false;
+  /** Inline: every frame sent to the run, kept for a replay on a thread should it move (pool.ts `move`). */
+  private sentFrames: [unknown, readonly string[]][] | null;
+  /** While the run moves: frames for it, sent once its replay is on its way. */
+  private held: [unknown, readonly string[]][] | null = null;
 
   constructor(
     private readonly pool: QuickjsPool,
-    readonly host: Host,
+    public host: Host,
     readonly runId: number,
     readonly conversation: string | undefined,
     private readonly limits: JsLimits,
@@ -533,16 +603,62 @@ export class RunChannel implements RunProcess {
     readonly fresh: boolean,
     /** Threads: the conversation's parked session, restored by the thread before the run. */
     private readonly parked?: ParkedSession,
-  ) {}
+  ) {
+    this.sentFrames = host.process instanceof InlineSandbox ? [] : null;
+  }
 
   send(header: unknown, payloads: readonly string[]): void {
     const h = header as { t?: unknown };
     if (h.t === 'run') {
       const { timeoutMs, heapMb } = this.limits;
       header = { ...h, conv: this.conversation ?? null, heapMb, ms: Number.isFinite(timeoutMs) ? timeoutMs : null, fresh: this.fresh };
-      if (this.parked !== undefined && !(this.host.process instanceof SandboxProcess)) return this.host.process.send(header, payloads, this.parked);
     }
+    if (this.held !== null) {
+      this.held.push([header, payloads.slice()]);
+      return;
+    }
+    this.sentFrames?.push([header, payloads.slice()]);
+    if (h.t === 'run' && this.parked !== undefined && !(this.host.process instanceof SandboxProcess)) return this.host.process.send(header, payloads, this.parked);
     this.host.process.send(header, payloads);
+  }
+
+  /** @internal the run is moving off the host's thread: frames wait for its replay. */
+  holdFrames(): void {
+    this.held = [];
+  }
+
+  /** @internal the move failed: the run is over. */
+  dropHeld(): void {
+    this.held = null;
+    this.sentFrames = null;
+  }
+
+  /**
+   * @internal the run goes on on `to`: its first frame again, marked as a replay (`sent` of its
+   * frames the session has had already; Math.random's seed; the clock's readings), the VM it
+   * started from as a parked session, then every later frame, then what came meanwhile.
+   */
+  replayOn(to: Host, sent: number, replay: MoveReplay): void {
+    const frames = this.sentFrames ?? [];
+    const held = this.held ?? [];
+    this.sentFrames = null;
+    this.held = null;
+    this.host = to;
+    const [first, ...rest] = frames;
+    if (first === undefined) return;
+    const { forget: _forget, cat: _cat, ...runHeader } = first[0] as Record<string, unknown>;
+    const { id, text } = replay.catalog;
+    const payloads = [first[1][0]!];
+    let header: Record<string, unknown> = { ...runHeader, fresh: replay.image === null, replay: { mute: sent, seed: replay.seed, clock: replay.clock } };
+    if (id !== null) {
+      const use = to.process.catalogs.use(id);
+      header = { ...header, cat: id, ...(use.forget.length > 0 ? { forget: use.forget } : {}) };
+      if (use.send) payloads.push(text);
+    } else payloads.push(text);
+    if (replay.image !== null && !(to.process instanceof SandboxProcess)) to.process.send(header, payloads, replay.image);
+    else to.process.send(header, payloads);
+    for (const [h, p] of rest) to.process.send(h, p);
+    for (const [h, p] of held) to.process.send(h, p);
   }
 
   listen(listener: ProcessListener | null): void {
@@ -563,3 +679,4 @@ export class RunChannel implements RunProcess {
     this.pool.cancel(this.host, this.runId);
   }
 }
+

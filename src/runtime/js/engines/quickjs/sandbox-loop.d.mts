@@ -1,6 +1,6 @@
 /** What the sandbox loop sends and reads through (sandbox-loop.mjs). */
 export interface LoopIo {
-  send(header: object, payloads?: string[]): void;
+  send(header: object, payloads?: string[], attachment?: unknown): void;
   sendParked(conv: string, session: object | null): void;
   cancelPosted(run: number): boolean;
   framesWaiting(): boolean;
@@ -22,4 +22,5 @@ export function startSandboxLoop(options: {
   spareVms: number;
   oneRunAtATime: boolean;
   io: LoopIo;
+  movable?: { sliceMs: number; totalMs: number; maxBytes: number; maxClockReads: number } | null;
 }): Promise<SandboxLoop>;

@@ -32,8 +32,12 @@ import { buildTemplate, guestSources, IMAGE_FILE, readTemplateImage, templateKey
  * @param {boolean} options.oneRunAtATime one running VM here (a thread, or inline): prepare no
  *   spare while a run waits for the host, or its answer would wait behind the restore
  * @param {LoopIo} options.io
+ * @param {{ sliceMs: number, totalMs: number, maxBytes: number, maxClockReads: number } | null} [options.movable]
+ *   inline on the host's thread: a run leaves for a thread (moveOut) when a slice runs longer
+ *   than `sliceMs`, or before a slice once it has run `totalMs` here, been answered `maxBytes`
+ *   or read the clock `maxClockReads` times (what a replay repeats stays bounded)
  */
-export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath, spareVms, oneRunAtATime, io }) {
+export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath, spareVms, oneRunAtATime, io, movable = null }) {
   /** How often (ms) a busy script checks whether the host has sent a frame (a cancel). */
   const CANCEL_CHECK_MS = 2;
 
@@ -63,7 +67,7 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
   }
 
   const { QuickJS, JSException, JSValueHandle } = quickjs;
-  const vmOptions = vmOptionsFor(quickjs, wasmModule, interruptHandler);
+  const vmOptions = vmOptionsFor(quickjs, wasmModule, interruptHandler, () => (current === null ? Date.now() : current.clock()));
 
   /**
    * The template every VM is restored from (template.mjs): the package's image of it when that was
@@ -231,13 +235,21 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
     }, io.send);
     runs.set(run.id, run);
     if (catalog === null) return run.fail('sandbox', undefined, MISSING_CATALOG);
+    if (movable !== null) {
+      // Where a replay starts: a copy of the session's VM as the run found it (the crossing's
+      // cells and all: it is restored at most once), or a fresh VM (null).
+      const image = fresh ? null : { ...memoryImage(guest.exports), catalog: guest.catalog };
+      run.moveData = { image, catalog: { id: catalog.id, text: catalog.text }, spentMs: 0, answeredBytes: 0 };
+    }
     execute(run, () => run.start(code, catalog, header.sites === true));
   }
 
   /** Runs guest code for `run`, with the interrupt handler watching it. */
   function execute(run, work) {
     current = run;
-    nextCancelCheck = performance.now() + CANCEL_CHECK_MS;
+    const start = performance.now();
+    nextCancelCheck = start + CANCEL_CHECK_MS;
+    if (movable !== null && run.moveData !== null) run.sliceDeadline = start + movable.sliceMs;
     try {
       work();
     } catch (error) {
@@ -246,7 +258,15 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
       run.engineFailure(info);
     } finally {
       current = null;
+      if (run.moveData !== null) run.moveData.spentMs += performance.now() - start;
     }
+  }
+
+  /** Inline: whether a run has used what a move may replay (then it moves before its next slice). */
+  function replayBounded(run, payloads) {
+    const data = run.moveData;
+    for (const p of payloads) data.answeredBytes += p.length;
+    return data.spentMs < movable.totalMs && data.answeredBytes < movable.maxBytes && run.clockLog.length < movable.maxClockReads;
   }
 
   /**
@@ -290,6 +310,7 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
         // Answers for a run that already ended are expected and dropped.
         if (run === undefined || !run.running) return;
         run.setRemaining(header.ms);
+        if (run.moveData !== null && !replayBounded(run, payloads)) return run.moveOut();
         return execute(run, () => run.deliver(header, payloads));
       }
       case 'cancel': {
@@ -330,3 +351,4 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
   template.vm = null;
   return { dispatch, prepare };
 }
+

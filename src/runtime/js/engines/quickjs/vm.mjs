@@ -37,7 +37,31 @@ export class GuestRun {
    * @param {(header: object, payloads: string[]) => void} send where its frames go (the loop's channel to the host)
    */
   constructor(header, guest, fresh, owned, onEnd, send) {
-    this.send = send;
+    const replay = header.replay;
+    /** Frames of this run the host has been sent (an inline run that moves says how many). */
+    this.sent = 0;
+    /** A replayed run: the frames the host already has from its first place, dropped here. */
+    let mute = replay?.mute ?? 0;
+    this.send = (frameHeader, payloads, attachment) => {
+      if (mute > 0) {
+        mute--;
+        return;
+      }
+      this.sent++;
+      send(frameHeader, payloads, attachment);
+    };
+    /** Math.random's seed: a replayed run's is the one it had where it started. */
+    this.seed = replay?.seed ?? JSON.stringify([...new Int32Array(randomBytes(16).buffer)]);
+    /** What the guest's clock read, in order: recorded on the host's thread (movable), replayed on a thread. */
+    this.clockLog = [];
+    this.clockReplay = replay?.clock ?? [];
+    this.clockAt = 0;
+    /** Inline only: when the slice running now must end (sandbox-loop.mjs sets it per slice). */
+    this.sliceDeadline = Infinity;
+    /** Inline only: the run left the host's thread mid-slice or between slices (its slice overran, or a bound of what a move replays). */
+    this.overran = false;
+    /** Inline only: what a thread needs to replay the run up to where it stopped here (sandbox-loop.mjs). */
+    this.moveData = null;
     this.fresh = fresh;
     this.owned = owned;
     /** Set when the script itself ended (returned or threw): only then is its VM kept. */
@@ -55,7 +79,7 @@ export class GuestRun {
     this.running = true;
     this.cancelled = false;
     this.interrupted = false;
-    this.out = new Outbox(this.id, this.limits, (message) => this.fail('script', 'RangeError', message), send);
+    this.out = new Outbox(this.id, this.limits, (message) => this.fail('script', 'RangeError', message), this.send);
     guest.bindBridge((op, a, b, c) => this.bridge(op, a, b, c));
   }
 
@@ -63,11 +87,38 @@ export class GuestRun {
   shouldInterrupt() {
     // Ended from inside the bridge (a limit failed it): nothing more of it may run.
     if (!this.running) return true;
-    if (this.cancelled || performance.now() > this.deadline) {
+    const now = performance.now();
+    if (this.cancelled || now > this.deadline) {
       this.interrupted = true;
       return true;
     }
+    if (now > this.sliceDeadline) {
+      this.overran = true;
+      return true;
+    }
     return false;
+  }
+
+  /** Date.now() inside the guest: replayed while a moved run catches up, else read (and kept while movable). */
+  clock() {
+    if (this.clockAt < this.clockReplay.length) return this.clockReplay[this.clockAt++];
+    const now = Date.now();
+    if (this.moveData !== null) this.clockLog.push(now);
+    return now;
+  }
+
+  /**
+   * Inline only: ends the run here without an outcome and hands the host what a thread needs to
+   * run it again from its start to this point, then on (sandbox-loop.mjs, pool.ts `move`). The
+   * host already has `sent` frames of it: the replay drops that many.
+   */
+  moveOut() {
+    if (!this.running) return;
+    this.running = false;
+    this.keep = false;
+    const { image, catalog } = this.moveData;
+    this.send({ t: 'overran', run: this.id, sent: this.sent }, [], { seed: this.seed, clock: this.clockLog, image, catalog });
+    this.onEnd(this);
   }
 
   /** The host's clock may have been paused: it says how much time is left with each answer. */
@@ -88,7 +139,7 @@ export class GuestRun {
     const install = catalog.id === null || this.guest.catalog !== catalog.id;
     // Whatever happens below, the VM holds this catalog's bindings only once they are in place.
     this.guest.catalog = null;
-    const seed = JSON.stringify([...new Int32Array(randomBytes(16).buffer)]);
+    const seed = this.seed;
     const bound = this.callControl(() =>
       vm.callFunction(control, vm.undefined, vm.newNumber(C_BIND), vm.newString(install ? catalog.text : ''), vm.newString(seed), vm.newNumber(this.out.sites ? 1 : 0)));
     if (bound !== '') return this.fail('sandbox', undefined, typeof bound === 'string' ? bound : 'the prelude failed to install the tools');
@@ -282,6 +333,7 @@ export class GuestRun {
     const message = readString(error, 'message') ?? String(error);
     const stack = readString(error, 'stack');
     disposeIfHandle(error);
+    if (this.overran && !this.interrupted) return this.moveOut();
     if (this.interrupted) {
       // Same words as the host's own timer, which may fire a moment later.
       return this.fail('timeout', undefined, this.cancelled ? 'the run was cancelled' : `the script did not finish within its time limit of ${this.limitMs} ms`);
@@ -320,3 +372,4 @@ function disposeIfHandle(error) {
     // Already gone with its VM.
   }
 }
+
