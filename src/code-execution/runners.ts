@@ -23,7 +23,7 @@ export class ConversationRunners {
   constructor(
     private readonly jsPoolSize: number,
     private readonly pythonOptions: PythonRunnerOptions,
-    private readonly jsOptions: Pick<JsRuntimeOptions, 'engine' | 'pool' | 'isolation' | 'quickjsThreads' | 'caps'> = {},
+    private readonly jsOptions: Pick<JsRuntimeOptions, 'engine' | 'pool' | 'isolation' | 'quickjsThreads' | 'quickjsInline' | 'caps'> = {},
     private readonly maxPythonInterpreters = DEFAULT_MAX_PYTHON_INTERPRETERS,
   ) {
     if (!Number.isInteger(maxPythonInterpreters) || maxPythonInterpreters < 1) {

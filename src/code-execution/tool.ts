@@ -80,7 +80,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const runners = new ConversationRunners(
     options.jsPoolSize ?? 1,
     python,
-    { engine: options.engine, pool: jsPool, isolation: options.isolation, ...(options.jsThreads !== undefined ? { quickjsThreads: options.jsThreads } : {}), ...(options.caps ? { caps: options.caps } : {}) },
+    { engine: options.engine, pool: jsPool, isolation: options.isolation, ...(options.jsThreads !== undefined ? { quickjsThreads: options.jsThreads } : {}), ...(options.jsInline !== undefined ? { quickjsInline: options.jsInline } : {}), ...(options.caps ? { caps: options.caps } : {}) },
     options.maxPythonInterpreters,
   );
   // The JavaScript sandbox starts now, not at the first script: its thread (or process) loads

@@ -74,7 +74,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   try {
     interactive = await startInteractiveAuth(config.servers);
     servers = await connectServers(host, interactive.servers, logger);
-    if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, { whenBusy: 'wait', ...config.runtime, ...config.codeExecution });
+    if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, { whenBusy: 'wait', jsInline: false, ...config.runtime, ...config.codeExecution });
   } catch (error) {
     await shutdown();
     throw error;

@@ -23,7 +23,8 @@ export type ChildMessage =
   | ({ t: 'done'; run: number; ok: false; error: RunError } & DoneSession)
   | { t: 'idle'; run: number; slots?: number }
   | { t: 'parked'; conv: string; session: ParkedSession | null }
-  | { t: 'overran'; run: number; sent: number; replay: MoveReplay }
+  | { t: 'overran'; run: number; sent: number; held: number; replay: MoveReplay }
+  | { t: 'held'; ms: number; conv: string | null }
   | { t: 'fatal'; message: string };
 
 /**
@@ -136,6 +137,11 @@ export function parseChildMessage(header: unknown, payloads: readonly string[], 
   switch (header.t) {
     case 'overran':
       return parseOverran(header, payloads, attachment);
+    case 'held':
+      // Inline: a run that ended after a slice held the host's thread past its bound.
+      return Number.isSafeInteger(header.ms) && (header.ms as number) >= 0 && (header.conv === null || typeof header.conv === 'string') && payloads.length === 0
+        ? { t: 'held', ms: header.ms as number, conv: header.conv as string | null }
+        : invalid('malformed held message');
     case 'parked': {
       if (typeof header.conv !== 'string' || header.conv === '' || payloads.length !== 0) return invalid('malformed parked message');
       const session = parseParked(attachment);
@@ -164,8 +170,9 @@ export function parseChildMessage(header: unknown, payloads: readonly string[], 
 }
 
 function parseOverran(header: Record<string, unknown>, payloads: readonly string[], attachment: unknown): ChildMessage | InvalidMessage {
-  const { run, sent } = header;
-  if (!isRunId(run) || !Number.isSafeInteger(sent) || (sent as number) < 0 || payloads.length !== 0) return invalid('malformed overran message');
+  const { run, sent, held } = header;
+  const count = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+  if (!isRunId(run) || !count(sent) || !count(held) || payloads.length !== 0) return invalid('malformed overran message');
   if (!isRecord(attachment)) return invalid('overran without its replay');
   const { seed, clock, image, catalog } = attachment;
   if (typeof seed !== 'string' || !Array.isArray(clock) || !clock.every((v) => typeof v === 'number')) return invalid('overran with a malformed replay');
@@ -177,7 +184,7 @@ function parseOverran(header: Record<string, unknown>, payloads: readonly string
     if ('t' in parsed) return parsed;
     session = parsed;
   }
-  return { t: 'overran', run: run as number, sent: sent as number, replay: { seed, clock: clock as number[], image: session, catalog: { id: catalog.id as number | null, text: catalog.text } } };
+  return { t: 'overran', run: run as number, sent: sent as number, held: held as number, replay: { seed, clock: clock as number[], image: session, catalog: { id: catalog.id as number | null, text: catalog.text } } };
 }
 
 function parseOut(header: Record<string, unknown>, payloads: readonly string[]): ChildMessage | InvalidMessage {

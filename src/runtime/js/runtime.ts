@@ -68,10 +68,13 @@ export interface JsRuntimeOptions {
    */
   quickjsThreads?: boolean;
   /**
-   * QuickJS on threads, experimental: the first "thread" is the host's own, so a run placed
-   * there makes its inner calls without a hand-off between threads (engines/quickjs/inline.ts).
-   * A script that spins there holds the host's event loop until its time limit: only for
-   * scripts whose authors you trust. Default false.
+   * QuickJS on threads: one of them is the host's own, so a run placed there makes its inner
+   * calls without a hand-off between threads (engines/quickjs/inline.ts). A run moves to a
+   * worker thread when one slice (its work between two waits) runs 20 ms; a slice there holds
+   * the host's event loop until then, or until one operation of the engine that the interrupt
+   * cannot stop part-way is done, and after such a hold no run goes there for 10 × as long.
+   * Default true with `quickjsThreads` (and no `sandboxEntry`); `false` keeps every run on
+   * worker threads. `pool.maxProcesses` bounds the worker threads; the host's own is one more.
    */
   quickjsInline?: boolean;
   /** V8 engine: warm spare sandbox processes kept ready beyond those serving runs (default 1). */
@@ -98,6 +101,9 @@ export interface JsRuntimeStats {
   processesLive: number;
   /** Conversations holding a VM now (QuickJS engine). */
   conversations: number;
+  /** QuickJS inline: runs placed on the host's own thread, and those of them that moved to a worker thread. */
+  inlineRuns?: number;
+  movedRuns?: number;
   /**
    * Runs whose frame carried their tool catalog (the binding plan) to the sandbox process:
    * a process that already holds the catalog is only told its id.
@@ -210,7 +216,8 @@ export class JsRuntime {
         : pool;
       if (options.quickjsInline !== undefined && typeof options.quickjsInline !== 'boolean') throw new TypeError('quickjsInline must be a boolean');
       if (options.quickjsInline === true && !threads) throw new TypeError('quickjsInline needs QuickJS on threads (quickjsThreads)');
-      this.quickjs = new QuickjsPool(threadPool, this.entry, options.isolation, threads, options.caps, options.quickjsInline === true);
+      // A sandbox entry of its own (tests, bundlers) is a file a thread starts: the host's own thread cannot run it.
+      this.quickjs = new QuickjsPool(threadPool, this.entry, options.isolation, threads, options.caps, options.quickjsInline ?? (threads && this.entry === undefined));
       this.quickjs.warm();
     } else {
       this.v8 = new V8Processes({
@@ -344,7 +351,8 @@ export class JsRuntime {
     }
     const q = this.quickjs!;
     const { processes, conversations } = q.size;
-    return { processesStarted: q.counts.started, processesKilled: q.counts.killed, processesLive: processes, conversations, ...this.counts };
+    const inline = q.inline ? { inlineRuns: q.counts.inlineRuns, movedRuns: q.counts.moved } : {};
+    return { processesStarted: q.counts.started, processesKilled: q.counts.killed, processesLive: processes, conversations, ...inline, ...this.counts };
   }
 
   /**

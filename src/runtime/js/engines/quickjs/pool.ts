@@ -27,6 +27,15 @@ import { placeOnThread } from './thread-placement.ts';
  */
 type VmHost = SandboxProcess | SandboxThread | InlineSandbox;
 
+/**
+ * Inline: after a slice held the host's thread for `held` ms (a script the interrupt handler
+ * stopped at the slice's bound, or one long operation inside the engine that it could not stop
+ * sooner), no run goes inline for 10 × held: a script that holds the host's thread on purpose,
+ * conversation after conversation, gets it at most 1/11 of the time. The conversation whose run
+ * held it stays off it for its next run too (`skipInline`).
+ */
+const INLINE_COOLDOWN_FACTOR = 10;
+
 /** How long a process may take to confirm a cancelled run before it is killed. */
 const CANCEL_GRACE_MS = 2_000;
 /** Threads: parked sessions the host keeps at most per thread allowed (beyond: least recently used dropped). */
@@ -61,6 +70,8 @@ interface Conversation {
   lastUsed: number;
   /** Its process holds a VM kept from its last run (a session the next run continues). */
   session: boolean;
+  /** Inline: runs of it that go to worker threads only (a run of it held the host's thread; counted down as its runs end). */
+  skipInline?: number;
   /** Ended while a run used it: dropped once its last run is over. */
   ending: boolean;
   /** Threads: its thread was asked to park the kept VM; the next run waits for the snapshot. */
@@ -90,6 +101,9 @@ export class QuickjsPool {
   private readonly queue: Waiter[] = [];
   /** Inline: runs by id, for a move (a run's channel records what it sent while inline). */
   private readonly channels = new Map<number, RunChannel>();
+  /** Inline: no run goes to the host's thread before this time (performance.now), see INLINE_COOLDOWN_FACTOR. */
+  private inlineClosedUntil = 0;
+  private inlineReopen: NodeJS.Timeout | undefined;
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
   /**
@@ -100,7 +114,7 @@ export class QuickjsPool {
    */
   private reserveWanted = false;
   /** Processes started, killed (crash, stuck cancel) and reclaimed (idle) over the pool's life. */
-  readonly counts = { started: 0, killed: 0, reclaimed: 0 };
+  readonly counts = { started: 0, killed: 0, reclaimed: 0, inlineRuns: 0, moved: 0 };
 
   constructor(
     options: ResolvedPoolOptions,
@@ -114,7 +128,7 @@ export class QuickjsPool {
     /** The operator's caps on each sandbox process (JsRuntimeOptions.caps); none on threads. */
     private readonly caps?: ScriptCaps,
     /** Threads: the first of them is the host's own thread (JsRuntimeOptions.quickjsInline). */
-    private readonly inline = false,
+    readonly inline = false,
   ) {
     ({
       maxProcesses: this.maxProcesses,
@@ -172,7 +186,10 @@ export class QuickjsPool {
     const parked = c?.host === host ? c.parked : undefined;
     if (c !== undefined) delete c.parked;
     const channel = new RunChannel(this, host, runId, conversation, limits, fresh, fresh ? undefined : parked);
-    if (host.process instanceof InlineSandbox) this.channels.set(runId, channel);
+    if (host.process instanceof InlineSandbox) {
+      this.counts.inlineRuns++;
+      this.channels.set(runId, channel);
+    }
     return channel;
   }
 
@@ -193,13 +210,7 @@ export class QuickjsPool {
     if (this.threads) this.vacate(host, conversation);
     if (conversation === undefined) return;
     let c = this.conversations.get(conversation);
-    if (!newRun) {
-      if (c !== undefined && c.host === null) {
-        c.host = host;
-        host.conversations.add(conversation);
-      }
-      return;
-    }
+    if (!newRun) return;
     if (c === undefined) {
       c = { host, active: 0, lastUsed: 0, session: false, ending: false, parking: false };
       this.conversations.set(conversation, c);
@@ -228,15 +239,66 @@ export class QuickjsPool {
     for (const name of host.conversations) {
       const c = this.conversations.get(name);
       if (name === conversation || c === undefined || c.host !== host || c.active > 0 || c.parking) continue;
-      if (c.session) {
-        c.parking = true;
-        host.process.send({ t: 'park', conv: name }, []);
-      } else {
-        host.conversations.delete(name);
-        c.host = null;
-        host.process.send({ t: 'drop', conv: name }, []);
-      }
+      this.evict(host, name, c);
     }
+  }
+
+  /** Threads: takes an idle conversation off `host`: its kept session is parked in the host, else its affinity goes. */
+  private evict(host: Host, name: string, c: Conversation): void {
+    if (c.session) {
+      c.parking = true;
+      host.process.send({ t: 'park', conv: name }, []);
+    } else {
+      host.conversations.delete(name);
+      c.host = null;
+      host.process.send({ t: 'drop', conv: name }, []);
+    }
+  }
+
+  private workerThreads(): number {
+    let n = 0;
+    for (const h of this.hosts) if (!(h.process instanceof InlineSandbox)) n++;
+    return n;
+  }
+
+  private skipInline(conversation: string | undefined, runs: number): void {
+    const c = conversation === undefined ? undefined : this.conversations.get(conversation);
+    if (c !== undefined) c.skipInline = Math.max(c.skipInline ?? 0, runs);
+  }
+
+  /**
+   * Inline: whether the host's own thread may take a run placed now: not during its cooldown,
+   * and not while it keeps another conversation's session (that conversation would be parked
+   * and its next run wait for a worker thread to start: 100 ms beside a spinning newcomer in
+   * noisy-neighbour.test.ts). A conversation whose session is kept there runs there (pinned).
+   */
+  private inlineTakes(host: Host, workerOnly: boolean): boolean {
+    return !workerOnly && this.inlineOpen() && host.conversations.size === 0;
+  }
+
+  /** Inline: the host's own thread is there, free, keeps no session, and takes runs now. */
+  private inlineIdle(): boolean {
+    if (!this.inline || !this.inlineOpen()) return false;
+    for (const h of this.hosts) {
+      if (h.process instanceof InlineSandbox) return h.ready && h.process.alive && !h.doomed && h.load === 0 && h.conversations.size === 0 && !this.stopping(h);
+    }
+    return false;
+  }
+
+  /** Inline: whether the host's thread takes runs now (see INLINE_COOLDOWN_FACTOR). */
+  private inlineOpen(): boolean {
+    return performance.now() >= this.inlineClosedUntil;
+  }
+
+  /** Inline: a slice held the host's thread `held` ms: it takes no run for a while. */
+  private closeInline(held: number): void {
+    const until = performance.now() + INLINE_COOLDOWN_FACTOR * held;
+    if (until <= this.inlineClosedUntil) return;
+    this.inlineClosedUntil = until;
+    clearTimeout(this.inlineReopen);
+    // Runs that waited while only the host's thread was free go once it reopens.
+    this.inlineReopen = setTimeout(() => this.serveQueue(), until - performance.now());
+    this.inlineReopen.unref();
   }
 
   /** Threads: a thread answered a park: the session is the host's now (or gone, if nothing was kept). */
@@ -300,8 +362,20 @@ export class QuickjsPool {
   private place(conversation: string | undefined): Host | null {
     const pinned = conversation === undefined ? undefined : this.conversations.get(conversation);
     if (pinned?.parking) return null; // its session is on its way to the host
-    if (pinned?.host === null) return this.placeOnThread(conversation); // parked: any free thread
+    if (pinned?.host === null) return this.placeOnThread(conversation, (pinned.skipInline ?? 0) > 0); // parked: any free thread
     if (pinned?.host.doomed) return null; // placed again once the pool has lost it
+    if (pinned !== undefined && pinned.host.process instanceof InlineSandbox && !this.inlineOpen()) {
+      // Its session leaves the host's thread first (parked, or dropped if it kept none).
+      if (pinned.active > 0) return null;
+      this.evict(pinned.host, conversation!, pinned);
+      return pinned.host === null ? this.placeOnThread(conversation, true) : null;
+    }
+    if (pinned !== undefined && pinned.active === 0 && (pinned.skipInline ?? 0) === 0 && !(pinned.host.process instanceof InlineSandbox) && this.inlineIdle()) {
+      // Its session is on a worker thread while the host's own is free: it comes back (parked
+      // first, then restored there), so its calls need no hand-off again.
+      this.evict(pinned.host, conversation!, pinned);
+      return pinned.host === null ? this.placeOnThread(conversation) : null;
+    }
     if (pinned !== undefined && pinned.host.process.alive) {
       return pinned.host.load < this.runsPerProcess && !this.stopping(pinned.host) ? pinned.host : null;
     }
@@ -329,15 +403,18 @@ export class QuickjsPool {
     const hosts = [...this.hosts];
     const decision = placeOnThread({
       threads: hosts.map((h) => ({
-        usable: h.process.alive && !h.doomed && !this.stopping(h) && !(workerOnly && h.process instanceof InlineSandbox),
+        usable: h.process.alive && !h.doomed && !this.stopping(h) && (!(h.process instanceof InlineSandbox) || this.inlineTakes(h, workerOnly)),
         ready: h.ready,
         load: h.load,
         finishing: h.finishing,
         sessions: h.conversations.size,
+        preferred: h.process instanceof InlineSandbox,
       })),
       reserveWanted: this.reserveWanted,
       anotherConversation: conversation !== undefined && this.conversations.size > 0 && !this.conversations.has(conversation),
-      roomForAnother: this.hosts.size < this.maxProcesses,
+      // The host's own thread is no thread of the pool's: `maxProcesses` bounds the worker threads,
+      // so a run moving off it always has one to go to.
+      roomForAnother: this.workerThreads() < this.maxProcesses,
     });
     this.reserveWanted = decision.reserveWanted;
     const started = decision.start ? this.spawn() : null;
@@ -384,7 +461,9 @@ export class QuickjsPool {
         this.queueTimeoutMs,
       );
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(waiter);
+      // A run moving off the host's thread was placed once already: it goes first.
+      if (newRun) this.queue.push(waiter);
+      else this.queue.unshift(waiter);
     });
   }
 
@@ -438,6 +517,11 @@ export class QuickjsPool {
   private route(host: Host, message: ChildMessage): void {
     if (message.t === 'parked') return this.parked(host, message.conv, message.session);
     if (message.t === 'overran') return void this.move(host, message);
+    if (message.t === 'held') {
+      if (!(host.process instanceof InlineSandbox)) return host.process.breakBridge('held from a sandbox that is not inline');
+      this.skipInline(message.conv ?? undefined, 1);
+      return this.closeInline(message.ms);
+    }
     if (!('run' in message)) return;
     if (message.t === 'idle') {
       if (message.slots !== undefined) host.slots = message.slots;
@@ -468,43 +552,65 @@ export class QuickjsPool {
    * session sees one run that went on.
    */
   private async move(from: Host, message: Extract<ChildMessage, { t: 'overran' }>): Promise<void> {
-    const channel = this.channels.get(message.run);
     if (!(from.process instanceof InlineSandbox)) {
       this.counts.killed++;
       return from.process.breakBridge('overran from a sandbox that is not inline');
     }
+    const channel = this.channels.get(message.run);
     const listener = from.listeners.get(message.run);
     // Cancelled meanwhile: the run is over, nothing moves.
-    if (channel === undefined || channel.host !== from || channel.released || listener === undefined) return;
-    channel.holdFrames();
-    from.listeners.delete(message.run);
-    from.load--;
-    if (from.load === 0) {
-      from.idleSince = performance.now();
-      from.process.unref();
+    if (channel === undefined || channel.host !== from || channel.released || channel.killed || listener === undefined) return;
+    this.counts.moved++;
+    if (message.held > 0) {
+      this.closeInline(message.held);
+      // This run's end counts one, its conversation's next run the other.
+      this.skipInline(channel.conversation, 2);
     }
+    const signal = channel.holdFrames();
+    // The inline loop's `idle` for the run follows: it is not the run's end.
+    from.listeners.delete(message.run);
+    // Until a worker thread takes it, the run keeps its place on the host's thread (its load):
+    // a cancel or a release meanwhile finds it where it was.
+    let to = this.placeOnThread(channel.conversation, true);
+    try {
+      if (to !== null) this.bind(to, channel.conversation, false);
+      else to = await this.wait(channel.conversation, signal, false);
+    } catch (error) {
+      if (channel.killed || channel.released) return;
+      channel.dropHeld();
+      return listener.end({ killed: false, message: `the run could not move off the host's thread: ${(error as Error).message}` });
+    }
+    if (channel.killed || channel.released) return this.unload(to);
+    this.unload(from);
     const name = channel.conversation;
     const c = name === undefined ? undefined : this.conversations.get(name);
     if (c !== undefined && c.host === from) {
       // The inline loop disposed of the VM: the session goes on from the replay's image.
       from.conversations.delete(name!);
-      c.host = null;
+      c.host = to;
+      to.conversations.add(name!);
       c.session = false;
     }
-    // The host's thread is free again for runs that wait.
-    queueMicrotask(() => this.serveQueue());
-    let to = this.placeOnThread(name, true);
-    try {
-      if (to !== null) this.bind(to, name, false);
-      else to = await this.wait(name, undefined, false);
-      if (!to.ready) await to.process.ready;
-      if (to.end !== undefined) throw new Error(to.end.message);
-    } catch (error) {
-      channel.dropHeld();
-      return listener.end({ killed: false, message: `the run could not move off the host's thread: ${(error as Error).message}` });
-    }
+    channel.host = to;
     to.listeners.set(message.run, listener);
+    try {
+      if (!to.ready) await to.process.ready;
+    } catch {
+      // The thread never started: its end reached the run's listener (lost).
+      return channel.dropHeld();
+    }
+    if (to.end !== undefined || channel.killed || channel.released) return channel.dropHeld();
     channel.replayOn(to, message.sent, message.replay);
+  }
+
+  /** A moved run's load leaves `host` (a new run's unbind also counts its conversation's runs down). */
+  private unload(host: Host): void {
+    host.load--;
+    if (host.load === 0) {
+      host.idleSince = performance.now();
+      host.process.unref();
+    }
+    queueMicrotask(() => this.serveQueue());
   }
 
   private lost(host: Host, end: ProcessEnd): void {
@@ -553,6 +659,8 @@ export class QuickjsPool {
   release(channel: RunChannel): void {
     if (channel.released) return;
     channel.released = true;
+    const c = channel.conversation === undefined ? undefined : this.conversations.get(channel.conversation);
+    if (c?.skipInline !== undefined && c.skipInline > 0) c.skipInline--;
     this.channels.delete(channel.runId);
     if (channel.finishing) channel.host.finishing--;
     channel.host.listeners.delete(channel.runId);
@@ -567,7 +675,8 @@ export class QuickjsPool {
     }
     for (const h of this.hosts) {
       if (this.hosts.size <= this.minProcesses) break;
-      if (!h.ready || h.load > 0 || h.conversations.size > 0 || now - h.idleSince < this.idleProcessMs) continue;
+      // The host's own thread stays: it holds no thread, only its spare VM.
+      if (!h.ready || h.load > 0 || h.conversations.size > 0 || now - h.idleSince < this.idleProcessMs || h.process instanceof InlineSandbox) continue;
       this.hosts.delete(h);
       this.counts.reclaimed++;
       h.process.listen(null);
@@ -579,6 +688,7 @@ export class QuickjsPool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
+    clearTimeout(this.inlineReopen);
     for (const waiter of [...this.queue]) waiter.reject(new CapacityError('the runtime is closed'));
     await Promise.all([...this.hosts].map((h) => h.process.stop()));
   }
@@ -592,6 +702,9 @@ export class RunChannel implements RunProcess {
   private sentFrames: [unknown, readonly string[]][] | null;
   /** While the run moves: frames for it, sent once its replay is on its way. */
   private held: [unknown, readonly string[]][] | null = null;
+  private moving: AbortController | null = null;
+  /** The session ended the run (time limit, abort, close). */
+  killed = false;
 
   constructor(
     private readonly pool: QuickjsPool,
@@ -622,15 +735,18 @@ export class RunChannel implements RunProcess {
     this.host.process.send(header, payloads);
   }
 
-  /** @internal the run is moving off the host's thread: frames wait for its replay. */
-  holdFrames(): void {
+  /** @internal the run is moving off the host's thread: frames wait for its replay; a kill meanwhile aborts the signal. */
+  holdFrames(): AbortSignal {
     this.held = [];
+    this.moving = new AbortController();
+    return this.moving.signal;
   }
 
-  /** @internal the move failed: the run is over. */
+  /** @internal the move failed, or the run ended meanwhile: nothing is replayed. */
   dropHeld(): void {
     this.held = null;
     this.sentFrames = null;
+    this.moving = null;
   }
 
   /**
@@ -643,7 +759,7 @@ export class RunChannel implements RunProcess {
     const held = this.held ?? [];
     this.sentFrames = null;
     this.held = null;
-    this.host = to;
+    this.moving = null;
     const [first, ...rest] = frames;
     if (first === undefined) return;
     const { forget: _forget, cat: _cat, ...runHeader } = first[0] as Record<string, unknown>;
@@ -676,6 +792,8 @@ export class RunChannel implements RunProcess {
   }
 
   kill(): void {
+    this.killed = true;
+    this.moving?.abort(new Error('the run was cancelled'));
     this.pool.cancel(this.host, this.runId);
   }
 }

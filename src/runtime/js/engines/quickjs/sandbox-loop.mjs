@@ -249,7 +249,10 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
     current = run;
     const start = performance.now();
     nextCancelCheck = start + CANCEL_CHECK_MS;
-    if (movable !== null && run.moveData !== null) run.sliceDeadline = start + movable.sliceMs;
+    if (movable !== null && run.moveData !== null) {
+      run.sliceStart = start;
+      run.sliceDeadline = start + movable.sliceMs;
+    }
     try {
       work();
     } catch (error) {
@@ -258,7 +261,16 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
       run.engineFailure(info);
     } finally {
       current = null;
-      if (run.moveData !== null) run.moveData.spentMs += performance.now() - start;
+    }
+    if (run.moveData === null) return;
+    const took = performance.now() - start;
+    run.moveData.spentMs += took;
+    // A slice that held the host's thread past its bound without the interrupt handler seeing it
+    // (one long operation inside the engine): the run moves now, between slices, or if it has
+    // ended, the host still learns of the hold (its cooldown).
+    if (took > movable.sliceMs) {
+      if (run.running) run.moveOut(took);
+      else io.send({ t: 'held', ms: Math.round(took), conv: run.conv });
     }
   }
 

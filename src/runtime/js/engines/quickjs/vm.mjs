@@ -58,6 +58,7 @@ export class GuestRun {
     this.clockAt = 0;
     /** Inline only: when the slice running now must end (sandbox-loop.mjs sets it per slice). */
     this.sliceDeadline = Infinity;
+    this.sliceStart = 0;
     /** Inline only: the run left the host's thread mid-slice or between slices (its slice overran, or a bound of what a move replays). */
     this.overran = false;
     /** Inline only: what a thread needs to replay the run up to where it stopped here (sandbox-loop.mjs). */
@@ -67,6 +68,7 @@ export class GuestRun {
     /** Set when the script itself ended (returned or threw): only then is its VM kept. */
     this.keep = false;
     this.id = header.run;
+    this.conv = typeof header.conv === 'string' ? header.conv : null;
     this.limits = header.limits;
     this.heapMb = header.heapMb;
     this.limitMs = header.ms;
@@ -110,14 +112,17 @@ export class GuestRun {
   /**
    * Inline only: ends the run here without an outcome and hands the host what a thread needs to
    * run it again from its start to this point, then on (sandbox-loop.mjs, pool.ts `move`). The
-   * host already has `sent` frames of it: the replay drops that many.
+   * host already has `sent` frames of it: the replay drops that many. `held`: how long the slice
+   * that made it move held the host's thread.
    */
-  moveOut() {
+  moveOut(held = this.overran ? performance.now() - this.sliceStart : 0) {
     if (!this.running) return;
     this.running = false;
     this.keep = false;
     const { image, catalog } = this.moveData;
-    this.send({ t: 'overran', run: this.id, sent: this.sent }, [], { seed: this.seed, clock: this.clockLog, image, catalog });
+    // `held`: how long its last slice held the host's thread (0: it moved for a bound, between slices).
+    held = Math.max(0, Math.round(held));
+    this.send({ t: 'overran', run: this.id, sent: this.sent, held }, [], { seed: this.seed, clock: this.clockLog, image, catalog });
     this.onEnd(this);
   }
 
