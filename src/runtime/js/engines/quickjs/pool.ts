@@ -797,4 +797,3 @@ export class RunChannel implements RunProcess {
     this.pool.cancel(this.host, this.runId);
   }
 }
-

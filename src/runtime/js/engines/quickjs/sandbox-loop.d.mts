@@ -9,8 +9,10 @@ export interface LoopIo {
 export interface SandboxLoop {
   /** Acts on one frame from the host; the next is dispatched after this one settles. */
   dispatch(frame: { header: unknown; payloads: string[]; parked?: unknown }): unknown;
-  /** Work done only while no frame waits: spare VMs. */
+  /** Work done only while no frame waits: spare VMs; inline, the image a move would start from. */
   prepare(): Promise<void>;
+  /** Runs are in progress. */
+  busy(): boolean;
 }
 
 /** Prepares the template and the first spare VM; then the loop takes frames. */

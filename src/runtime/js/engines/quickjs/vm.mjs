@@ -120,7 +120,7 @@ export class GuestRun {
     this.running = false;
     this.keep = false;
     const { image, catalog } = this.moveData;
-    // `held`: how long its last slice held the host's thread (0: it moved for a bound, between slices).
+    // 0: it moved for a bound, between slices.
     held = Math.max(0, Math.round(held));
     this.send({ t: 'overran', run: this.id, sent: this.sent, held }, [], { seed: this.seed, clock: this.clockLog, image, catalog });
     this.onEnd(this);
@@ -377,4 +377,3 @@ function disposeIfHandle(error) {
     // Already gone with its VM.
   }
 }
-
