@@ -26,11 +26,13 @@ import { startSandboxLoop, type SandboxLoop } from './sandbox-loop.mjs';
 
 /**
  * When a run leaves the host's thread for a worker thread, which runs it again from its start
- * (pool.ts `move`): a slice (the script's work between two waits) that runs 20 ms; or, before
- * its next slice, a run that has had 1 s of slices here, 16 MiB of answers or 65,536 clock
- * reads, so that what a replay repeats stays bounded.
+ * (pool.ts `move`): a slice (the script's work between two waits) that runs 20 ms, plus 20 ms
+ * per MiB of what it was handed (the script's text, the answers it parses: beside two busy
+ * loops, the 1 MB workload of bench:peers moved and was replayed at 2.67× the JSON floor); or,
+ * before its next slice, a run that has had 1 s of slices here, 16 MiB of answers or 65,536
+ * clock reads, so that what a replay repeats stays bounded.
  */
-const MOVE_BOUNDS = { sliceMs: 20, totalMs: 1_000, maxBytes: 16 * 1024 * 1024, maxClockReads: 65_536 };
+const MOVE_BOUNDS = { sliceMs: 20, msPerMb: 20, totalMs: 1_000, maxBytes: 16 * 1024 * 1024, maxClockReads: 65_536 };
 
 interface Frame {
   header: unknown;

@@ -32,10 +32,11 @@ import { buildTemplate, guestSources, IMAGE_FILE, readTemplateImage, templateKey
  * @param {boolean} options.oneRunAtATime one running VM here (a thread, or inline): prepare no
  *   spare while a run waits for the host, or its answer would wait behind the restore
  * @param {LoopIo} options.io
- * @param {{ sliceMs: number, totalMs: number, maxBytes: number, maxClockReads: number } | null} [options.movable]
+ * @param {{ sliceMs: number, msPerMb: number, totalMs: number, maxBytes: number, maxClockReads: number } | null} [options.movable]
  *   inline on the host's thread: a run leaves for a thread (moveOut) when a slice runs longer
- *   than `sliceMs`, or before a slice once it has run `totalMs` here, been answered `maxBytes`
- *   or read the clock `maxClockReads` times (what a replay repeats stays bounded)
+ *   than `sliceMs` (plus `msPerMb` per MiB it was handed), or before a slice once it has run
+ *   `totalMs` here, been answered `maxBytes` or read the clock `maxClockReads` times (what a
+ *   replay repeats stays bounded)
  */
 export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath, spareVms, oneRunAtATime, io, movable = null }) {
   /** How often (ms) a busy script checks whether the host has sent a frame (a cancel). */
@@ -248,17 +249,29 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
       const image = fresh ? null : (startImage ?? { ...memoryImage(guest.exports), catalog: guest.catalog });
       run.moveData = { image, catalog: { id: catalog.id, text: catalog.text }, spentMs: 0, answeredBytes: 0 };
     }
-    execute(run, () => run.start(code, catalog, header.sites === true));
+    execute(run, () => run.start(code, catalog, header.sites === true), sliceAllowance(payloads));
   }
 
   /** Runs guest code for `run`, with the interrupt handler watching it. */
-  function execute(run, work) {
+  /**
+   * Inline: the extra time a slice may take for what it was handed (a script to compile, answers
+   * to parse): `msPerMb` per MiB of its payloads, so a large answer's own parse does not make
+   * the run move (and be replayed, parse and all) under load.
+   */
+  function sliceAllowance(payloads) {
+    if (movable === null) return 0;
+    let chars = 0;
+    for (const p of payloads) chars += p.length;
+    return (movable.msPerMb * chars) / 1048576;
+  }
+
+  function execute(run, work, allowanceMs = 0) {
     current = run;
     const start = performance.now();
     nextCancelCheck = start + CANCEL_CHECK_MS;
     if (movable !== null && run.moveData !== null) {
       run.sliceStart = start;
-      run.sliceDeadline = start + movable.sliceMs;
+      run.sliceDeadline = start + movable.sliceMs + allowanceMs;
     }
     try {
       work();
@@ -275,7 +288,7 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
     // A slice that held the host's thread past its bound without the interrupt handler seeing it
     // (one long operation inside the engine): the run moves now, between slices, or if it has
     // ended, the host still learns of the hold (its cooldown).
-    if (took > movable.sliceMs) {
+    if (took > movable.sliceMs + allowanceMs) {
       if (run.running) run.moveOut(took);
       else io.send({ t: 'held', ms: Math.round(took), conv: run.conv });
     }
@@ -330,7 +343,7 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
         if (run === undefined || !run.running) return;
         run.setRemaining(header.ms);
         if (run.moveData !== null && !replayBounded(run, payloads)) return run.moveOut();
-        return execute(run, () => run.deliver(header, payloads));
+        return execute(run, () => run.deliver(header, payloads), sliceAllowance(payloads));
       }
       case 'cancel': {
         const run = runs.get(header.run);
