@@ -35,6 +35,9 @@ describe('a rogue sandbox thread fails its run as sandbox, without hanging', () 
     'thread-exit': /^the sandbox thread exited unexpectedly \(exit code 3\)$/,
     'thread-throws': /^the sandbox thread failed: the rogue thread threw$/,
     'thread-never-ready': /^the sandbox could not start: the sandbox thread exited unexpectedly \(exit code 0\)$/,
+    // What only the host's own thread may say (inline.ts): a worker thread saying it is broken.
+    'thread-overran': /^broken sandbox bridge: overran from a sandbox that is not inline$/,
+    'thread-held': /^broken sandbox bridge: held from a sandbox that is not inline$/,
   };
   for (const [name, message] of Object.entries(expected)) {
     test(name, async () => {
