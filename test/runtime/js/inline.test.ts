@@ -68,6 +68,23 @@ describe('QuickJS inline', () => {
     assert.ok(stallMs < 1500, `the host's loop stalled ${stallMs.toFixed(0)} ms beside a 3 s spin`);
   });
 
+  test("calls to tools that settle at once still let the host's event loop turn", async () => {
+    // Such answers chain microtask after microtask; without a turn now and then the host's
+    // timers and I/O (and every other conversation) would wait for the whole run.
+    const now = { name: 'now', invoke: async () => 1 };
+    const script = (calls: number) => `let n = 0; for (let i = 0; i < ${calls}; i++) n += await tools.now(); return n;`;
+    // Once, so that no slice of the measured run is a first one (slower while V8 compiles QuickJS).
+    assert.equal(valueOf(await runtime.execute(script(100), { tools: [now], conversation: 'chain' })), 100);
+    const before = runtime.stats();
+    const started = performance.now();
+    const { value: result, stallMs } = await longestStall(() => runtime.execute(script(10_000), { tools: [now], conversation: 'chain' }));
+    const runMs = performance.now() - started;
+    assert.equal(valueOf(result), 10_000);
+    assert.equal(runtime.stats().inlineRuns! - before.inlineRuns!, 1);
+    assert.equal(runtime.stats().movedRuns! - before.movedRuns!, 0, 'the run stayed on the host thread');
+    assert.ok(stallMs < runMs / 3, `the host's loop stalled ${stallMs.toFixed(0)} ms of a ${runMs.toFixed(0)} ms run`);
+  });
+
   test('a run answered more than a replay may repeat moves between slices and finishes', async () => {
     const big = { name: 'big', invoke: async () => 'x'.repeat(1 << 20) };
     const before = runtime.stats();

@@ -34,6 +34,9 @@ import { startSandboxLoop, type SandboxLoop } from './sandbox-loop.mjs';
  */
 const MOVE_BOUNDS = { sliceMs: 20, msPerMb: 20, totalMs: 1_000, maxBytes: 16 * 1024 * 1024, maxClockReads: 65_536 };
 
+/** The longest the host's event loop goes without a turn while frames pass to and fro, in ms. */
+const YIELD_MS = 4;
+
 interface Frame {
   header: unknown;
   payloads: string[];
@@ -50,6 +53,9 @@ export class InlineSandbox {
   /** Frames from the host, taken one by one, each after the last one's work settled. */
   private readonly toLoop: Frame[] = [];
   private pumping = false;
+  private pumpScheduled = false;
+  /** When the pump last let the host's event loop take a turn (see send). */
+  private lastYield = performance.now();
   /** Frames from the loop, handed to the host in order in a turn of their own. */
   private readonly toHost: [unknown, string[], unknown][] = [];
   private delivering = false;
@@ -105,8 +111,23 @@ export class InlineSandbox {
   send(header: unknown, payloads: readonly string[], parked?: ParkedSession): void {
     if (!this.life.alive || this.stopped) return;
     this.toLoop.push(parked === undefined ? { header, payloads: payloads.slice() } : { header, payloads: payloads.slice(), parked });
-    if (!this.pumping) queueMicrotask(() => this.pump());
+    if (this.pumping || this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    // Answers to calls whose tools settle without I/O chain microtask after microtask: the
+    // host's event loop (its I/O, timers, other threads' frames) would not run until the run
+    // ends. Every YIELD_MS the next frame waits for a turn of it instead.
+    const now = performance.now();
+    if (now - this.lastYield < YIELD_MS) queueMicrotask(this.startPump);
+    else {
+      this.lastYield = now;
+      setImmediate(this.startPump);
+    }
   }
+
+  private readonly startPump = (): void => {
+    this.pumpScheduled = false;
+    this.pump();
+  };
 
   /** Hands the host's frames to the loop, one after another; prepares spares once none waits. */
   private pump(): void {
