@@ -5,7 +5,7 @@
  * script that holds the host's thread is bounded: one slice, then a cooldown.
  */
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { afterEach, beforeEach, describe, test } from 'node:test';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
 import { valueOf } from './helpers.ts';
 
@@ -28,8 +28,13 @@ async function longestStall<T>(work: () => Promise<T>): Promise<{ value: T; stal
 }
 
 describe('QuickJS inline', () => {
-  const runtime = new JsRuntime({ engine: 'quickjs', quickjsInline: true, limits: { timeoutMs: 60_000 } });
-  after(() => runtime.close());
+  // A runtime per case: where a run is placed depends on the sessions and the cooldown that
+  // earlier cases left behind (a session kept on the host's thread keeps newcomers off it).
+  let runtime: JsRuntime;
+  beforeEach(() => {
+    runtime = new JsRuntime({ engine: 'quickjs', quickjsInline: true, limits: { timeoutMs: 60_000 } });
+  });
+  afterEach(() => runtime.close());
 
   test('a run that spins on the host thread moves to a worker thread and goes on as if it had not', async () => {
     const seen: unknown[] = [];
@@ -93,6 +98,7 @@ describe('QuickJS inline', () => {
       conversation: 'answers',
     });
     assert.equal(valueOf(result), 20 << 20);
+    assert.equal(runtime.stats().inlineRuns! - before.inlineRuns!, 1, 'the run started on the host thread');
     assert.equal(runtime.stats().movedRuns! - before.movedRuns!, 1);
   });
 });
