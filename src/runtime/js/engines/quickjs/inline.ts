@@ -1,21 +1,21 @@
 /**
  * The host's handle on QuickJS VMs run *inline*: sandbox-loop.mjs on the host's own thread,
- * driven by its event loop (`quickjsInline`, experimental, off by default).
+ * driven by its event loop (`quickjsInline`, default on threads).
  *
  * Why: on a thread, every inner call is two hand-offs between threads, and beside busy
  * processes each hand-off waits for the scheduler to wake a sleeping thread (docs/benchmarks.md,
  * "where a call's time goes"). Inline, a call is a turn of the host's event loop: no hand-off, no
  * wake-up, no copy of a frame.
  *
- * What it gives up, which is why it is not the default: the host's thread runs the guest's
- * slices. The VM is the same WebAssembly instance with the same crossing, so nothing of the
- * host becomes reachable from a script; but a slice that spins holds the host's event loop, and
- * every other conversation and connection with it, until its time limit ends it. The threads'
- * rule "a neighbour costs B only CPU" (noisy-neighbour.test.ts) does not hold here.
+ * What it gives up: the host's thread runs the guest's slices. The VM is the same WebAssembly
+ * instance with the same crossing, so nothing of the host becomes reachable from a script; but
+ * a slice holds the host's event loop until it ends or moves (MOVE_BOUNDS; the pool's cooldown
+ * bounds how often).
  *
- * It offers the surface of SandboxThread the QuickJS pool uses. Frames pass as objects, each
- * way in its own turn (a microtask): the host never handles a frame with a VM on the stack,
- * and the loop never takes one while a slice runs.
+ * It offers the surface of SandboxThread the QuickJS pool uses. Frames pass as objects (the
+ * session and the loop make a payload array per frame and never change it), each way in its own
+ * turn (a microtask): the host never handles a frame with a VM on the stack, and the loop never
+ * takes one while a slice runs.
  */
 import { pathToFileURL } from 'node:url';
 import { HeldCatalogs } from '../../held-catalogs.ts';
@@ -43,7 +43,6 @@ interface Frame {
   parked?: ParkedSession;
 }
 
-
 export class InlineSandbox {
   readonly ready: Promise<void>;
   readonly closed: Promise<void>;
@@ -59,7 +58,7 @@ export class InlineSandbox {
   /** Frames from the loop, handed to the host in order in a turn of their own. */
   private readonly toHost: [unknown, string[], unknown][] = [];
   private delivering = false;
-  /** Runs whose cancel the host posted (the threads' cancel board). */
+  /** Runs whose cancel the host posted (postCancel: the threads' cancel board). */
   private readonly cancels = new Set<number>();
   private stopped = false;
   private settleClosed!: () => void;
@@ -110,7 +109,8 @@ export class InlineSandbox {
 
   send(header: unknown, payloads: readonly string[], parked?: ParkedSession): void {
     if (!this.life.alive || this.stopped) return;
-    this.toLoop.push(parked === undefined ? { header, payloads: payloads.slice() } : { header, payloads: payloads.slice(), parked });
+    const frame = { header, payloads: payloads as string[] };
+    this.toLoop.push(parked === undefined ? frame : { ...frame, parked });
     if (this.pumping || this.pumpScheduled) return;
     this.pumpScheduled = true;
     // Answers to calls whose tools settle without I/O chain microtask after microtask: the
@@ -149,8 +149,6 @@ export class InlineSandbox {
             if (this.toLoop.length === 0) break;
             continue;
           }
-          const header = frame.header as { t?: unknown; run?: unknown };
-          if (header.t === 'cancel' && typeof header.run === 'number') this.cancels.add(header.run);
           await this.loop.dispatch(frame);
         }
       } catch (error) {

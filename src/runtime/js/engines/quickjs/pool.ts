@@ -278,9 +278,9 @@ export class QuickjsPool {
 
   /** Inline: the host's own thread is there, free, keeps no session, and takes runs now. */
   private inlineIdle(): boolean {
-    if (!this.inline || !this.inlineOpen()) return false;
+    if (!this.inline) return false;
     for (const h of this.hosts) {
-      if (h.process instanceof InlineSandbox) return h.ready && h.process.alive && !h.doomed && h.load === 0 && h.conversations.size === 0 && !this.stopping(h);
+      if (h.process instanceof InlineSandbox) return h.ready && h.process.alive && !h.doomed && h.load === 0 && !this.stopping(h) && this.inlineTakes(h, false);
     }
     return false;
   }
@@ -727,10 +727,11 @@ export class RunChannel implements RunProcess {
       header = { ...h, conv: this.conversation ?? null, heapMb, ms: Number.isFinite(timeoutMs) ? timeoutMs : null, fresh: this.fresh };
     }
     if (this.held !== null) {
-      this.held.push([header, payloads.slice()]);
+      this.held.push([header, payloads]);
       return;
     }
-    this.sentFrames?.push([header, payloads.slice()]);
+    // Kept as sent: the session makes a payload array per frame and never changes it.
+    this.sentFrames?.push([header, payloads]);
     if (h.t === 'run' && this.parked !== undefined && !(this.host.process instanceof SandboxProcess)) return this.host.process.send(header, payloads, this.parked);
     this.host.process.send(header, payloads);
   }

@@ -249,27 +249,30 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
       const image = fresh ? null : (startImage ?? { ...memoryImage(guest.exports), catalog: guest.catalog });
       run.moveData = { image, catalog: { id: catalog.id, text: catalog.text }, spentMs: 0, answeredBytes: 0 };
     }
-    execute(run, () => run.start(code, catalog, header.sites === true), sliceAllowance(payloads));
+    execute(run, () => run.start(code, catalog, header.sites === true), run.moveData === null ? 0 : sliceAllowance(payloadChars(payloads)));
   }
 
-  /** Runs guest code for `run`, with the interrupt handler watching it. */
+  function payloadChars(payloads) {
+    let chars = 0;
+    for (const p of payloads) chars += p.length;
+    return chars;
+  }
+
   /**
    * Inline: the extra time a slice may take for what it was handed (a script to compile, answers
    * to parse): `msPerMb` per MiB of its payloads, so a large answer's own parse does not make
    * the run move (and be replayed, parse and all) under load.
    */
-  function sliceAllowance(payloads) {
-    if (movable === null) return 0;
-    let chars = 0;
-    for (const p of payloads) chars += p.length;
+  function sliceAllowance(chars) {
     return (movable.msPerMb * chars) / 1048576;
   }
 
+  /** Runs guest code for `run`, with the interrupt handler watching it (inline: and the slice's bound). */
   function execute(run, work, allowanceMs = 0) {
     current = run;
     const start = performance.now();
     nextCancelCheck = start + CANCEL_CHECK_MS;
-    if (movable !== null && run.moveData !== null) {
+    if (run.moveData !== null) {
       run.sliceStart = start;
       run.sliceDeadline = start + movable.sliceMs + allowanceMs;
     }
@@ -295,9 +298,9 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
   }
 
   /** Inline: whether a run has used what a move may replay (then it moves before its next slice). */
-  function replayBounded(run, payloads) {
+  function replayBounded(run, chars) {
     const data = run.moveData;
-    for (const p of payloads) data.answeredBytes += p.length;
+    data.answeredBytes += chars;
     return data.spentMs < movable.totalMs && data.answeredBytes < movable.maxBytes && run.clockLog.length < movable.maxClockReads;
   }
 
@@ -342,8 +345,10 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
         // Answers for a run that already ended are expected and dropped.
         if (run === undefined || !run.running) return;
         run.setRemaining(header.ms);
-        if (run.moveData !== null && !replayBounded(run, payloads)) return run.moveOut();
-        return execute(run, () => run.deliver(header, payloads), sliceAllowance(payloads));
+        if (run.moveData === null) return execute(run, () => run.deliver(header, payloads));
+        const chars = payloadChars(payloads);
+        if (!replayBounded(run, chars)) return run.moveOut();
+        return execute(run, () => run.deliver(header, payloads), sliceAllowance(chars));
       }
       case 'cancel': {
         const run = runs.get(header.run);
