@@ -79,15 +79,25 @@ describe('QuickJS inline', () => {
     const now = { name: 'now', invoke: async () => 1 };
     const script = (calls: number) => `let n = 0; for (let i = 0; i < ${calls}; i++) n += await tools.now(); return n;`;
     // Once, so that no slice of the measured run is a first one (slower while V8 compiles QuickJS).
-    assert.equal(valueOf(await runtime.execute(script(100), { tools: [now], conversation: 'chain' })), 100);
-    const before = runtime.stats();
-    const started = performance.now();
-    const { value: result, stallMs } = await longestStall(() => runtime.execute(script(10_000), { tools: [now], conversation: 'chain' }));
-    const runMs = performance.now() - started;
-    assert.equal(valueOf(result), 10_000);
-    assert.equal(runtime.stats().inlineRuns! - before.inlineRuns!, 1);
-    assert.equal(runtime.stats().movedRuns! - before.movedRuns!, 0, 'the run stayed on the host thread');
-    assert.ok(stallMs < runMs / 3, `the host's loop stalled ${stallMs.toFixed(0)} ms of a ${runMs.toFixed(0)} ms run`);
+    // No conversation: a run keeps no session on the host's thread, which would keep the next off it.
+    assert.equal(valueOf(await runtime.execute(script(100), { tools: [now] })), 100);
+    // On a loaded machine a slice whose thread was descheduled can pass its bound (wall time) and
+    // move the run; such a run says nothing of the host's thread, so it is measured again (the
+    // one that moved took its worker thread's time, longer than the cooldown it caused).
+    for (let attempt = 1; ; attempt++) {
+      const before = runtime.stats();
+      const started = performance.now();
+      const { value: result, stallMs } = await longestStall(() => runtime.execute(script(10_000), { tools: [now] }));
+      const runMs = performance.now() - started;
+      assert.equal(valueOf(result), 10_000);
+      const inline = runtime.stats().inlineRuns! - before.inlineRuns!;
+      const moved = runtime.stats().movedRuns! - before.movedRuns!;
+      if ((inline !== 1 || moved !== 0) && attempt < 5) continue;
+      assert.equal(inline, 1);
+      assert.equal(moved, 0, 'the run stayed on the host thread');
+      assert.ok(stallMs < runMs / 3, `the host's loop stalled ${stallMs.toFixed(0)} ms of a ${runMs.toFixed(0)} ms run`);
+      break;
+    }
   });
 
   test('a run answered more than a replay may repeat moves between slices and finishes', async () => {
