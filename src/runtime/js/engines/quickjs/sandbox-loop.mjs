@@ -11,6 +11,13 @@ import { imageRestorer, memoryImage } from './memory-image.mjs';
 import { buildTemplate, guestSources, IMAGE_FILE, readTemplateImage, templateKey, vmOptionsFor } from './template.mjs';
 
 /**
+ * Inline: no slice has run on the host's thread in this process yet. V8 compiles the engine's
+ * WebAssembly function by function as it is first called, once per process, so that first slice
+ * is slow whatever the script does (its allowance: `movable.firstSliceMs`).
+ */
+let firstMovableSlice = true;
+
+/**
  * @typedef {object} LoopIo
  * @property {(header: object, payloads?: string[]) => void} send a frame to the host
  * @property {(conv: string, session: object | null) => void} sendParked a parked session to the host
@@ -32,9 +39,10 @@ import { buildTemplate, guestSources, IMAGE_FILE, readTemplateImage, templateKey
  * @param {boolean} options.oneRunAtATime one running VM here (a thread, or inline): prepare no
  *   spare while a run waits for the host, or its answer would wait behind the restore
  * @param {LoopIo} options.io
- * @param {{ sliceMs: number, msPerMb: number, totalMs: number, maxBytes: number, maxClockReads: number } | null} [options.movable]
+ * @param {{ sliceMs: number, msPerMb: number, firstSliceMs: number, totalMs: number, maxBytes: number, maxClockReads: number } | null} [options.movable]
  *   inline on the host's thread: a run leaves for a thread (moveOut) when a slice runs longer
- *   than `sliceMs` (plus `msPerMb` per MiB it was handed), or before a slice once it has run
+ *   than `sliceMs` (plus `msPerMb` per MiB it was handed, plus `firstSliceMs` for the loop's
+ *   first slice, which compiles the engine's code), or before a slice once it has run
  *   `totalMs` here, been answered `maxBytes` or read the clock `maxClockReads` times (what a
  *   replay repeats stays bounded)
  */
@@ -273,6 +281,8 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
     const start = performance.now();
     nextCancelCheck = start + CANCEL_CHECK_MS;
     if (run.moveData !== null) {
+      if (firstMovableSlice) allowanceMs += movable.firstSliceMs;
+      firstMovableSlice = false;
       run.sliceStart = start;
       run.sliceDeadline = start + movable.sliceMs + allowanceMs;
     }
