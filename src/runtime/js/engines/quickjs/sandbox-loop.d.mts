@@ -24,5 +24,5 @@ export function startSandboxLoop(options: {
   spareVms: number;
   oneRunAtATime: boolean;
   io: LoopIo;
-  movable?: { sliceMs: number; msPerMb: number; firstSliceMs: number; totalMs: number; maxBytes: number; maxClockReads: number } | null;
+  movable?: { sliceMs: number; msPerMb: number; firstSliceMs: number; wallSlackMs: number; totalMs: number; maxBytes: number; maxClockReads: number } | null;
 }): Promise<SandboxLoop>;

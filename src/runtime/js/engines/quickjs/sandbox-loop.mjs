@@ -8,6 +8,7 @@ import { GuestRun } from './vm.mjs';
 import { rawCrossing } from './crossing.mjs';
 import { CatalogStore, MISSING_CATALOG } from '../../sandbox/catalogs.mjs';
 import { imageRestorer, memoryImage } from './memory-image.mjs';
+import { sliceMeter } from './slice-meter.mjs';
 import { buildTemplate, guestSources, IMAGE_FILE, readTemplateImage, templateKey, vmOptionsFor } from './template.mjs';
 
 /**
@@ -39,16 +40,20 @@ let firstMovableSlice = true;
  * @param {boolean} options.oneRunAtATime one running VM here (a thread, or inline): prepare no
  *   spare while a run waits for the host, or its answer would wait behind the restore
  * @param {LoopIo} options.io
- * @param {{ sliceMs: number, msPerMb: number, firstSliceMs: number, totalMs: number, maxBytes: number, maxClockReads: number } | null} [options.movable]
+ * @param {{ sliceMs: number, msPerMb: number, firstSliceMs: number, wallSlackMs: number, totalMs: number, maxBytes: number, maxClockReads: number } | null} [options.movable]
  *   inline on the host's thread: a run leaves for a thread (moveOut) when a slice runs longer
  *   than `sliceMs` (plus `msPerMb` per MiB it was handed, plus `firstSliceMs` for the loop's
- *   first slice, which compiles the engine's code), or before a slice once it has run
+ *   first slice, which compiles the engine's code) and the process used that much CPU meanwhile
+ *   or it ran `wallSlackMs` longer still (slice-meter.mjs), or before a slice once it has run
  *   `totalMs` here, been answered `maxBytes` or read the clock `maxClockReads` times (what a
  *   replay repeats stays bounded)
  */
 export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath, spareVms, oneRunAtATime, io, movable = null }) {
   /** How often (ms) a busy script checks whether the host has sent a frame (a cancel). */
   const CANCEL_CHECK_MS = 2;
+
+  /** Inline: judges a slice's time against its bound by CPU as well as wall time. */
+  const meter = movable === null ? null : sliceMeter({ wallSlackMs: movable.wallSlackMs });
 
   /** The run whose code executes right now (one at a time: the loop has one thread). */
   let current = null;
@@ -256,6 +261,7 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
       // be (a session's VM of 8 MB took 1.5–8.8 ms to copy), or a fresh VM (null).
       const image = fresh ? null : (startImage ?? { ...memoryImage(guest.exports), catalog: guest.catalog });
       run.moveData = { image, catalog: { id: catalog.id, text: catalog.text }, spentMs: 0, answeredBytes: 0 };
+      run.sliceLeft = (now) => meter.left(run.sliceStart, now, run.sliceBound);
     }
     execute(run, () => run.start(code, catalog, header.sites === true), run.moveData === null ? 0 : sliceAllowance(payloadChars(payloads)));
   }
@@ -283,8 +289,10 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
     if (run.moveData !== null) {
       if (firstMovableSlice) allowanceMs += movable.firstSliceMs;
       firstMovableSlice = false;
+      meter.begin(start);
       run.sliceStart = start;
-      run.sliceDeadline = start + movable.sliceMs + allowanceMs;
+      run.sliceBound = movable.sliceMs + allowanceMs;
+      run.sliceDeadline = start + run.sliceBound;
     }
     try {
       work();
@@ -296,12 +304,15 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
       current = null;
     }
     if (run.moveData === null) return;
-    const took = performance.now() - start;
-    run.moveData.spentMs += took;
+    const end = performance.now();
+    const took = end - start;
+    run.moveData.spentMs += meter.spent(start, end);
+    // Moved by the interrupt handler: its `overran` told the host how long it held the thread.
+    if (run.moved) return;
     // A slice that held the host's thread past its bound without the interrupt handler seeing it
     // (one long operation inside the engine): the run moves now, between slices, or if it has
     // ended, the host still learns of the hold (its cooldown).
-    if (took > movable.sliceMs + allowanceMs) {
+    if (took > run.sliceBound && meter.left(start, end, run.sliceBound) === 0) {
       if (run.running) run.moveOut(took);
       else io.send({ t: 'held', ms: Math.round(took), conv: run.conv });
     }

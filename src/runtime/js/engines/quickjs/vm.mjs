@@ -56,9 +56,15 @@ export class GuestRun {
     this.clockLog = [];
     this.clockReplay = replay?.clock ?? [];
     this.clockAt = 0;
-    /** Inline only: when the slice running now must end (sandbox-loop.mjs sets it per slice). */
+    /** Inline only: when the slice running now is next checked against its bound (sandbox-loop.mjs sets it per slice). */
     this.sliceDeadline = Infinity;
     this.sliceStart = 0;
+    /** Inline only: the ms the slice running now may take (sandbox-loop.mjs). */
+    this.sliceBound = Infinity;
+    /** Inline only: the ms the slice running now may still run, 0 once it is over its bound (slice-meter.mjs). */
+    this.sliceLeft = (_now) => 0;
+    /** Inline only: the run left the host's thread (moveOut sent its `overran`). */
+    this.moved = false;
     /** Inline only: the run left the host's thread mid-slice or between slices (its slice overran, or a bound of what a move replays). */
     this.overran = false;
     /** Inline only: what a thread needs to replay the run up to where it stopped here (sandbox-loop.mjs). */
@@ -95,8 +101,14 @@ export class GuestRun {
       return true;
     }
     if (now > this.sliceDeadline) {
-      this.overran = true;
-      return true;
+      const left = this.sliceLeft(now);
+      if (left <= 0) {
+        this.overran = true;
+        return true;
+      }
+      // Past the bound in wall time but not in CPU: the thread waited for a core. Looked at again
+      // when it could have used the rest.
+      this.sliceDeadline = now + left;
     }
     return false;
   }
@@ -119,6 +131,7 @@ export class GuestRun {
     if (!this.running) return;
     this.running = false;
     this.keep = false;
+    this.moved = true;
     const { image, catalog } = this.moveData;
     // 0: it moved for a bound, between slices.
     held = Math.max(0, Math.round(held));
