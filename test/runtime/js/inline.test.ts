@@ -65,6 +65,30 @@ describe('QuickJS inline', () => {
     assert.equal(valueOf(next), 1);
   });
 
+  test("a kept session's run that moves starts again from the session as the run found it", async () => {
+    const tools = [{ name: 'noop', invoke: async () => true }];
+    // Several runs, each copying the session while the loop is idle into the same buffer.
+    for (let i = 1; i <= 3; i++) {
+      const r = await runtime.execute(`globalThis.count = (globalThis.count ?? 0) + 1; globalThis.big = 'y'.repeat(${i} << 18); return count;`, { tools, conversation: 'kept' });
+      assert.equal(valueOf(r), i);
+    }
+    const before = runtime.stats();
+    const result = await runtime.execute(
+      `globalThis.count += 1;
+       await tools.noop();
+       const until = Date.now() + 300; while (Date.now() < until) {}
+       return { count: globalThis.count, big: globalThis.big.length };`,
+      { tools, conversation: 'kept' },
+    );
+    const after = runtime.stats();
+    assert.equal(after.inlineRuns! - before.inlineRuns!, 1, 'the run started on the host thread');
+    assert.equal(after.movedRuns! - before.movedRuns!, 1, 'and moved');
+    // Replayed from the copy taken before it: the increment counted once, the session's string kept.
+    assert.deepEqual(valueOf(result), { count: 4, big: 3 << 18 });
+    const next = await runtime.execute('return globalThis.count;', { tools, conversation: 'kept' });
+    assert.equal(valueOf(next), 4);
+  });
+
   test("a spinning script holds the host thread for one slice, not for its whole run", async () => {
     const { value: result, stallMs } = await longestStall(() =>
       runtime.execute('const until = Date.now() + 3000; let n = 0; while (Date.now() < until) n++; return n > 0;', { tools: [], conversation: 'spin-2' }),

@@ -9,6 +9,7 @@ import { rawCrossing } from './crossing.mjs';
 import { CatalogStore, MISSING_CATALOG } from '../../sandbox/catalogs.mjs';
 import { imageRestorer, memoryImage } from './memory-image.mjs';
 import { sliceMeter } from './slice-meter.mjs';
+import { startImages } from './start-image.mjs';
 import { buildTemplate, guestSources, IMAGE_FILE, readTemplateImage, templateKey, vmOptionsFor } from './template.mjs';
 
 /**
@@ -54,6 +55,8 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
 
   /** Inline: judges a slice's time against its bound by CPU as well as wall time. */
   const meter = movable === null ? null : sliceMeter({ wallSlackMs: movable.wallSlackMs });
+  /** Inline: the copies of VMs a move starts from (start-image.mjs). */
+  const images = movable === null ? null : startImages();
 
   /** The run whose code executes right now (one at a time: the loop has one thread). */
   let current = null;
@@ -217,7 +220,8 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
       if (!slot.busy) {
         slot.busy = true;
         let kept = slot.guest;
-        let image = slot.image ?? null;
+        // A copy taken since for another VM reused its buffer: none.
+        let image = slot.image?.valid ? slot.image : null;
         slot.guest = null;
         slot.image = null;
         keptSlots.delete(slot);
@@ -245,6 +249,7 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
     guest.exports.qjs_set_memory_limit(header.heapMb * 1024 * 1024);
     const run = new GuestRun(header, guest, fresh, slot !== null, (ended) => {
       runs.delete(ended.id);
+      if (ended.moveData?.image) ended.moveData.image.pinned = false;
       if (slot !== null && ended.keep && !slot.dropped && conversations.get(header.conv) === slot) keep(slot, guest);
       else guest.dispose();
       if (slot !== null) {
@@ -258,8 +263,9 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
     if (movable !== null) {
       // Where a replay starts: a copy of the session's VM as the run found it (the crossing's
       // cells and all: it is restored at most once), taken while the loop was idle when it could
-      // be (a session's VM of 8 MB took 1.5–8.8 ms to copy), or a fresh VM (null).
-      const image = fresh ? null : (startImage ?? { ...memoryImage(guest.exports), catalog: guest.catalog });
+      // be, or a fresh VM (null).
+      const image = fresh ? null : (startImage ?? images.take(guest.exports, guest.catalog));
+      if (image !== null) image.pinned = true;
       run.moveData = { image, catalog: { id: catalog.id, text: catalog.text }, spentMs: 0, answeredBytes: 0 };
       run.sliceLeft = (now) => meter.left(run.sliceStart, now, run.sliceBound);
     }
@@ -408,7 +414,7 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
     if (movable === null || io.framesWaiting()) return;
     let last = null;
     for (const slot of keptSlots) last = slot;
-    if (last !== null && last.guest !== null && !last.busy && (last.image ?? null) === null) last.image = { ...memoryImage(last.guest.exports), catalog: last.guest.catalog };
+    if (last !== null && last.guest !== null && !last.busy && !last.image?.valid) last.image = images.take(last.guest.exports, last.guest.catalog);
   }
 
   spares.push(await createGuest(template.snapshot, null, template.vm));

@@ -132,7 +132,8 @@ export class GuestRun {
     this.running = false;
     this.keep = false;
     this.moved = true;
-    const { image, catalog } = this.moveData;
+    const { catalog } = this.moveData;
+    const image = this.moveData.image?.forMove() ?? null;
     // 0: it moved for a bound, between slices.
     held = Math.max(0, Math.round(held));
     this.send({ t: 'overran', run: this.id, sent: this.sent, held }, [], { seed: this.seed, clock: this.clockLog, image, catalog });
