@@ -26,19 +26,20 @@ import { startSandboxLoop, type SandboxLoop } from './sandbox-loop.mjs';
 
 /**
  * When a run leaves the host's thread for a worker thread, which runs it again from its start
- * (pool.ts `move`): a slice (the script's work between two waits) that runs 20 ms, plus 20 ms
- * per MiB of what it was handed (the script's text, the answers it parses: beside two busy
- * loops, the 1 MB workload of bench:peers moved and was replayed at 2.67× the JSON floor); or,
- * before its next slice, a run that has had 3 s of slices here, 16 MiB of answers or 65,536
- * clock reads, so that what a replay repeats stays bounded (a replay re-ran 5,000 calls in about
- * 100 ms; at 1 s, beside two busy loops and four observer processes, a 10,000-call run reached
- * the bound and moved: its slices' wall time counts the waits for a core). The loop's first slice may take
- * 200 ms more: it pays V8's lazy compile of the engine's WebAssembly (24–38 ms idle, whatever
- * the script), and moving for that started a worker thread in nearly every new process (+35 MB
- * of RSS after one run in bench:peers) and turned away the next runs for 10× the hold.
- * A slice is over its bound when the process also used that much CPU since it began, or when it
- * ran 80 ms past it in wall time whatever the CPU (slice-meter.mjs): a thread that only waited for
- * a core under load keeps its run.
+ * (pool.ts `move`):
+ * - a slice (the script's work between two waits) over its bound: 20 ms, plus 20 ms per MiB of
+ *   what it was handed (the script's text, the answers it parses: beside two busy loops, the
+ *   1 MB workload of bench:peers moved and was replayed at 2.67× the JSON floor). The process's
+ *   first slice may take 200 ms more: it pays V8's lazy compile of the engine's WebAssembly
+ *   (24–38 ms idle, whatever the script), and moving for that started a worker thread in 8 of 10
+ *   new processes (+35 MB of RSS after one run in bench:peers) and turned the next runs away
+ *   for 10× the hold. Over means the process also used that much CPU since the slice began, or
+ *   the slice ran 80 ms past it in wall time whatever the CPU (slice-meter.mjs): a thread that
+ *   only waited for a core under load keeps its run;
+ * - before its next slice, a run that has had 3 s of slices here, 16 MiB of answers or 65,536
+ *   clock reads, so that what a replay repeats stays bounded (a replay re-ran 5,000 calls in
+ *   about 100 ms; at 1 s of wall time, beside two busy loops and four observer processes, a
+ *   10,000-call run reached the bound and moved).
  */
 const MOVE_BOUNDS = { sliceMs: 20, msPerMb: 20, firstSliceMs: 200, wallSlackMs: 80, totalMs: 3_000, maxBytes: 16 * 1024 * 1024, maxClockReads: 65_536 };
 
