@@ -104,6 +104,8 @@ export interface JsRuntimeStats {
   /** QuickJS inline: runs placed on the host's own thread, and those of them that moved to a worker thread. */
   inlineRuns?: number;
   movedRuns?: number;
+  /** QuickJS inline: sessions brought back from a worker thread to the host's own between runs. */
+  returnedSessions?: number;
   /**
    * Runs whose frame carried their tool catalog (the binding plan) to the sandbox process:
    * a process that already holds the catalog is only told its id.
@@ -351,7 +353,7 @@ export class JsRuntime {
     }
     const q = this.quickjs!;
     const { processes, conversations } = q.size;
-    const inline = q.inline ? { inlineRuns: q.counts.inlineRuns, movedRuns: q.counts.moved } : {};
+    const inline = q.inline ? { inlineRuns: q.counts.inlineRuns, movedRuns: q.counts.moved, returnedSessions: q.counts.returned } : {};
     return { processesStarted: q.counts.started, processesKilled: q.counts.killed, processesLive: processes, conversations, ...inline, ...this.counts };
   }
 

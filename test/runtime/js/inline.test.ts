@@ -89,6 +89,27 @@ describe('QuickJS inline', () => {
     assert.equal(valueOf(next), 4);
   });
 
+  test('after a move, the session comes back to the host thread between runs, not on the way of the next', async () => {
+    const tools = [{ name: 'noop', invoke: async () => true }];
+    const moved = await runtime.execute(
+      'globalThis.n = 1; await tools.noop(); const until = Date.now() + 300; while (Date.now() < until) {} return n;',
+      { tools, conversation: 'back' },
+    );
+    assert.equal(valueOf(moved), 1);
+    assert.equal(runtime.stats().movedRuns, 1);
+    // Brought back once the host's thread reopens (10× the hold): waited for by its count, bounded.
+    const waitedFrom = performance.now();
+    while ((runtime.stats().returnedSessions ?? 0) === 0) {
+      assert.ok(performance.now() - waitedFrom < 30_000, 'the session never came back to the host thread');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const before = runtime.stats();
+    const next = await runtime.execute('globalThis.n += 1; return n;', { tools, conversation: 'back' });
+    assert.equal(valueOf(next), 2, 'the session went on');
+    assert.equal(runtime.stats().inlineRuns! - before.inlineRuns!, 1, 'its next run ran on the host thread');
+    assert.equal(runtime.stats().returnedSessions, 1);
+  });
+
   test("a spinning script holds the host thread for one slice, not for its whole run", async () => {
     const { value: result, stallMs } = await longestStall(() =>
       runtime.execute('const until = Date.now() + 3000; let n = 0; while (Date.now() < until) n++; return n > 0;', { tools: [], conversation: 'spin-2' }),

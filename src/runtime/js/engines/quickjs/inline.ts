@@ -27,9 +27,11 @@ import { startSandboxLoop, type SandboxLoop } from './sandbox-loop.mjs';
 /**
  * When a run leaves the host's thread for a worker thread, which runs it again from its start
  * (pool.ts `move`):
- * - a slice (the script's work between two waits) over its bound: 20 ms, plus 20 ms per MiB of
- *   what it was handed (the script's text, the answers it parses: beside two busy loops, the
- *   1 MB workload of bench:peers moved and was replayed at 2.67× the JSON floor). The process's
+ * - a slice (the script's work between two waits) over its bound: 20 ms, plus 50 ms per MiB of
+ *   what it was handed (the script's text, the answers it parses: QuickJS's JSON.parse takes
+ *   35–60 ms for the 1 MB answer of bench:peers; with none the run moved and its parse was
+ *   replayed, with 20 ms per MiB the parse counted as a hold under load and closed the host's
+ *   thread for 10× as long). The process's
  *   first slice may take 200 ms more: it pays V8's lazy compile of the engine's WebAssembly
  *   (24–38 ms idle, whatever the script), and moving for that started a worker thread in 8 of 10
  *   new processes (+35 MB of RSS after one run in bench:peers) and turned the next runs away
@@ -41,7 +43,7 @@ import { startSandboxLoop, type SandboxLoop } from './sandbox-loop.mjs';
  *   about 100 ms; at 1 s of wall time, beside two busy loops and four observer processes, a
  *   10,000-call run reached the bound and moved).
  */
-const MOVE_BOUNDS = { sliceMs: 20, msPerMb: 20, firstSliceMs: 200, wallSlackMs: 80, totalMs: 3_000, maxBytes: 16 * 1024 * 1024, maxClockReads: 65_536 };
+const MOVE_BOUNDS = { sliceMs: 20, msPerMb: 50, firstSliceMs: 200, wallSlackMs: 80, totalMs: 3_000, maxBytes: 16 * 1024 * 1024, maxClockReads: 65_536 };
 
 /** The longest the host's event loop goes without a turn while frames pass to and fro, in ms. */
 const YIELD_MS = 4;

@@ -32,7 +32,8 @@ type VmHost = SandboxProcess | SandboxThread | InlineSandbox;
  * stopped at the slice's bound, or one long operation inside the engine that it could not stop
  * sooner), no run goes inline for 10 × held: a script that holds the host's thread on purpose,
  * conversation after conversation, gets it at most 1/11 of the time. The conversation whose run
- * held it stays off it for its next run too (`skipInline`).
+ * held it at its end stays off it for its next run too (`skipInline`); a run that moved went on
+ * on a worker thread, and its session comes back once the cooldown is over (`comeBack`).
  */
 const INLINE_COOLDOWN_FACTOR = 10;
 
@@ -114,7 +115,7 @@ export class QuickjsPool {
    */
   private reserveWanted = false;
   /** Processes started, killed (crash, stuck cancel) and reclaimed (idle) over the pool's life. */
-  readonly counts = { started: 0, killed: 0, reclaimed: 0, inlineRuns: 0, moved: 0 };
+  readonly counts = { started: 0, killed: 0, reclaimed: 0, inlineRuns: 0, moved: 0, returned: 0 };
 
   constructor(
     options: ResolvedPoolOptions,
@@ -201,6 +202,31 @@ export class QuickjsPool {
     if (channel.conversation === undefined) return;
     const c = this.conversations.get(channel.conversation);
     if (c !== undefined && c.host === channel.host) c.session = kept;
+    this.comeBack(channel.conversation);
+  }
+
+  /**
+   * Inline: a session kept on a worker thread (its run moved, or went there while the host's
+   * thread was closed) comes back to the host's thread as soon as its run is over and the host's
+   * thread is idle and empty: parked by its thread, then restored there (`adopt`), between runs
+   * rather than on the way of the next one.
+   */
+  private comeBack(conversation: string | undefined): void {
+    const c = conversation === undefined ? undefined : this.conversations.get(conversation);
+    if (c === undefined || c.host === null || c.active > 0 || c.parking || c.ending || !c.session || (c.skipInline ?? 0) > 0) return;
+    if (c.host.process instanceof InlineSandbox || !c.host.process.alive || c.host.doomed || !this.inlineIdle()) return;
+    this.evict(c.host, conversation!, c);
+  }
+
+  /** Inline: the host's thread reopened: the session used last of those on worker threads comes back. */
+  private comeBackLatest(): void {
+    let latest: [string, Conversation] | undefined;
+    for (const entry of this.conversations) {
+      const c = entry[1];
+      if (c.host === null || c.host.process instanceof InlineSandbox || c.active > 0 || !c.session) continue;
+      if (latest === undefined || c.lastUsed > latest[1].lastUsed) latest = entry;
+    }
+    if (latest !== undefined) this.comeBack(latest[0]);
   }
 
   /** `newRun`: false for a run that moves here from the host's thread (its conversation counts it already). */
@@ -297,8 +323,28 @@ export class QuickjsPool {
     this.inlineClosedUntil = until;
     clearTimeout(this.inlineReopen);
     // Runs that waited while only the host's thread was free go once it reopens.
-    this.inlineReopen = setTimeout(() => this.serveQueue(), until - performance.now());
+    this.inlineReopen = setTimeout(() => {
+      this.serveQueue();
+      this.comeBackLatest();
+    }, until - performance.now());
     this.inlineReopen.unref();
+  }
+
+  /**
+   * Inline: a session parked by a worker thread goes straight to the host's own thread when that
+   * is idle and empty (comeBack). False: it stays parked in the host.
+   */
+  private adopt(conv: string, c: Conversation, session: ParkedSession): boolean {
+    if (!this.inlineIdle()) return false;
+    for (const h of this.hosts) {
+      if (!(h.process instanceof InlineSandbox)) continue;
+      h.process.send({ t: 'adopt', conv }, [], session);
+      this.counts.returned++;
+      c.host = h;
+      h.conversations.add(conv);
+      return true;
+    }
+    return false;
   }
 
   /** Threads: a thread answered a park: the session is the host's now (or gone, if nothing was kept). */
@@ -309,6 +355,7 @@ export class QuickjsPool {
     c.host = null;
     host.conversations.delete(conv);
     if (session === null) c.session = false;
+    else if (c.active === 0 && !(host.process instanceof InlineSandbox) && this.adopt(conv, c, session)) return this.serveQueue();
     else c.parked = session;
     let parkedCount = 0;
     let oldest: [string, Conversation] | undefined;
@@ -563,8 +610,11 @@ export class QuickjsPool {
     this.counts.moved++;
     if (message.held > 0) {
       this.closeInline(message.held);
-      // This run's end counts one, its conversation's next run the other.
-      this.skipInline(channel.conversation, 2);
+      // This run's end counts it: its session comes back once the cooldown is over (comeBack).
+      // Its next run skipping the host's thread too made every run after a move pay a session's
+      // trip back on its way (bench:peers, warm `return 1` after the CPU workload: 35–58 ms
+      // beside two busy loops, the loaded median 4.5 ms); the cooldown alone bounds the share.
+      this.skipInline(channel.conversation, 1);
     }
     const signal = channel.holdFrames();
     // The inline loop's `idle` for the run follows: it is not the run's end.
@@ -665,6 +715,7 @@ export class QuickjsPool {
     if (channel.finishing) channel.host.finishing--;
     channel.host.listeners.delete(channel.runId);
     this.unbind(channel.host, channel.conversation);
+    this.comeBack(channel.conversation);
   }
 
   private sweep(): void {

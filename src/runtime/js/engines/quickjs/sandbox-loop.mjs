@@ -367,6 +367,9 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
         return startRun(header, payloads, frame.parked);
       case 'park':
         return park(header.conv);
+      case 'adopt':
+        // Inline: a session a worker thread parked, kept here before its conversation's next run.
+        return frame.parked === undefined ? undefined : unpark(header.conv, frame.parked);
       case 'res': {
         const run = runs.get(header.run);
         // Answers for a run that already ended are expected and dropped.
