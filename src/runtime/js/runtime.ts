@@ -70,7 +70,8 @@ export interface JsRuntimeOptions {
   /**
    * QuickJS on threads: one of them is the host's own, so a run placed there makes its inner
    * calls without a hand-off between threads (engines/quickjs/inline.ts). A run moves to a
-   * worker thread when one slice (its work between two waits) runs 20 ms; a slice there holds
+   * worker thread when one slice (its work between two waits) runs 20 ms of CPU (100 ms of wall
+   * time at most; more for the process's first slice and for large answers); a slice there holds
    * the host's event loop until then, or until one operation of the engine that the interrupt
    * cannot stop part-way is done, and after such a hold no run goes there for 10 × as long.
    * Default true with `quickjsThreads` (and no `sandboxEntry`); `false` keeps every run on

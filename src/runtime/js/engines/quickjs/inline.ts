@@ -31,11 +31,10 @@ import { startSandboxLoop, type SandboxLoop } from './sandbox-loop.mjs';
  *   what it was handed (the script's text, the answers it parses: QuickJS's JSON.parse takes
  *   35–60 ms for the 1 MB answer of bench:peers; with none the run moved and its parse was
  *   replayed, with 20 ms per MiB the parse counted as a hold under load and closed the host's
- *   thread for 10× as long). The process's
- *   first slice may take 200 ms more: it pays V8's lazy compile of the engine's WebAssembly
- *   (24–38 ms idle, whatever the script), and moving for that started a worker thread in 8 of 10
- *   new processes (+35 MB of RSS after one run in bench:peers) and turned the next runs away
- *   for 10× the hold. Over means the process also used that much CPU since the slice began, or
+ *   thread for 10× as long). The process's first slice may take 200 ms more: it pays V8's lazy
+ *   compile of the engine's WebAssembly (24–38 ms idle, whatever the script), and moving for
+ *   that started a worker thread in 8 of 10 new processes (+35 MB of RSS after one run in
+ *   bench:peers) and turned the next runs away for 10× the hold. Over means the process also used that much CPU since the slice began, or
  *   the slice ran 80 ms past it in wall time whatever the CPU (slice-meter.mjs): a thread that
  *   only waited for a core under load keeps its run;
  * - before its next slice, a run that has had 3 s of slices here, 16 MiB of answers or 65,536

@@ -202,6 +202,8 @@ export class QuickjsPool {
     if (channel.conversation === undefined) return;
     const c = this.conversations.get(channel.conversation);
     if (c !== undefined && c.host === channel.host) c.session = kept;
+    // Whichever of this and `release` comes second knows both that the run is over and whether
+    // its VM was kept: the run's idle may reach the pool before its outcome is read, or after.
     this.comeBack(channel.conversation);
   }
 
@@ -213,9 +215,13 @@ export class QuickjsPool {
    */
   private comeBack(conversation: string | undefined): void {
     const c = conversation === undefined ? undefined : this.conversations.get(conversation);
-    if (c === undefined || c.host === null || c.active > 0 || c.parking || c.ending || !c.session || (c.skipInline ?? 0) > 0) return;
-    if (c.host.process instanceof InlineSandbox || !c.host.process.alive || c.host.doomed || !this.inlineIdle()) return;
-    this.evict(c.host, conversation!, c);
+    if (c !== undefined && c.session && this.backToInline(c)) this.evict(c.host!, conversation!, c);
+  }
+
+  /** Inline: `c` is idle on a worker thread, may run on the host's own, and that is idle and empty. */
+  private backToInline(c: Conversation): boolean {
+    if (c.host === null || c.active > 0 || c.parking || c.ending || (c.skipInline ?? 0) > 0) return false;
+    return !(c.host.process instanceof InlineSandbox) && c.host.process.alive && !c.host.doomed && this.inlineIdle();
   }
 
   /** Inline: the host's thread reopened: the session used last of those on worker threads comes back. */
@@ -287,9 +293,10 @@ export class QuickjsPool {
     return n;
   }
 
-  private skipInline(conversation: string | undefined, runs: number): void {
+  /** Inline: a run of `conversation` held the host's thread to its end: its next run goes to a worker thread. */
+  private skipInline(conversation: string | undefined): void {
     const c = conversation === undefined ? undefined : this.conversations.get(conversation);
-    if (c !== undefined) c.skipInline = Math.max(c.skipInline ?? 0, runs);
+    if (c !== undefined) c.skipInline = Math.max(c.skipInline ?? 0, 1);
   }
 
   /**
@@ -417,9 +424,9 @@ export class QuickjsPool {
       this.evict(pinned.host, conversation!, pinned);
       return pinned.host === null ? this.placeOnThread(conversation, true) : null;
     }
-    if (pinned !== undefined && pinned.active === 0 && (pinned.skipInline ?? 0) === 0 && !(pinned.host.process instanceof InlineSandbox) && this.inlineIdle()) {
-      // Its session is on a worker thread while the host's own is free: it comes back (parked
-      // first, then restored there), so its calls need no hand-off again.
+    if (pinned !== undefined && this.backToInline(pinned)) {
+      // Its session is on a worker thread while the host's own is free (comeBack found it busy):
+      // it comes back now (parked first, then restored there), so its calls need no hand-off.
       this.evict(pinned.host, conversation!, pinned);
       return pinned.host === null ? this.placeOnThread(conversation) : null;
     }
@@ -566,7 +573,7 @@ export class QuickjsPool {
     if (message.t === 'overran') return void this.move(host, message);
     if (message.t === 'held') {
       if (!(host.process instanceof InlineSandbox)) return host.process.breakBridge('held from a sandbox that is not inline');
-      this.skipInline(message.conv ?? undefined, 1);
+      this.skipInline(message.conv ?? undefined);
       return this.closeInline(message.ms);
     }
     if (!('run' in message)) return;
@@ -608,14 +615,11 @@ export class QuickjsPool {
     // Cancelled meanwhile: the run is over, nothing moves.
     if (channel === undefined || channel.host !== from || channel.released || channel.killed || listener === undefined) return;
     this.counts.moved++;
-    if (message.held > 0) {
-      this.closeInline(message.held);
-      // This run's end counts it: its session comes back once the cooldown is over (comeBack).
-      // Its next run skipping the host's thread too made every run after a move pay a session's
-      // trip back on its way (bench:peers, warm `return 1` after the CPU workload: 35–58 ms
-      // beside two busy loops, the loaded median 4.5 ms); the cooldown alone bounds the share.
-      this.skipInline(channel.conversation, 1);
-    }
+    // The cooldown alone bounds the share of a holder: its conversation's next run does not skip
+    // the host's thread too, and its session comes back once the cooldown is over (comeBack). A
+    // skip made every run after a move pay the session's trip back on its way (bench:peers, warm
+    // `return 1` after the CPU workload: 35–58 ms beside two busy loops, the loaded median 4.5 ms).
+    if (message.held > 0) this.closeInline(message.held);
     const signal = channel.holdFrames();
     // The inline loop's `idle` for the run follows: it is not the run's end.
     from.listeners.delete(message.run);

@@ -3,7 +3,8 @@
  * decision over what the pool knows of its threads. A thread runs one VM at a time.
  *
  * The order: an idle thread, the host's own first (no hand-off per call), then the one keeping
- * the fewest sessions (those are parked in the host first, so none waits behind the run); else a thread still starting; else a new thread. A
+ * the fewest sessions (those are parked in the host first, so none waits behind the run); else
+ * a thread still starting; else a new thread. A
  * thread whose run has reported its outcome counts as idle for the reserve but takes no run of
  * another conversation: it is that conversation's thread, and a newcomer that took it would
  * leave the conversation to wait for a thread to start (tried: beside a spinning newcomer, a
