@@ -328,12 +328,22 @@ export class QuickjsPool {
     const until = performance.now() + INLINE_COOLDOWN_FACTOR * held;
     if (until <= this.inlineClosedUntil) return;
     this.inlineClosedUntil = until;
+    this.scheduleReopen();
+  }
+
+  /**
+   * Runs that waited while only the host's thread was free go once it reopens, and a session a
+   * run left on a worker thread comes back. A timer can fire a fraction of a millisecond before
+   * performance.now() reaches the time it was set for (libuv's clock is whole milliseconds, read
+   * once per turn): the host's thread would still be closed then, so it waits again.
+   */
+  private scheduleReopen(): void {
     clearTimeout(this.inlineReopen);
-    // Runs that waited while only the host's thread was free go once it reopens.
     this.inlineReopen = setTimeout(() => {
+      if (!this.inlineOpen()) return this.scheduleReopen();
       this.serveQueue();
       this.comeBackLatest();
-    }, until - performance.now());
+    }, Math.max(1, Math.ceil(this.inlineClosedUntil - performance.now())));
     this.inlineReopen.unref();
   }
 
