@@ -115,10 +115,11 @@ class ScriptBinding implements ToolBinding {
       // A human approving the call never counts against the script's time limit.
       onPending: ctx.pauseClock,
       executionBudget: ledger.budget,
-      // Set only when call sites are captured (an approval gate is configured); a plain
-      // property rather than a conditional spread keeps the per-call request cheap.
+      // Both undefined unless in use (call sites are captured only when an approval gate is
+      // configured; progress only when the parent's caller asked for it): plain properties
+      // rather than conditional spreads keep the per-call request cheap.
       callSite: ctx.site,
-      ...(ledger.progress ? { onProgress: innerProgress(ledger, name)! } : {}),
+      onProgress: innerProgress(ledger, name),
     });
     ledger.ended += 1;
     if (ledger.live && ledger.progress) {

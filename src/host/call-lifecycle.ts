@@ -5,6 +5,7 @@
  * Outcomes that arrive after a call ended are consumed here and reported as late.
  */
 import { CallIdMinter } from './ids.ts';
+import { CallDeadlines } from './call-deadlines.ts';
 import { OpenCall, type InferenceRecord } from './open-call.ts';
 import { errorResult } from './results.ts';
 import { abortReason } from './abort-reason.ts';
@@ -12,6 +13,7 @@ import { normalizeToolResult } from './normalize-result.ts';
 import type { ApprovalGrants } from './approval-grants.ts';
 import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolContext, ProgressUpdate, RegisteredTool, ToolResult } from './types.ts';
 import type { LifecycleEmitter } from '../lifecycle/emitter.ts';
+import type { CallFacts } from '../lifecycle/decide.ts';
 import { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleIdentity, type TerminalPhase } from '../lifecycle/events.ts';
 import type { CallToolOptions, McplConnection } from '../mcpl/connection.ts';
 
@@ -38,6 +40,14 @@ const noProgress = (): void => undefined;
 
 export class CallLifecycle {
   private readonly ids = new CallIdMinter();
+  /** Every executing call's safety timeout, on one timer. */
+  private readonly deadlines = new CallDeadlines<OpenCall>((call) => {
+    const timeoutMs = call.deadlineLane;
+    // Giving up also stops the work: a built-in sees its signal abort, a server is told, a script is killed.
+    if (this.finish(call, 'failed', errorResult(`Tool ${call.tool.name} timed out after ${timeoutMs} ms`), 'timeout')) {
+      call.abort(new Error(`timed out after ${timeoutMs} ms`));
+    }
+  });
   /** Calls between opening and terminal, by toolCallId. */
   readonly open = new Map<string, OpenCall>();
   /**
@@ -186,22 +196,23 @@ export class CallLifecycle {
 
   private openCall(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>, pending: boolean): OpenCall {
     const toolCallId = this.ids.next(request.modelCallId);
+    // Built member by member rather than with conditional spreads: this runs for every call,
+    // and a spread past an object literal's first member copies through the runtime's slow path.
+    // The identity's member order is its JSON's (lifecycleHead serializes it as it is).
     const identity: LifecycleIdentity = {
       toolCallId,
       inferenceId: inference.inferenceId,
       conversationId: inference.conversationId,
       tool: tool.name,
       class: tool.classes,
-      ...(tool.kind === 'server' ? { serverId: tool.serverId!, serverTool: tool.serverTool! } : {}),
-      ...(request.parentToolCallId ? { _meta: { [PARENT_META_KEY]: request.parentToolCallId } } : {}),
     };
-    const emitted = this.emitter.open(identity, {
-      tool: tool.name,
-      classes: tool.classes,
-      ...(tool.kind === 'server' ? { serverId: tool.serverId!, serverTool: tool.serverTool! } : {}),
-      conversationId: inference.conversationId,
-      input: args,
-    }, pending);
+    const facts: CallFacts = { tool: tool.name, classes: tool.classes, conversationId: inference.conversationId, input: args };
+    if (tool.kind === 'server') {
+      identity.serverId = facts.serverId = tool.serverId!;
+      identity.serverTool = facts.serverTool = tool.serverTool!;
+    }
+    if (request.parentToolCallId) identity._meta = { [PARENT_META_KEY]: request.parentToolCallId };
+    const emitted = this.emitter.open(identity, facts, pending);
     const origin = request.parentToolCallId ? 'script' : 'model';
     const call = new OpenCall(toolCallId, tool, inference, origin, args, emitted, request.modelCallId, request.parentToolCallId);
     call.pending = pending;
@@ -254,19 +265,8 @@ export class CallLifecycle {
     let pending: Promise<ToolResult>;
     try {
       if (tool.kind === 'host') {
-        const ctx: HostToolContext = {
-          toolCallId: call.toolCallId,
-          inferenceId: call.inference.inferenceId,
-          conversationId: call.inference.conversationId,
-          ...(call.parentToolCallId ? { parentToolCallId: call.parentToolCallId } : {}),
-          ...(call.modelCallId !== undefined ? { modelCallId: call.modelCallId } : {}),
-          // Progress reported after the terminal belongs to no call any more: dropped.
-          ...(progress ? { onProgress: progress } : {}),
-          get signal() {
-            return call.signal;
-          },
-          progress: progress ?? noProgress,
-        };
+        // Progress reported after the terminal belongs to no call any more: dropped.
+        const ctx = new CallContext(call, progress);
         const hooks = this.instrumentation;
         pending = hooks === undefined ? tool.handler!(call.args, ctx) : instrumentedHandler(hooks, call, ctx);
       } else {
@@ -298,12 +298,8 @@ export class CallLifecycle {
       this.finish(call, 'failed', errorResult(`Tool ${tool.name} failed: ${message}`), message);
       return;
     }
-    call.timer = setTimeout(() => {
-      // Giving up also stops the work: a built-in sees its signal abort, a server is told, a script is killed.
-      if (this.finish(call, 'failed', errorResult(`Tool ${tool.name} timed out after ${timeoutMs} ms`), 'timeout')) {
-        call.abort(new Error(`timed out after ${timeoutMs} ms`));
-      }
-    }, timeoutMs);
+    call.hasDeadline = true;
+    this.deadlines.add(call, timeoutMs);
     Promise.resolve(pending).then(
       (raw) => {
         const normalized = normalizeToolResult(raw);
@@ -350,12 +346,13 @@ export class CallLifecycle {
     const wasPending = call.pending;
     const durationMs = call.end(phase, result, refusal);
     if (durationMs === undefined) return false;
+    if (call.hasDeadline) this.deadlines.release(call);
     this.open.delete(call.toolCallId);
     if (wasPending) this.unpend(call);
     const isError = phase === 'completed' ? result.isError === true : undefined;
     // A call that never started has no execution to time: its terminal carries no duration.
     const timed = wasPending ? undefined : durationMs;
-    this.emitter.terminal(call.emitted, phase, { ...(isError !== undefined ? { isError } : {}), ...(timed !== undefined ? { durationMs: timed } : {}) });
+    this.emitter.terminal(call.emitted, phase, isError, timed);
     this.instrumentation?.ended(call, phase, result, reason, refusal);
     if (this.sink.wantsLifecycle()) {
       this.sink.lifecycle({
@@ -371,6 +368,39 @@ export class CallLifecycle {
     return true;
   }
 
+}
+
+/**
+ * What a host tool's handler receives. A class rather than an object literal per call: the
+ * literal's getter made a closure and an accessor pair for every call, and its conditional
+ * members went through spreads. Optional members are set only when present, as the literal did.
+ */
+class CallContext implements HostToolContext {
+  readonly toolCallId: string;
+  readonly inferenceId: string;
+  readonly conversationId: string;
+  declare readonly parentToolCallId?: string;
+  declare readonly modelCallId?: string;
+  declare readonly onProgress?: (p: ProgressUpdate) => void;
+  readonly progress: (p: ProgressUpdate) => void;
+  /** A private field: the handler's context shows what the literal showed, and nothing of the call's state. */
+  readonly #call: OpenCall;
+
+  constructor(call: OpenCall, progress: ((p: ProgressUpdate) => void) | undefined) {
+    this.#call = call;
+    this.toolCallId = call.toolCallId;
+    this.inferenceId = call.inference.inferenceId;
+    this.conversationId = call.inference.conversationId;
+    const self = this as { -readonly [K in keyof HostToolContext]: HostToolContext[K] };
+    if (call.parentToolCallId) self.parentToolCallId = call.parentToolCallId;
+    if (call.modelCallId !== undefined) self.modelCallId = call.modelCallId;
+    if (progress) self.onProgress = progress;
+    this.progress = progress ?? noProgress;
+  }
+
+  get signal(): AbortSignal {
+    return this.#call.signal;
+  }
 }
 
 // The instrumented paths live outside `execute` so that their closures do not make V8 keep

@@ -32,7 +32,11 @@ export class OpenCall {
   endedAt = 0;
   private resolveOutcome!: (outcome: DispatchOutcome) => void;
   private ended = false;
-  timer: NodeJS.Timeout | undefined;
+  /** Its safety timeout, kept by the host's CallDeadlines while it executes (see call-deadlines.ts). */
+  deadline = -1;
+  deadlineLane = 0;
+  /** True once its safety timeout started (it is then released from CallDeadlines at its terminal). */
+  hasDeadline = false;
   /** Removes the listener on the request's own `signal`, if it had one; run at the terminal. */
   detachSignal: (() => void) | undefined;
 
@@ -90,11 +94,12 @@ export class OpenCall {
   end(phase: TerminalPhase, result: ToolResult, refusal?: DispatchOutcome['refusal']): number | undefined {
     if (this.ended) return undefined;
     this.ended = true;
-    if (this.timer) clearTimeout(this.timer);
     this.detachSignal?.();
     this.endedAt = performance.now();
     const durationMs = Math.max(0, Math.round(this.endedAt - this.startedAt));
-    this.resolveOutcome({ status: phase, result, toolCallId: this.toolCallId, durationMs, ...(refusal ? { refusal } : {}) });
+    const outcome: DispatchOutcome = { status: phase, result, toolCallId: this.toolCallId, durationMs };
+    if (refusal) outcome.refusal = refusal;
+    this.resolveOutcome(outcome);
     return durationMs;
   }
 }

@@ -17,10 +17,8 @@ export type RefusalPolicy = (call: {
   input: Record<string, unknown>;
 }) => string | undefined;
 
+/** What the refusal sites read of the host that does not change from call to call (made once per host). */
 export interface RefusalContext {
-  closing: boolean;
-  inference: InferenceRecord | undefined;
-  tool: RegisteredTool | undefined;
   toolNames: () => string[];
   connection: (serverId: string) => { isConnected: boolean } | undefined;
   policy?: RefusalPolicy;
@@ -44,15 +42,25 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-export function checkRefusal(request: DispatchRequest, ctx: RefusalContext): Refusal | undefined {
-  if (ctx.closing) return { code: 'shutting_down', message: 'The tool host is shutting down; the call was not run.' };
+/**
+ * The first refusal that applies to `request`, or undefined when the call may open.
+ * `inference` and `tool` are what its ids name on this host (undefined when unknown).
+ */
+export function checkRefusal(
+  request: DispatchRequest,
+  closing: boolean,
+  inference: InferenceRecord | undefined,
+  tool: RegisteredTool | undefined,
+  ctx: RefusalContext,
+): Refusal | undefined {
+  if (closing) return { code: 'shutting_down', message: 'The tool host is shutting down; the call was not run.' };
   if (typeof request.name !== 'string' || request.name === '') {
     return { code: 'unknown_tool', message: 'A tool call needs a tool name.' };
   }
   if (request.signal?.aborted === true) {
     return { code: 'aborted', message: `"${request.name}" was not run: its signal was already aborted (${abortReason(request.signal.reason)}).` };
   }
-  if (!ctx.inference) {
+  if (!inference) {
     return { code: 'unknown_inference', message: `Unknown inference "${request.inferenceId}": call beginInference first.` };
   }
   if (request.parentToolCallId !== undefined && ctx.parentEnded(request.parentToolCallId)) {
@@ -63,7 +71,6 @@ export function checkRefusal(request: DispatchRequest, ctx: RefusalContext): Ref
       message: `"${request.name}" was not run: its parent call ${request.parentToolCallId} has already ended.`,
     };
   }
-  const tool = ctx.tool;
   if (!tool) {
     const near = closestNames(request.name, ctx.toolNames());
     return {
@@ -74,7 +81,7 @@ export function checkRefusal(request: DispatchRequest, ctx: RefusalContext): Ref
   if (tool.kind === 'server' && !ctx.connection(tool.serverId!)?.isConnected) {
     return { code: 'server_unavailable', message: `Tool "${tool.name}" is unavailable: server "${tool.serverId}" is not connected.` };
   }
-  if (ctx.callsPerInference !== undefined && ctx.inference.calls >= ctx.callsPerInference) {
+  if (ctx.callsPerInference !== undefined && inference.calls >= ctx.callsPerInference) {
     return {
       code: 'budget_exceeded',
       message: `The call budget of ${ctx.callsPerInference} calls for this inference is spent; "${tool.name}" was not run.`,
@@ -95,7 +102,7 @@ export function checkRefusal(request: DispatchRequest, ctx: RefusalContext): Ref
   if (!isPlainObject(input)) {
     return { code: 'invalid_arguments', message: `Arguments of "${tool.name}" must be a JSON object.` };
   }
-  const denied = ctx.policy?.({ tool, conversationId: ctx.inference.conversationId, origin, input });
+  const denied = ctx.policy?.({ tool, conversationId: inference.conversationId, origin, input });
   if (denied) return { code: 'policy', message: `Tool "${tool.name}" was refused by host policy: ${denied}` };
   if (ctx.validateArguments) {
     const verdict = compileValidator(tool.inputSchema, (problems) => ctx.schemaProblems?.(tool, problems)).validate(input);

@@ -26,7 +26,7 @@ import { CallLifecycle } from './call-lifecycle.ts';
 import type { InferenceRecord } from './open-call.ts';
 import { ToolRegistry } from './registry.ts';
 import { fromZodTool, isZodSchema, type ZodToolDefinition } from './zod-tool.ts';
-import { checkRefusal, type RefusalPolicy } from './refusals.ts';
+import { checkRefusal, type RefusalContext, type RefusalPolicy } from './refusals.ts';
 import { errorResult } from './results.ts';
 import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolDefinition, RegisteredTool, ToolListing } from './types.ts';
 import { LifecycleEmitter } from '../lifecycle/emitter.ts';
@@ -144,6 +144,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private streamCounter = 0;
   private inferenceCounter = 0;
   private closing = false;
+  /** What the refusal sites read of this host, made once: a context object per call was garbage on the dispatch path. */
+  private readonly refusalSites: RefusalContext;
   /** Wakers of pending reconnect back-offs. */
   private readonly backoffs = new Set<() => void>();
   /** See {@link toolsVersion}: what it was last computed from. */
@@ -173,6 +175,22 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       },
       { callTimeoutMs: options.callTimeoutMs ?? 300_000, grants: this.approvals, ...(options.approvalGate ? { approvalGate: options.approvalGate } : {}), ...(options.approvalTimeoutMs !== undefined ? { approvalTimeoutMs: options.approvalTimeoutMs } : {}) },
     );
+    // Getters, not copies: the options object is the caller's, read at each call as before.
+    this.refusalSites = {
+      toolNames: () => this.registry.names(),
+      connection: (id) => this.connections.get(id),
+      get policy() {
+        return options.policy;
+      },
+      get validateArguments() {
+        return options.validateArguments ?? true;
+      },
+      get callsPerInference() {
+        return options.callsPerInference;
+      },
+      schemaProblems: this.schemaProblems,
+      parentEnded: (id) => this.calls.hasEnded(id),
+    };
     this.logger = options.logger ?? pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'warn' }, pino.destination(2));
   }
 
@@ -509,18 +527,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   dispatch(request: DispatchRequest): Promise<DispatchOutcome> {
     const inference = this.inferences.get(request.inferenceId);
     const tool = this.registry.get(request.name);
-    const refusal = checkRefusal(request, {
-      closing: this.closing,
-      inference,
-      tool,
-      toolNames: () => this.registry.names(),
-      connection: (id) => this.connections.get(id),
-      policy: this.options.policy,
-      validateArguments: this.options.validateArguments ?? true,
-      schemaProblems: this.schemaProblems,
-      parentEnded: (id) => this.calls.hasEnded(id),
-      ...(this.options.callsPerInference !== undefined ? { callsPerInference: this.options.callsPerInference } : {}),
-    });
+    const refusal = checkRefusal(request, this.closing, inference, tool, this.refusalSites);
     if (refusal) {
       this.emit('refused', {
         name: request.name,

@@ -32,11 +32,19 @@ export interface CompiledMatch {
   readonly class?: ToolClass;
 }
 
+/** What a filter says about one call. `input` is meaningful only when `report` is true. */
+export interface FilterVerdict {
+  readonly report: boolean;
+  readonly input: RuleInput;
+}
+
 /** One compiled filter rule. */
 export interface CompiledRule {
   readonly match: CompiledMatch;
   readonly report: boolean;
   readonly input: RuleInput;
+  /** `report` and `input` as the verdict of a call this rule decides, made once at compile time. */
+  readonly verdict: FilterVerdict;
 }
 
 /**

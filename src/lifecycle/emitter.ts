@@ -29,7 +29,7 @@ export interface ObserverEndpoint {
    * `key` is equal for two connections exactly when their grant and filter are, so the
    * decision and its serialization are computed once per call for all of them.
    */
-  lifecycleState(): { grant: Grant; filter: Filter; key: string } | null;
+  lifecycleState(): { readonly grant: Grant; readonly filter: Filter; readonly key: string } | null;
 }
 
 interface Delivery {
@@ -74,6 +74,10 @@ export class LifecycleEmitter {
     let lastLine: string | null = null;
     let others: Map<string, string | null> | undefined;
     let pendingLine: string | undefined;
+    // Whether the last grant+filter seen on a full queue reports the call: past an observer's
+    // rate (1,000 calls/s by default) every call takes this path for every observer.
+    let droppedKey: string | undefined;
+    let droppedReports = false;
     for (const endpoint of this.endpoints) {
       if (identity.serverId !== undefined && endpoint.id === identity.serverId) continue;
       const state = endpoint.lifecycleState();
@@ -81,8 +85,12 @@ export class LifecycleEmitter {
       // A full queue drops the whole call for this observer before its opening is built; the
       // drop is counted only when its grant and filter would have let the call through.
       if (!endpoint.queue.hasRoom()) {
-        const known = state.key === lastKey ? lastLine : others?.get(state.key);
-        if (known === undefined ? reportsCall(facts, state.grant, state.filter) : known !== null) endpoint.queue.countDroppedCall();
+        if (state.key !== droppedKey) {
+          const known = state.key === lastKey ? lastLine : others?.get(state.key);
+          droppedReports = known === undefined ? reportsCall(facts, state.grant, state.filter) : known !== null;
+          droppedKey = state.key;
+        }
+        if (droppedReports) endpoint.queue.countDroppedCall();
         continue;
       }
       let line: string | null;
@@ -130,8 +138,11 @@ export class LifecycleEmitter {
     return phaseLine((call.head ??= lifecycleHead(call.identity)), 'started', members);
   }
 
-  /** Attempts the call's one terminal on every transport its opening went to. */
-  terminal(call: EmittedCall, phase: TerminalPhase, extra: { isError?: boolean; durationMs?: number }): void {
+  /**
+   * Attempts the call's one terminal on every transport its opening went to; `isError` is sent
+   * on `completed` (false when absent), `durationMs` when given.
+   */
+  terminal(call: EmittedCall, phase: TerminalPhase, isError?: boolean, durationMs?: number): void {
     const deliveries = call.deliveries;
     if (deliveries.length === 0) return;
     call.deliveries = [];
@@ -142,8 +153,8 @@ export class LifecycleEmitter {
       if (!state || !mayDeliverTerminal(call.facts, state.grant)) continue;
       if (line === undefined) {
         let members = '';
-        if (phase === 'completed') members += `,"isError":${extra.isError === true}`;
-        if (extra.durationMs !== undefined) members += `,"durationMs":${JSON.stringify(extra.durationMs)}`;
+        if (phase === 'completed') members += `,"isError":${isError === true}`;
+        if (durationMs !== undefined) members += `,"durationMs":${JSON.stringify(durationMs)}`;
         line = phaseLine((call.head ??= lifecycleHead(call.identity)), phase, members);
       }
       endpoint.queue.push(line);

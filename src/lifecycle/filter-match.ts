@@ -2,13 +2,9 @@
  * Applies a compiled `tools/observe` filter to one call (RFC-007 §6.1): the first rule whose
  * `match` matches decides; a call no rule matches is not reported.
  */
-import type { CallFacts, CompiledFilter, CompiledMatch, RuleInput } from './decision-types.ts';
+import type { CallFacts, CompiledFilter, CompiledMatch, FilterVerdict } from './decision-types.ts';
 
-/** What a filter says about one call. `input` is meaningful only when `report` is true. */
-export interface FilterVerdict {
-  report: boolean;
-  input: RuleInput;
-}
+export type { FilterVerdict } from './decision-types.ts';
 
 const NOT_REPORTED: FilterVerdict = Object.freeze({ report: false, input: false });
 
@@ -19,7 +15,8 @@ const NOT_REPORTED: FilterVerdict = Object.freeze({ report: false, input: false 
 export function matchFilter(filter: CompiledFilter, call: CallFacts): FilterVerdict {
   for (const rule of filter.rules) {
     if (!ruleMatches(rule.match, call)) continue;
-    return rule.report ? { report: true, input: rule.input } : NOT_REPORTED;
+    // Made when the filter was compiled: no object per call.
+    return rule.report ? rule.verdict : NOT_REPORTED;
   }
   return NOT_REPORTED;
 }

@@ -108,7 +108,7 @@ function parseRule(rule: unknown, at: string, limits: ObserveLimits): CompiledRu
     report = record.report;
   }
   const input = Object.hasOwn(record, 'input') ? parseInput(record.input, `${at}.input`, limits) : false;
-  return Object.freeze({ match, report, input });
+  return Object.freeze({ match, report, input, verdict: Object.freeze({ report, input }) });
 }
 
 function parseMatch(value: unknown, at: string, limits: ObserveLimits): CompiledMatch {

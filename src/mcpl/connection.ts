@@ -105,6 +105,12 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   stderrTail = '';
   /** Cached {@link lifecycleKey}; cleared whenever the grant or the filter changes. */
   private stateKey: string | undefined;
+  /**
+   * What {@link lifecycleState} last returned, handed out again while the grant and the filter
+   * are the same objects: the emitter asks once per call, and a new object per call per
+   * observer was garbage on the hottest path.
+   */
+  private stateView: { grant: LifecycleGrant; filter: Filter | null; key: string } | undefined;
   /** Own names of the listed tools that must be called as tasks (execution.taskSupport "required"). */
   private taskTools = new Set<string>();
   /** The tools of the last listing, each as the server sent it (every field), by the server's own name. */
@@ -149,7 +155,9 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   lifecycleState(): { grant: LifecycleGrant; filter: Filter | null; key: string } | null {
     if (!this.policyEstablished || !this.lifecycle || !this.lifecycle.observe || this.state !== 'ready') return null;
     this.stateKey ??= lifecycleKey(this.lifecycle, this.filter);
-    return { grant: this.lifecycle, filter: this.filter, key: this.stateKey };
+    const view = this.stateView;
+    if (view !== undefined && view.grant === this.lifecycle && view.filter === this.filter && view.key === this.stateKey) return view;
+    return (this.stateView = { grant: this.lifecycle, filter: this.filter, key: this.stateKey });
   }
 
   private newQueue(): DeliveryQueue {

@@ -79,7 +79,7 @@ test('the queue is bounded in bytes: big openings are dropped whole, terminals o
   assert.equal(delivered, 3, 'three 15 KB openings fit in 50,000 characters');
   assert.equal(queue.stats.droppedCalls, 7, 'the rest were dropped whole and counted');
   assert.ok(queue.stats.highWaterBytes <= 50_000, `at most the bound was held (${queue.stats.highWaterBytes})`);
-  for (const c of calls) emitter.terminal(c, 'completed', { durationMs: 1 });
+  for (const c of calls) emitter.terminal(c, 'completed', undefined, 1);
   assert.equal(queue.stats.queued, 6, 'three openings and their three terminals');
   // Once the observer reads again, the queue drains and accepts new calls.
   await new Promise((resolve) => setImmediate(resolve));
@@ -103,7 +103,7 @@ test('by default the size bound governs: a burst of small calls is not cut by a 
   const emitter = new LifecycleEmitter(16 * 1024);
   emitter.add(endpoint(queue, filter([{ match: {}, input: true }])));
   // 15,000 calls with small inputs, both phases, within one tick: 30,000 messages of ~200 characters.
-  for (let n = 1; n <= 15_000; n++) emitter.terminal(emitter.open(identity(n, 'x--run'), call({ input: { n } })), 'completed', { durationMs: 1 });
+  for (let n = 1; n <= 15_000; n++) emitter.terminal(emitter.open(identity(n, 'x--run'), call({ input: { n } })), 'completed', undefined, 1);
   assert.equal(queue.stats.droppedCalls, 0, 'no call dropped: 30,000 small messages are far from 16 MiB');
   assert.equal(queue.stats.queued, 30_000);
   assert.ok(queue.stats.queuedBytes < DEFAULT_MAX_QUEUED_BYTES / 2, `${queue.stats.queuedBytes} characters queued`);

@@ -48,7 +48,7 @@ test('16 observers in two views: one serialization of the identity and one of th
   } as typeof JSON.stringify;
   try {
     const emitted = emitter.open(identity, facts);
-    emitter.terminal(emitted, 'completed', { isError: false, durationMs: 1.5 });
+    emitter.terminal(emitted, 'completed', false, 1.5);
   } finally {
     JSON.stringify = stringify;
   }
