@@ -31,7 +31,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { startTreeSampler, type TreeSampler } from './proc.ts';
-import { pidTreeCpuMs } from './tree-cpu.ts';
+import { pidCpuMs, pidTreeCpuMs } from './tree-cpu.ts';
 import { buildSubjects } from './peers/built.ts';
 import { ensureIsolatedVm } from './peers/isolated-vm.ts';
 import { benchEngine, SUBJECTS, type SubjectName } from './peers/subjects.ts';
@@ -195,17 +195,36 @@ async function measureRun(run: 'idle' | 'loaded', present: SubjectName[], sample
       for (const [o, c] of children) if (o !== s) ms += pidTreeCpuMs(c.process.pid!);
       return ms;
     };
+    // Where the CPU of a sequential run goes: the subject's process (sandbox, host, dispatch)
+    // and the processes below it (the observers; a sandbox process where there is one). What
+    // is below is read again at the subject's next run, so that an observer's last batch of
+    // the run (written up to 50 ms after it) is counted with it; other subjects run meanwhile.
+    const seqCpu = new Map<SubjectName, { own: number[]; below: number[] }>(present.map((s) => [s, { own: [], below: [] }]));
+    const belowOpen = new Map<SubjectName, { own: number; tree: number; ownAfter: number }>();
+    let measuring = false;
     const runOne = async (s: SubjectName, w: WorkloadName) => {
       const child = children.get(s)!;
+      const pid = child.process.pid!;
+      const open = belowOpen.get(s);
+      if (open) {
+        belowOpen.delete(s);
+        const tree = pidTreeCpuMs(pid);
+        const cpu = seqCpu.get(s)!;
+        cpu.own.push(open.ownAfter - open.own);
+        cpu.below.push(Math.max(0, tree - open.tree - (pidCpuMs(pid) - open.own)));
+      }
       const before = TRACE ? othersCpu(s) : 0;
+      const start = measuring && w === 'seq' ? { own: pidCpuMs(pid), tree: pidTreeCpuMs(pid) } : undefined;
       child.send({ type: 'run', workload: w, conversation: 'bench' });
       const ms = Number((await child.expect('done')).ms);
+      if (start) belowOpen.set(s, { ...start, ownAfter: pidCpuMs(pid) });
       if (TRACE) process.stderr.write(`  trace ${s} ${w} ${ms.toFixed(1)} ms; others spent ${(othersCpu(s) - before).toFixed(0)} ms CPU\n`);
       return ms;
     };
     const workloads: WorkloadName[] = ['return1', 'seq', 'par', 'payload', 'cpu'];
     for (let pass = 0; pass < WARM_PASSES; pass++) for (const s of present) for (const w of workloads) await runOne(s, w);
     const floors: number[] = [floorMs()];
+    measuring = true;
     for (let r = 0; r < ROUNDS; r++) {
       const order = present.map((_, i) => present[(i + r) % present.length]!);
       for (const w of workloads) {
@@ -265,6 +284,11 @@ async function measureRun(run: 'idle' | 'loaded', present: SubjectName[], sample
         payloadVsFloor: round(median(m.get('payload')!) / payloadFloorMs),
         cpuMs: round(median(m.get('cpu')!)),
       };
+      const cpu = seqCpu.get(s)!;
+      if (cpu.own.length > 0) {
+        f.seqOwnCpuUsPerCall = round((median(cpu.own) * 1000) / SEQ_CALLS, 1);
+        f.seqBelowCpuUsPerCall = round((median(cpu.below) * 1000) / SEQ_CALLS, 1);
+      }
       if (cold.has(s)) f.coldMs = round(median(cold.get(s)!), 1);
       if (rss.has(s)) {
         f.rssOneRunMb = round(rss.get(s)!.one / 2 ** 20, 1);
@@ -359,6 +383,10 @@ for (const r of runs) {
       `${s.padEnd(20)} ${String(f.coldMs ?? '—').padStart(8)} ${String(f.returnMs).padStart(10)} ${String(f.seqCallsPerSec).padStart(7)} ${String(f.parCallsPerSec).padStart(7)} ${String(f.payloadVsFloor).padStart(10)} ${String(f.cpuMs).padStart(7)} ${rssText.padStart(28)}`,
     );
   }
+  const cpuParts = Object.entries(r.subjects)
+    .filter(([, f]) => f.seqOwnCpuUsPerCall !== undefined)
+    .map(([s, f]) => `${s} ${f.seqOwnCpuUsPerCall} + ${f.seqBelowCpuUsPerCall}`);
+  console.log(`CPU per sequential call, µs (the subject's process + the processes below it, e.g. observers): ${cpuParts.join('; ')}`);
   const q = perRun.find((p) => p.run === r.run)!.ratios;
   console.log(
     `toolcell (${engine}): cold ${q.coldVsPi}× pi's time (target ≤ 1); sequential ${q.seqVsPi}× pi (target ≥ 2), ${q.seqVsUtcp ?? '—'}× utcp (target ≥ 1), ${q.seqVsAiSdk ?? '—'}× ai-sdk; ` +

@@ -57,3 +57,9 @@ export function pidTreeCpuMs(pid: number): number {
   }
   return ticks * TICK_MS;
 }
+
+/** CPU milliseconds (user + system) process `pid` itself has spent so far, its children's not counted. */
+export function pidCpuMs(pid: number): number {
+  const f = statFields(String(pid));
+  return f ? (Number(f[11]) + Number(f[12])) * TICK_MS : 0;
+}
