@@ -42,6 +42,16 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** Whether `value` is a call timeout: milliseconds above 0, `Infinity` for none. */
+export function isTimeout(value: unknown): value is number {
+  return typeof value === 'number' && value > 0;
+}
+
+/** A rejected timeout for an error message; never the value's own `toString` (a caller's object). */
+export function describeTimeout(value: unknown): string {
+  return typeof value === 'number' ? String(value) : value === null ? 'null' : typeof value;
+}
+
 /**
  * The first refusal that applies to `request`, or undefined when the call may open.
  * `inference` and `tool` are what its ids name on this host (undefined when unknown).
@@ -56,6 +66,12 @@ export function checkRefusal(
   if (closing) return { code: 'shutting_down', message: 'The tool host is shutting down; the call was not run.' };
   if (typeof request.name !== 'string' || request.name === '') {
     return { code: 'unknown_tool', message: 'A tool call needs a tool name.' };
+  }
+  if (request.timeoutMs !== undefined && !isTimeout(request.timeoutMs)) {
+    return {
+      code: 'invalid_request',
+      message: `"${request.name}" was not run: timeoutMs must be a number of milliseconds above 0 (Infinity for none), not ${describeTimeout(request.timeoutMs)}.`,
+    };
   }
   if (request.signal?.aborted === true) {
     return { code: 'aborted', message: `"${request.name}" was not run: its signal was already aborted (${abortReason(request.signal.reason)}).` };

@@ -26,7 +26,7 @@ import { CallLifecycle } from './call-lifecycle.ts';
 import type { InferenceRecord } from './open-call.ts';
 import { ToolRegistry } from './registry.ts';
 import { fromZodTool, isZodSchema, type ZodToolDefinition } from './zod-tool.ts';
-import { checkRefusal, type RefusalContext, type RefusalPolicy } from './refusals.ts';
+import { checkRefusal, describeTimeout, isTimeout, type RefusalContext, type RefusalPolicy } from './refusals.ts';
 import { errorResult } from './results.ts';
 import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolDefinition, RegisteredTool, ToolListing } from './types.ts';
 import { LifecycleEmitter } from '../lifecycle/emitter.ts';
@@ -46,7 +46,7 @@ export interface ToolHostOptions {
   serverRequests?: ServerRequestHandlers;
   /** RFC-007 §5.2 input bound in bytes (default 16 KiB). */
   inputBoundBytes?: number;
-  /** Gives up on a call whose result never comes back (default 5 minutes): `failed`. */
+  /** Gives up on a call whose result never comes back (default 5 minutes): `failed`. Milliseconds above 0, `Infinity` for none. */
   callTimeoutMs?: number;
   /** Operator class overrides by model-facing tool name (RFC-008). */
   classOverrides?: Record<string, readonly ToolClass[]>;
@@ -160,6 +160,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   constructor(options: ToolHostOptions = {}) {
     super();
+    if (options.callTimeoutMs !== undefined && !isTimeout(options.callTimeoutMs)) {
+      throw new TypeError(`callTimeoutMs must be a number of milliseconds above 0 (Infinity for none), not ${describeTimeout(options.callTimeoutMs)}`);
+    }
     this.options = options;
     this.registry = new ToolRegistry(options.classOverrides);
     this.emitter = new LifecycleEmitter(options.inputBoundBytes ?? 16 * 1024);

@@ -114,7 +114,8 @@ export interface DispatchRequest {
   /** For calls made by scripts: the parent `code_execution` call's `toolCallId`. */
   parentToolCallId?: string;
   /**
-   * Gives up on a call whose result never comes back: the call ends `failed`. Defaults to the
+   * Gives up on a call whose result never comes back: the call ends `failed`. Milliseconds
+   * above 0, `Infinity` for none (anything else is refused, `invalid_request`). Defaults to the
    * host's `callTimeoutMs`.
    */
   timeoutMs?: number;
@@ -289,6 +290,8 @@ export type RefusalCode =
   | 'recursion'
   | 'shutting_down'
   | 'unknown_inference'
+  /** The request itself is malformed (a `timeoutMs` that is not a number above 0). */
+  | 'invalid_request'
   /** The inference's call budget was spent. */
   | 'budget_exceeded'
   /** The request's execution budget (one `code_execution` run's calls) was spent. */

@@ -52,6 +52,8 @@ export interface CallToolOptions {
 export const MCPL_VERSION = '0.5';
 
 const CAPABILITY_DENIED = -32002;
+/** The longest delay Node's timers take as it is (2^31 - 1 ms); longer ones fire after 1 ms. */
+const MAX_TIMER_MS = 0x7fffffff;
 
 const ToolsObserveRequest = z.object({ method: z.literal('tools/observe'), params: z.unknown().optional() });
 const ToolsListChanged = z.object({ method: z.literal('notifications/tools/list_changed'), params: z.unknown().optional() });
@@ -437,6 +439,10 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     if (!client || !this.isConnected) throw new Error(`server ${this.id} is not connected`);
     const { signal, onProgress, onLate, meta, owner } = options;
     if (signal?.aborted) throw new Error('the call was aborted before it was sent');
+    // The SDK's request timeout is a Node timer, and a task's is AbortSignal.timeout and a ttl
+    // on the wire: Infinity (no timeout, for the host) would fire at once, throw, or be sent as
+    // null. The longest delay a timer takes, ~24.8 days, stands in for it.
+    timeoutMs = Math.min(timeoutMs, MAX_TIMER_MS);
     const tracker = this.tracker;
     const token = onProgress ? tracker.progressToken(onProgress) : undefined;
     const _meta = token ? { ...meta, progressToken: token } : meta;
