@@ -70,11 +70,11 @@ export function checkRefusal(
   if (request.timeoutMs !== undefined && !isTimeout(request.timeoutMs)) {
     return {
       code: 'invalid_request',
-      message: `"${request.name}" was not run: timeoutMs must be a number of milliseconds above 0 (Infinity for none), not ${describeTimeout(request.timeoutMs)}.`,
+      message: `"${echoName(request.name)}" was not run: timeoutMs must be a number of milliseconds above 0 (Infinity for none), not ${describeTimeout(request.timeoutMs)}.`,
     };
   }
   if (request.signal?.aborted === true) {
-    return { code: 'aborted', message: `"${request.name}" was not run: its signal was already aborted (${abortReason(request.signal.reason)}).` };
+    return { code: 'aborted', message: `"${echoName(request.name)}" was not run: its signal was already aborted (${abortReason(request.signal.reason)}).` };
   }
   if (!inference) {
     return { code: 'unknown_inference', message: `Unknown inference "${request.inferenceId}": call beginInference first.` };
@@ -84,7 +84,7 @@ export function checkRefusal(
     // an observer would see a child after its parent's end.
     return {
       code: 'parent_ended',
-      message: `"${request.name}" was not run: its parent call ${request.parentToolCallId} has already ended.`,
+      message: `"${echoName(request.name)}" was not run: its parent call ${request.parentToolCallId} has already ended.`,
     };
   }
   if (!tool) {

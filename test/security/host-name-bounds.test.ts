@@ -14,6 +14,7 @@ import pino from 'pino';
 import { registerCodeExecution, type CodeExecution } from '../../src/code-execution/index.ts';
 import { ToolHost } from '../../src/host/tool-host.ts';
 import { textResult } from '../../src/host/results.ts';
+import type { DispatchRequest } from '../../src/host/types.ts';
 
 const HUGE = 1_000_000;
 /**
@@ -25,8 +26,10 @@ const JS_HUGE = HUGE;
 /** The host's event loop may not wait longer than this on any one piece of work. */
 const MAX_DELAY_MS = 50;
 /**
- * CPU the host's thread may spend on the whole JavaScript attack beyond the same guest work's:
- * 10–60 ms measured on the 2-core machine; the unbounded ranking this pins cost seconds.
+ * CPU the host's thread may spend on a whole attack, beyond the same guest work's where the
+ * guest runs in this process: 10–60 ms measured on the 2-core machine for JavaScript (up to 100
+ * beside two busy loops and the suite), 10–40 ms for Python and for the model's megabyte names;
+ * the unbounded ranking this pins cost seconds.
  */
 const MAX_HOST_WORK_MS = 120;
 
@@ -171,7 +174,7 @@ for (const engine of ['quickjs', 'v8'] as const) {
   });
 }
 
-test('python: describe, tools[name] and searchTools with megabyte inputs never stall the host', async () => {
+test('python: describe, tools[name] and searchTools with megabyte inputs never stall the host', async (t) => {
   const host = makeHost();
   executions.push(registerCodeExecution(host, { languages: ['python'] }));
   const code = `
@@ -196,30 +199,64 @@ words = await searchTools(" ".join("w%d" % i for i in range(100000)))
 `;
   assert.equal((await runScript(host, 's-python', '1', 'python')).value, 1);
   let value: any;
-  const delay = await maxLoopDelay(async () => {
+  const { delay, cpuMs } = await hostLoad(async () => {
     value = (await runScript(host, 's-python', code, 'python')).value;
   });
+  t.diagnostic(`host event-loop delay ${delay.toFixed(1)} ms; host thread CPU ${cpuMs} ms`);
   assert.equal(value.errors.length, 3, JSON.stringify(value));
   for (const length of value.errors) assert.ok(length < 2_000, `error message of ${length} chars`);
   // The interpreter cut the name before it crossed: the host received at most the cut.
   assert.equal(value.heard.length, 2);
   for (const length of value.heard) assert.ok(length > 0 && length <= 1_024, `the host received a ${length}-character name`);
   assert.ok(value.found >= 1);
-  assert.ok(delay < MAX_DELAY_MS, `the host's event loop waited ${delay.toFixed(1)} ms`);
+  // The interpreter is a process of its own, so all of the host thread's CPU meanwhile is host
+  // work: a longer wait passes only when that stayed under MAX_HOST_WORK_MS (beside two busy
+  // loops the suite saw a 53.6 ms wait with the host's thread at 10-40 ms of CPU).
+  assert.ok(
+    delay < MAX_DELAY_MS || (cpuMs !== undefined && cpuMs < MAX_HOST_WORK_MS),
+    `the host's event loop waited ${delay.toFixed(1)} ms; host thread CPU ${cpuMs} ms`,
+  );
 });
 
-test('a model call with a megabyte unknown tool name is refused quickly, with a bounded message', async () => {
+test('a model call with a megabyte unknown tool name is refused quickly, with a bounded message', async (t) => {
   const host = makeHost();
   const stream = host.openStream('model');
   let outcome: any;
-  const delay = await maxLoopDelay(async () => {
+  const { delay, cpuMs } = await hostLoad(async () => {
     for (let i = 0; i < 4; i++) {
       outcome = await host.dispatch({ inferenceId: stream.beginInference(), name: 'z'.repeat(HUGE) + i, input: {} });
+      // A refusal settles in a microtask: without a turn of the loop between dispatches the
+      // delay monitor never samples, and saw 0 ms while an unbounded ranking held the thread 50 s.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   });
+  t.diagnostic(`host event-loop delay ${delay.toFixed(1)} ms; host thread CPU ${cpuMs} ms`);
   stream.end();
   assert.equal(outcome.status, 'refused');
   assert.equal(outcome.refusal.code, 'unknown_tool');
   assert.ok(outcome.refusal.message.length < 2_000, `message of ${outcome.refusal.message.length} chars`);
-  assert.ok(delay < MAX_DELAY_MS, `the host's event loop waited ${delay.toFixed(1)} ms`);
+  // As above: a longer wait passes only when the host's thread did not spend it working.
+  assert.ok(
+    delay < MAX_DELAY_MS || (cpuMs !== undefined && cpuMs < MAX_HOST_WORK_MS),
+    `the host's event loop waited ${delay.toFixed(1)} ms; host thread CPU ${cpuMs} ms`,
+  );
+});
+
+test('refusals that come before the tool lookup quote a bounded excerpt of a megabyte name', async () => {
+  const host = makeHost();
+  const stream = host.openStream('model');
+  const done = await host.dispatch({ inferenceId: stream.beginInference(), name: 'tool_number_0_' + 'abcdefghij'.repeat(6), input: {} });
+  assert.equal(done.status, 'completed');
+  const name = 'z'.repeat(HUGE);
+  const cases: [string, Partial<DispatchRequest>][] = [
+    ['invalid_request', { timeoutMs: NaN }],
+    ['aborted', { signal: AbortSignal.abort(new Error('gone')) }],
+    ['parent_ended', { parentToolCallId: done.toolCallId }],
+  ];
+  for (const [code, extra] of cases) {
+    const outcome = await host.dispatch({ inferenceId: stream.beginInference(), name, input: {}, ...extra });
+    assert.equal(outcome.refusal?.code, code);
+    assert.ok(outcome.refusal!.message.length < 2_000, `${code}: message of ${outcome.refusal!.message.length} chars`);
+  }
+  stream.end();
 });
