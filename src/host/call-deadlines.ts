@@ -120,10 +120,7 @@ export class CallDeadlines<T extends Deadlined> {
         if (call.isOpen && call.deadline > now) break;
         lane.head += 1;
         if (!call.isOpen) lane.ended -= 1;
-        else {
-          call.deadline = -1;
-          due.push(call);
-        }
+        else due.push(call);
       }
       if (lane.head === lane.items.length) this.lanes.delete(length);
       else {
@@ -135,6 +132,10 @@ export class CallDeadlines<T extends Deadlined> {
       }
     }
     if (next !== Infinity) this.arm(next);
+    // A timer that fired late (a busy loop, a loaded machine) finds calls of several lengths
+    // due at once; they expire in the order of their deadlines, as they would have on time.
+    if (due.length > 1) due.sort((a, b) => a.deadline - b.deadline);
+    for (const call of due) call.deadline = -1;
     // Once the queues are consistent: each expiry ends its call, which releases it here.
     for (const call of due) this.expire(call);
   }
