@@ -56,6 +56,10 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const maxMs = options.maxTimeLimitMs ?? DEFAULTS.maxTimeLimitMs;
   if (defaultMs < 1000 || maxMs < 1000) throw new Error('code_execution time limits must be at least 1000 ms');
   const callTimeoutMs = (options.innerCallTimeoutMs ?? DEFAULTS.innerCallTimeoutMs) + (options.innerCallGraceMs ?? DEFAULTS.innerCallGraceMs);
+  // Checked here rather than left to every inner call's refusal (invalid_request).
+  if (!(typeof callTimeoutMs === 'number' && callTimeoutMs > 0)) {
+    throw new Error('innerCallTimeoutMs + innerCallGraceMs must be milliseconds above 0 (Infinity for none)');
+  }
   const maxResultChars = options.maxResultChars ?? DEFAULTS.maxResultChars;
   const contentLimits: ContentLimits = { maxBytes: options.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES, maxBlocks: MAX_CONTENT_BLOCKS };
   if (!(Number.isSafeInteger(contentLimits.maxBytes) && contentLimits.maxBytes >= 1)) throw new Error('maxContentBytes must be a whole number of bytes ≥ 1');

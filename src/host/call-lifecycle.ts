@@ -298,7 +298,6 @@ export class CallLifecycle {
       this.finish(call, 'failed', errorResult(`Tool ${tool.name} failed: ${message}`), message);
       return;
     }
-    call.hasDeadline = true;
     this.deadlines.add(call, timeoutMs);
     Promise.resolve(pending).then(
       (raw) => {
@@ -346,7 +345,8 @@ export class CallLifecycle {
     const wasPending = call.pending;
     const durationMs = call.end(phase, result, refusal);
     if (durationMs === undefined) return false;
-    if (call.hasDeadline) this.deadlines.release(call);
+    // A deadline's length is above 0 (refused otherwise), so 0 means none was started.
+    if (call.deadlineLane !== 0) this.deadlines.release(call);
     this.open.delete(call.toolCallId);
     if (wasPending) this.unpend(call);
     const isError = phase === 'completed' ? result.isError === true : undefined;

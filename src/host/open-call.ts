@@ -34,9 +34,8 @@ export class OpenCall {
   private ended = false;
   /** Its safety timeout, kept by the host's CallDeadlines while it executes (see call-deadlines.ts). */
   deadline = -1;
+  /** Its timeout's length once the timeout started (then released at its terminal), 0 before. */
   deadlineLane = 0;
-  /** True once its safety timeout started (it is then released from CallDeadlines at its terminal). */
-  hasDeadline = false;
   /** Removes the listener on the request's own `signal`, if it had one; run at the terminal. */
   detachSignal: (() => void) | undefined;
 
