@@ -8,20 +8,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ToolHost } from '../../src/host/tool-host.ts';
-import { textResult } from '../../src/host/results.ts';
 import { registerCodeExecution } from '../../src/code-execution/index.ts';
+import { registerSlowishTool } from '../helpers/tools.ts';
 
 test('innerCallTimeoutMs: Infinity lets an inner call take its time', async () => {
   const host = new ToolHost({ logger: pino({ level: 'silent' }) });
-  host.registerTool({
-    name: 'slowish',
-    description: 'answers after 30 ms',
-    inputSchema: { type: 'object' },
-    handler: async () => {
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      return textResult('done');
-    },
-  });
+  registerSlowishTool(host);
   const ce = registerCodeExecution(host, { languages: ['javascript'], innerCallTimeoutMs: Infinity });
   try {
     const stream = host.openStream('c');

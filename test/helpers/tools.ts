@@ -17,3 +17,19 @@ export function registerWaitTool(host: ToolHost, name = 'wait'): (() => void)[] 
   });
   return releases;
 }
+
+/**
+ * Registers `slowish`: answers "done" after `ms` of its own work. Longer than the 1 ms a Node
+ * timer given Infinity lasts, so it tells "no timeout" from "timed out at once".
+ */
+export function registerSlowishTool(host: ToolHost, ms = 30): void {
+  host.registerTool({
+    name: 'slowish',
+    description: `answers after ${ms} ms`,
+    inputSchema: { type: 'object' },
+    handler: async () => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return textResult('done');
+    },
+  });
+}

@@ -8,28 +8,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ToolHost } from '../../src/host/tool-host.ts';
-import { textResult } from '../../src/host/results.ts';
 import type { HostLifecycleEvent } from '../../src/lifecycle/events.ts';
 import { makePeer, scratchDir } from '../helpers/peers.ts';
+import { registerSlowishTool } from '../helpers/tools.ts';
 
 const silent = () => pino({ level: 'silent' });
 
-/** A built-in whose work takes a few timer turns: longer than the 1 ms an Infinity timer lasts. */
-function registerSlowish(host: ToolHost) {
-  host.registerTool({
-    name: 'slowish',
-    description: 'answers after 30 ms',
-    inputSchema: { type: 'object' },
-    handler: async () => {
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      return textResult('done');
-    },
-  });
-}
 
 test('timeoutMs: Infinity is no timeout for a built-in', async () => {
   const host = new ToolHost({ logger: silent() });
-  registerSlowish(host);
+  registerSlowishTool(host);
   try {
     const inferenceId = host.beginInference({ conversationId: 'c' });
     const outcome = await host.dispatch({ inferenceId, name: 'slowish', input: {}, timeoutMs: Infinity });
@@ -41,7 +29,7 @@ test('timeoutMs: Infinity is no timeout for a built-in', async () => {
 
 test("the host's callTimeoutMs: Infinity is no timeout either", async () => {
   const host = new ToolHost({ logger: silent(), callTimeoutMs: Infinity });
-  registerSlowish(host);
+  registerSlowishTool(host);
   try {
     const inferenceId = host.beginInference({ conversationId: 'c' });
     const outcome = await host.dispatch({ inferenceId, name: 'slowish', input: {} });
@@ -66,7 +54,7 @@ test('timeoutMs: Infinity is no timeout for a server tool (the SDK request is gi
 
 test('a timeoutMs that is not a number above 0 is refused before anything opens', async () => {
   const host = new ToolHost({ logger: silent() });
-  registerSlowish(host);
+  registerSlowishTool(host);
   const events: HostLifecycleEvent[] = [];
   host.on('lifecycle', (e) => events.push(e));
   try {
