@@ -7,8 +7,9 @@
  *   toolcell help | --help | -h
  */
 import { parseCommandLine, USAGE } from './args.ts';
-import { runDemo } from './demo.ts';
-import { runServe } from '../serve/run.ts';
+
+// The demo and serve load the host, the engines and the MCP SDK (some 350 modules): only the
+// command that needs them loads them, so `--help` and a mistyped flag answer at once.
 
 async function main(argv: string[]): Promise<number> {
   const command = parseCommandLine(argv);
@@ -19,14 +20,18 @@ async function main(argv: string[]): Promise<number> {
     case 'help':
       process.stdout.write(USAGE);
       return 0;
-    case 'demo':
+    case 'demo': {
+      const { runDemo } = await import('./demo.ts');
       return runDemo({ python: command.python, plain: command.plain });
-    case 'serve':
+    }
+    case 'serve': {
+      const { runServe } = await import('../serve/run.ts');
       return runServe({
         ...(command.config !== undefined ? { configPath: command.config } : {}),
         ...(command.http ? { http: command.http } : {}),
         ...(command.tokenFile !== undefined ? { tokenFile: command.tokenFile } : {}),
       });
+    }
   }
 }
 
