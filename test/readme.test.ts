@@ -4,7 +4,8 @@
  * `<!-- run expect="text" … -->` also requires each `text` in what the block prints. Every
  * runnable block must exit 0. A ts/js block that is not marked must say so on its first line
  * (`// illustrative: <why>`, e.g. it needs a model API key or a remote server), so a reader
- * can tell which examples are proven.
+ * can tell which examples are proven. A block shown in more than one place (the same language and
+ * code) runs once and must print what every place expects.
  *
  * Where a block runs:
  * - A block that imports `toolcell` (or a subpath, `toolcell/ai-sdk`) runs against the packed
@@ -55,6 +56,25 @@ export function runnableBlocks(file: string, markdown: string): Block[] {
     blocks.push({ file, line, lang: m[2] as Block['lang'], code: m[3]!, expect });
   }
   return blocks;
+}
+
+/**
+ * Blocks with the same language and code, one per distinct block: a block the manual shows in
+ * two places (a quickstart in the README and again in its guide) runs once, in the same
+ * environment either place would give it, and must print what each place expects.
+ */
+export function distinctBlocks(all: Block[]): { block: Block; places: string[] }[] {
+  const byCode = new Map<string, { block: Block; places: string[] }>();
+  for (const b of all) {
+    const key = `${b.lang}\n${b.code}`;
+    const seen = byCode.get(key);
+    if (seen === undefined) byCode.set(key, { block: { ...b, expect: [...b.expect] }, places: [`${b.file} line ${b.line}`] });
+    else {
+      seen.places.push(`${b.file} line ${b.line}`);
+      for (const e of b.expect) if (!seen.block.expect.includes(e)) seen.block.expect.push(e);
+    }
+  }
+  return [...byCode.values()];
 }
 
 /** ts/js fences that are neither marked runnable nor say on their first line that they are illustrative. */
@@ -168,6 +188,14 @@ async function runBlock(block: Block): Promise<{ stdout: string; stderr: string 
     it('flags an unmarked ts/js block without the illustrative line', () => {
       assert.deepEqual(unlabelledBlocks(md), [9]);
     });
+    it('runs a block shown twice once, expecting what each place expects', () => {
+      const twice = runnableBlocks('a.md', md).concat(runnableBlocks('b.md', md.replace('expect="b"', 'expect="c"')));
+      const [one, ...rest] = distinctBlocks(twice);
+      assert.equal(rest.length, 0);
+      assert.deepEqual(one?.places, ['a.md line 3', 'b.md line 3']);
+      assert.deepEqual(one?.block.expect, ['a', 'b', 'c']);
+      assert.equal(distinctBlocks(twice.concat({ ...twice[0]!, code: twice[0]!.code + ' ' })).length, 2, 'a block differing by one character runs on its own');
+    });
   });
 }
 
@@ -204,9 +232,9 @@ describe('the manual: README.md and docs/**/*.md', { concurrency: 2 }, () => {
     assert.deepEqual(unlabelled, [], 'mark these <!-- run --> or start them with "// illustrative: <why>"');
   });
 
-  for (const block of blocks) {
+  for (const { block, places } of distinctBlocks(blocks)) {
     const where = packaged(block) ? 'packed package' : block.lang === 'sh' ? 'bash' : 'sources';
-    it(`${block.file} line ${block.line} (${block.lang}, ${where}) runs to completion`, { timeout: 150_000 }, async () => {
+    it(`${places.join(', ')} (${block.lang}, ${where}) runs to completion`, { timeout: 150_000 }, async () => {
       let out: { stdout: string; stderr: string };
       try {
         out = await runBlock(block);
