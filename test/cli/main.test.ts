@@ -34,6 +34,18 @@ test('--help prints usage and exits 0 for toolcell, demo and serve; serve --help
   }
 });
 
+test('--help and a mistyped command line load the command line alone: no host, engine, serve or SDK module', () => {
+  const child = join(REPO_ROOT, 'test', 'cli', 'fixtures', 'help-loads.ts');
+  for (const args of [['--help'], ['serve', '--confg', 'x.json']]) {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', child, ...args], { cwd: REPO_ROOT, encoding: 'utf8', input: '', timeout: 60_000 });
+    const listed = /\nmodules:(\[.*\])\n/.exec(run.stderr);
+    assert.ok(listed, `${args.join(' ')}: no module list in ${run.stderr}`);
+    const urls = JSON.parse(listed[1]!) as string[];
+    assert.ok(urls.some((u) => u.endsWith('/src/cli/args.ts')), 'the hook saw the command line load');
+    assert.deepEqual(urls.filter((u) => /\/src\/(?!cli\/(?:main|args)\.ts$)|\/node_modules\//.test(u)), [], args.join(' '));
+  }
+});
+
 test('an unknown flag or a missing value prints the error and usage, and exits 2', () => {
   const cases: [string[], RegExp][] = [
     [['serve', '--confg', 'x.json'], /Unknown option '--confg'/],
