@@ -28,10 +28,11 @@ const MAX_DELAY_MS = 50;
 /**
  * CPU the host's thread may spend on a whole attack, beyond the same guest work's where the
  * guest runs in this process: 10–60 ms measured on the 2-core machine for JavaScript (up to 100
- * beside two busy loops and the suite), 10–40 ms for Python and for the model's megabyte names;
- * the unbounded ranking this pins cost seconds.
+ * beside two busy loops and the suite, 130 ms once for the V8 case in a clean-clone CI
+ * rehearsal), 10–40 ms for Python and for the model's megabyte names; the unbounded ranking
+ * this pins cost seconds (44 s of CPU with its bounds removed), so 250 ms still fails it.
  */
-const MAX_HOST_WORK_MS = 120;
+const MAX_HOST_WORK_MS = 250;
 
 const hosts: ToolHost[] = [];
 const executions: CodeExecution[] = [];
