@@ -12,6 +12,7 @@
  */
 import type { ToolHost } from '../host/tool-host.ts';
 import type { HostToolContext, RegisteredTool, ToolResult } from '../host/types.ts';
+import { describeTimeout, isTimeout } from '../host/refusals.ts';
 import { approveUpFront, DECLINED_TEXT } from '../approvals/up-front.ts';
 import { buildBindings, type ExecutionLedger, type RunScope } from './bindings.ts';
 import { ToolCatalog } from '../runtime/catalog.ts';
@@ -56,9 +57,9 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const maxMs = options.maxTimeLimitMs ?? DEFAULTS.maxTimeLimitMs;
   if (defaultMs < 1000 || maxMs < 1000) throw new Error('code_execution time limits must be at least 1000 ms');
   const callTimeoutMs = (options.innerCallTimeoutMs ?? DEFAULTS.innerCallTimeoutMs) + (options.innerCallGraceMs ?? DEFAULTS.innerCallGraceMs);
-  // Checked here rather than left to every inner call's refusal (invalid_request).
-  if (!(typeof callTimeoutMs === 'number' && callTimeoutMs > 0)) {
-    throw new Error('innerCallTimeoutMs + innerCallGraceMs must be milliseconds above 0 (Infinity for none)');
+  // The host's rule for timeouts, checked here rather than left to every inner call's refusal (invalid_request).
+  if (!isTimeout(callTimeoutMs)) {
+    throw new TypeError(`innerCallTimeoutMs + innerCallGraceMs must be milliseconds above 0 (Infinity for none), not ${describeTimeout(callTimeoutMs)}`);
   }
   const maxResultChars = options.maxResultChars ?? DEFAULTS.maxResultChars;
   const contentLimits: ContentLimits = { maxBytes: options.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES, maxBlocks: MAX_CONTENT_BLOCKS };
