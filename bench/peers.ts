@@ -197,8 +197,9 @@ async function measureRun(run: 'idle' | 'loaded', present: SubjectName[], sample
     };
     // Where the CPU of a sequential run goes: the subject's process (sandbox, host, dispatch)
     // and the processes below it (the observers; a sandbox process where there is one). What
-    // is below is read again at the subject's next run, so that an observer's last batch of
-    // the run (written up to 50 ms after it) is counted with it; other subjects run meanwhile.
+    // is below is read again at the subject's next run, so that everything the observers did
+    // for the run is counted with it: what the host's pacing still held is written and read
+    // after the run's clock stops (the subject's settle), before the next subject runs.
     const seqCpu = new Map<SubjectName, { own: number[]; below: number[] }>(present.map((s) => [s, { own: [], below: [] }]));
     const belowOpen = new Map<SubjectName, { own: number; tree: number; ownAfter: number }>();
     let measuring = false;

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { ToolHost, type ToolHostOptions } from '../src/host/tool-host.ts';
 import { textResult } from '../src/host/results.ts';
 
-export { attachObservers } from './peers/observers.ts';
+export { attachObservers, settleObservers } from './peers/observers.ts';
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 

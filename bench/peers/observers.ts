@@ -41,3 +41,13 @@ export async function attachObservers(host: ToolHost, dir: string, count: number
   }
   return connections;
 }
+
+/**
+ * Untimed, after a measured run: writes what the host's pacing still holds for the observers
+ * (`host.flush()`) and waits until each has read it all, so that their trailing work on the run
+ * lands on no other measurement.
+ */
+export async function settleObservers(host: ToolHost, connections: McplConnection[]): Promise<void> {
+  await host.flush();
+  await Promise.all(connections.map((c) => c.request('fixture/barrier')));
+}

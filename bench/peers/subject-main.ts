@@ -70,7 +70,9 @@ try {
       if (request.type !== 'run') break;
       const t = performance.now();
       await subject.run(request.workload, request.conversation);
-      send({ type: 'done', ms: performance.now() - t });
+      const ms = performance.now() - t;
+      await subject.settle?.();
+      send({ type: 'done', ms });
     }
   }
 } catch (error) {

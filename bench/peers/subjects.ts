@@ -22,7 +22,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { attachObservers } from './observers.ts';
+import { attachObservers, settleObservers } from './observers.ts';
 import { workload, toolsDialect, utcpDialect, type CallSyntax, type Workload, type WorkloadName } from './workloads.ts';
 
 export const SUBJECTS = ['toolcell', 'toolcell-host', 'toolcell-host-4obs', 'pi-codemode', 'ai-sdk-code-mode', 'utcp-code-mode'] as const;
@@ -31,6 +31,8 @@ export type SubjectName = (typeof SUBJECTS)[number];
 export interface Subject {
   /** Runs `name`'s script in `conversation` and checks what it returned. */
   run(name: WorkloadName, conversation: string): Promise<void>;
+  /** Untimed, after each measured run: waits out work the run left behind (observers reading). */
+  settle?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -102,7 +104,7 @@ async function toolcellHost(big: { items: unknown[] }, observers: number): Promi
   host.registerTool({ name: 'noop', description: 'Does nothing', inputSchema: schema, classes: ['shell'], handler: async () => ({ content: [], structuredContent: { ok: true } }) });
   host.registerTool({ name: 'big', description: 'About 1 MB of records', inputSchema: { type: 'object' }, classes: ['shell'], handler: async () => ({ content: [], structuredContent: big }) });
   const dir = mkdtempSync(join(tmpdir(), 'toolcell-bench-peers-'));
-  if (observers > 0) await attachObservers(host, dir, observers);
+  const connections = observers > 0 ? await attachObservers(host, dir, observers) : [];
   const scripts = workloads(toolsDialect, big.items.length);
   return async () => {
     const codeExecution = registerCodeExecution(host, {
@@ -123,6 +125,7 @@ async function toolcellHost(big: { items: unknown[] }, observers: number): Promi
         if (!envelope?.ok) throw new Error(`${label} ${name}: ${JSON.stringify(outcome.result).slice(0, 400)}`);
         check(label, name, w.expected, envelope.value);
       },
+      settle: () => settleObservers(host, connections),
       async close() {
         for (const stream of streams.values()) stream.end();
         await codeExecution.close();

@@ -498,7 +498,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
 
   /** Waits until every queued lifecycle notification has been written. */
   flush(): Promise<void> {
-    return this.queue.idle();
+    return this.queue.flushNow();
   }
 
   async close(graceMs = 500): Promise<void> {
@@ -506,7 +506,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     this.closing = true;
     const transport = this.transport;
     // Give queued notifications a chance to leave, but never wait on a stuck observer.
-    await Promise.race([this.queue.idle(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+    await Promise.race([this.queue.flushNow(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     this.queue.stop();
     if (transport) await transport.close(graceMs);
     this.state = 'closed';
