@@ -548,7 +548,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
 
   // ── shutdown ─────────────────────────────────────────────────────────────
 
-  /** Waits until every connection's queued lifecycle notifications have been written. */
+  /** Writes every connection's queued lifecycle notifications now (what pacing holds too) and waits until they are written. */
   async flush(): Promise<void> {
     await Promise.all([...this.connections.values()].map((c) => c.flush()));
   }

@@ -14,10 +14,11 @@
  * a terminal's size per open call), so an observer never sees a lone `started` because of load.
  *
  * The rate budget admits a burst of up to one second's worth of calls, and the writes carry
- * them out at no more than the rate (openings counted; at most one longest spacing's worth per
- * write). Without this, a script's burst reached every observer at once: four observer
- * processes on the MCP SDK spend ~60 µs of CPU per call each, so the 1,000 calls of a burst
- * cost them ~230 ms of CPU within the burst, on the same cores as the script that made it
+ * them out at no more than the rate (openings counted; credit for at most two longest spacings
+ * is held, so late timers do not slow a stream at exactly the rate). Without this, a script's
+ * burst reached every observer at once: four observer processes on the MCP SDK spend ~60 µs of
+ * CPU per call each, so the 1,000 calls of a burst cost them ~230 ms of CPU within the burst,
+ * on the same cores as the script that made it
  * (issue 22: 10,000 sequential calls through the host path ran at ~33k/s with four observers
  * against ~54k/s with the same observers stopped, and ~54k/s paced). Paced, an observer's
  * work keeps to its budget at every moment; a burst reaches it up to a second late. A lifted
@@ -126,7 +127,7 @@ export class DeliveryQueue {
   private lastWriteAt = -Infinity;
   private tokens: number;
   private refilledAt = performance.now();
-  /** Openings that may be written now: refills at the rate, holds at most one spacing's worth. */
+  /** Openings that may be written now: refills at the rate, up to {@link paceCapacity}. */
   private writeCredit: number;
   private creditAt = performance.now();
   /** Set by {@link flushNow}: what is queued leaves without pacing (closing, or a caller's flush). */

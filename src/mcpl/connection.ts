@@ -496,7 +496,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     await this.connect();
   }
 
-  /** Waits until every queued lifecycle notification has been written. */
+  /** Writes every queued lifecycle notification now, paced or not, and waits until it is written. */
   flush(): Promise<void> {
     return this.queue.flushNow();
   }
