@@ -15,7 +15,10 @@
  * - tree RSS after one run (at once, then its peak and where it settles over the next second) and
  *   at 32 conversations at once, sampled from a process of its own.
  * toolcell is measured through the sandbox alone (JsRuntime) and through the full host path
- * (ToolHost + code_execution), once more with 4 observer processes.
+ * (ToolHost + code_execution), once more with 4 observer processes; after each of its runs, off
+ * the clock, that subject has the host write what its pacing still holds and waits until every
+ * observer has read it (peers/observers.ts), so the observers' trailing work lands on no other
+ * subject's figure (their CPU is counted with the run's).
  *
  * The whole set runs twice: idle, then beside two busy-looping processes this bench starts and
  * stops. The last line is one JSON object: the headline ratios for toolcell's engine
