@@ -18,9 +18,9 @@
  * is held, so late timers do not slow a stream at exactly the rate). Without this, a script's
  * burst reached every observer at once: four observer processes on the MCP SDK spend ~60 µs of
  * CPU per call each, so the 1,000 calls of a burst cost them ~230 ms of CPU within the burst,
- * on the same cores as the script that made it
- * (issue 22: 10,000 sequential calls through the host path ran at ~33k/s with four observers
- * against ~54k/s with the same observers stopped, and ~54k/s paced). Paced, an observer's
+ * on the same cores as the script that made it (issue 22: 10,000 sequential calls through the
+ * host path ran at ~33k/s with four observers against ~53k/s with the same observers stopped,
+ * and ~54k/s paced). Paced, an observer's
  * work keeps to its budget at every moment; a burst reaches it up to a second late. A lifted
  * budget (`Infinity`) paces nothing, and {@link DeliveryQueue.flushNow} (the host's `flush`
  * and close) writes what waits at once.
@@ -63,6 +63,11 @@ export function nextWriteInterval(current: number, batch: number, min: number, m
   if (batch >= DENSE_BATCH) return Math.min(Math.max(min, max), Math.max(min, current * 2, 1));
   if (batch <= SPARSE_BATCH) return Math.max(min, current / 2);
   return current;
+}
+
+/** A token bucket's level after `elapsedMs` at `rate` per second, held to `cap`: both budgets below refill so. */
+function refilled(level: number, elapsedMs: number, rate: number, cap: number): number {
+  return Math.min(cap, level + (elapsedMs / 1000) * rate);
 }
 
 export interface DeliveryStats {
@@ -127,6 +132,12 @@ export class DeliveryQueue {
   private lastWriteAt = -Infinity;
   private tokens: number;
   private refilledAt = performance.now();
+  /**
+   * Most write credit pacing holds: the rate's worth of two longest spacings. One spacing's
+   * worth lost what late timers earned beyond it, so a stream at exactly the rate fell behind
+   * and waited (lag p50 47–51 ms against 27 ms unpaced, 1,000 calls/s to 4 observers).
+   */
+  private readonly paceCapacity: number;
   /** Openings that may be written now: refills at the rate, up to {@link paceCapacity}. */
   private writeCredit: number;
   private creditAt = performance.now();
@@ -156,17 +167,10 @@ export class DeliveryQueue {
     this.writeIntervalMs = this.minWriteIntervalMs;
     this.stats.writeIntervalMs = this.writeIntervalMs;
     this.tokens = this.rate;
-    this.writeCredit = this.paceCapacity();
+    this.paceCapacity = Math.max(1, (this.rate * 2 * this.maxWriteIntervalMs) / 1000);
+    this.writeCredit = this.paceCapacity;
   }
 
-  /**
-   * Most write credit pacing holds: the rate's worth of two longest spacings. One spacing's
-   * worth lost what late timers earned beyond it, so a stream at exactly the rate fell behind
-   * and waited (lag p50 47–51 ms against 27 ms unpaced, 1,000 calls/s to 4 observers).
-   */
-  private paceCapacity(): number {
-    return Math.max(1, (this.rate * 2 * this.maxWriteIntervalMs) / 1000);
-  }
 
   /** Whether an opening would be accepted now (queue room and rate budget). */
   hasRoom(): boolean {
@@ -174,7 +178,7 @@ export class DeliveryQueue {
     if (this.rate === Infinity) return true;
     if (this.tokens < 1) {
       const now = performance.now();
-      this.tokens = Math.min(this.rate, this.tokens + ((now - this.refilledAt) / 1000) * this.rate);
+      this.tokens = refilled(this.tokens, now - this.refilledAt, this.rate, this.rate);
       this.refilledAt = now;
     }
     return this.tokens >= 1;
@@ -225,7 +229,7 @@ export class DeliveryQueue {
       let credit = Infinity;
       if (this.rate !== Infinity && !this.urgent) {
         const now = performance.now();
-        this.writeCredit = Math.min(this.paceCapacity(), this.writeCredit + ((now - this.creditAt) / 1000) * this.rate);
+        this.writeCredit = refilled(this.writeCredit, now - this.creditAt, this.rate, this.paceCapacity);
         this.creditAt = now;
         credit = this.writeCredit;
         if (credit < 1 && this.openings[this.head]) {
