@@ -261,7 +261,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   listTools(): ToolListing[] {
     const version = this.toolsVersion;
     if (this.listing?.version !== version) {
-      const tools = this.availableTools().map((t) => {
+      // A script-only tool (`callers: 'script'`) is never offered to the model directly.
+      const tools = this.availableTools().filter((t) => t.modelCallable !== false).map((t) => {
         const entry: ToolListing = {
           name: t.name,
           description: t.describe ? t.describe() : t.description,
@@ -299,7 +300,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       this.registry.setOverride(config.prefixTools === false ? tool : `${config.id}--${tool}`, classes);
     }
     connection.on('tools', (tools) => {
-      for (const d of this.registry.replaceServerTools(config.id, tools, config.prefixTools !== false)) {
+      for (const d of this.registry.replaceServerTools(config.id, tools, config.prefixTools !== false, config.callers)) {
         if (d.collidesWith) this.emit('name-collision', { serverId: config.id, tool: d.tool, ownerServerId: d.collidesWith.serverId });
         this.diagnostic(config.id, d.collidesWith ? 'name-collision' : 'class', `${d.tool}: ${d.message}${d.collidesWith ? ` (${d.collidesWith.serverId !== undefined ? `server ${d.collidesWith.serverId}` : 'a host tool'} has it)` : ''}`);
       }
