@@ -151,6 +151,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** See {@link toolsVersion}: what it was last computed from. */
   private seenRegistryVersion = -1;
   private seenLiveness = '';
+  /** Bumped by {@link refreshListing}; read by {@link toolsVersion}. */
+  private listingEpoch = 0;
+  private seenListingEpoch = 0;
   private version = 0;
   /** Listings built for one {@link toolsVersion}, reused until it changes. */
   private available: { version: number; tools: readonly RegisteredTool[] } | undefined;
@@ -228,12 +231,22 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   get toolsVersion(): number {
     let liveness = '';
     for (const c of this.connections.values()) if (c.isConnected) liveness += `${c.id}\u0000${c.epoch}\n`;
-    if (this.registry.version !== this.seenRegistryVersion || liveness !== this.seenLiveness) {
+    if (this.registry.version !== this.seenRegistryVersion || liveness !== this.seenLiveness || this.listingEpoch !== this.seenListingEpoch) {
       this.seenRegistryVersion = this.registry.version;
       this.seenLiveness = liveness;
+      this.seenListingEpoch = this.listingEpoch;
       this.version += 1;
     }
     return this.version;
+  }
+
+  /**
+   * Moves {@link toolsVersion} without a change of the tools themselves, for a tool whose
+   * `describe()` text changed (code_execution, when it learned a tool's result type): every
+   * listing and description cached under the version is rebuilt on its next read.
+   */
+  refreshListing(): void {
+    this.listingEpoch += 1;
   }
 
   /**
