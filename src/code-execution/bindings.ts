@@ -23,6 +23,7 @@ import { resultText } from '../host/results.ts';
 import type { ToolBinding, ToolCallContext } from '../runtime/types.ts';
 import { END_TURN_META_KEY } from './options.ts';
 import { contentValue } from './content-objects.ts';
+import type { ShapeLearner } from './learned-shapes.ts';
 
 /** What the script sees when a call does not produce a successful result. */
 export class ToolError extends Error {
@@ -81,6 +82,8 @@ export interface RunScope {
   parent: ParentCall;
   ledger: ExecutionLedger;
   callTimeoutMs: number;
+  /** Learns the result shapes of tools that declare no output schema (learned-shapes.ts). */
+  shapes?: ShapeLearner;
 }
 
 /**
@@ -127,7 +130,11 @@ class ScriptBinding implements ToolBinding {
     }
     if (ledger.live && outcome.result._meta?.[END_TURN_META_KEY] === true) ledger.endTurn = true;
     if (outcome.status !== 'completed' || outcome.result.isError) throw failure(name, outcome);
-    return scriptValue(outcome.result);
+    const value = scriptValue(outcome.result);
+    const shapes = (ctx.scope as RunScope).shapes;
+    if (shapes === undefined || this.tool.outputSchema !== undefined) return value;
+    const { result } = outcome;
+    return shapes.observe(name, value, result.structuredContent === undefined && result.content.length === 1 && result.content[0]!.type === 'text');
   }
 }
 

@@ -47,16 +47,24 @@ export interface DescriptionOptions {
   maxMs: number;
   /** Longest description (default {@link DEFAULT_DESCRIPTION_CHARS}). */
   maxChars?: number;
+  /** Observed result schemas of tools that declare none. */
+  learned?: (tool: string) => Record<string, unknown> | undefined;
 }
 
-/** The descriptors the renderers read, in the registry's field names. */
-export function toolDescriptors(tools: readonly RegisteredTool[]): ToolDescriptor[] {
-  return tools.map((t) => ({
-    name: t.name,
-    description: t.description,
-    inputSchema: t.inputSchema,
-    ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
-  }));
+/**
+ * The descriptors the renderers read, in the registry's field names. `learned`: the observed
+ * result schema of a tool that declares none (learned-shapes.ts), rendered as its result type.
+ */
+export function toolDescriptors(tools: readonly RegisteredTool[], learned?: (tool: string) => Record<string, unknown> | undefined): ToolDescriptor[] {
+  return tools.map((t) => {
+    const output = t.outputSchema ?? learned?.(t.name);
+    return {
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      ...(output ? { outputSchema: output } : {}),
+    };
+  });
 }
 
 const JS_INTRO =
@@ -152,7 +160,7 @@ export function fullLengthLowerBound(list: readonly ToolDescriptor[]): number {
  */
 export function describeCodeExecution(tools: readonly RegisteredTool[], languages: readonly ScriptLanguage[], options: DescriptionOptions): string {
   const maxChars = options.maxChars ?? DEFAULT_DESCRIPTION_CHARS;
-  const list = toolDescriptors(tools);
+  const list = toolDescriptors(tools, options.learned);
   if (fullLengthLowerBound(list) <= maxChars) {
     const full = fullDescription(list, languages, options);
     if (full.length <= maxChars) return full;

@@ -24,7 +24,11 @@ export class ListingCache {
     private readonly allow: (tool: RegisteredTool) => boolean,
   ) {}
 
-  /** The model-facing description for the host's tools now. */
+  /**
+   * The model-facing description for the host's tools now. Learned result types change it
+   * too: `code_execution` asks the host for a new listing (`host.refreshListing`, at most once
+   * per LEARNED_REFRESH_MS), which moves `toolsVersion`.
+   */
   description(): string {
     const version = this.host.toolsVersion;
     if (this.text?.version !== version) {

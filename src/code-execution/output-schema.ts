@@ -59,6 +59,16 @@ export const RESULT_ENVELOPE_SCHEMA = {
       required: ['fresh'],
       additionalProperties: false,
     },
+    converted: {
+      type: 'array',
+      description: 'Values the script returned that JSON cannot hold as they are, and the JSON form each was given (Map → object or [key, value] pairs, Set → array, BigInt → number or string, NaN/Infinity → string, datetime → ISO text, Decimal → string, dataclass → object…); one entry per kind.',
+      items: {
+        type: 'object',
+        properties: { kind: { type: 'string' }, as: { type: 'string' }, count: { type: 'integer', minimum: 1 } },
+        required: ['kind', 'as', 'count'],
+        additionalProperties: false,
+      },
+    },
     normalized: {
       type: 'array',
       description:

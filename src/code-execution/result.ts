@@ -11,7 +11,7 @@
  * first part, each cut marked under `truncated`.
  */
 import type { ContentBlock, ToolResult } from '../host/types.ts';
-import type { CallSummary, LogEntry, RunError, RunErrorKind, SessionInfo } from '../runtime/types.ts';
+import type { CallSummary, Conversion, LogEntry, RunError, RunErrorKind, SessionInfo } from '../runtime/types.ts';
 import { shapeOf } from './shape.ts';
 import type { ContentSummary } from './returned-content.ts';
 
@@ -69,6 +69,8 @@ export interface ResultEnvelope {
   logs?: LogEntry[];
   /** `fresh`: the run started in a new session, so no variable of an earlier run exists. */
   session?: SessionInfo;
+  /** Values JSON cannot hold that the script returned, each kind with the JSON form it was given (docs/script-results.md). */
+  converted?: Conversion[];
   /** What was changed in the script before it ran (`"fence"`: a Markdown fence was removed; `"function"`: a lone function was called). */
   normalized?: string[];
   error?: EnvelopeError;
@@ -91,6 +93,8 @@ export interface RunReport {
   stderr?: string;
   logs?: LogEntry[];
   session?: { fresh: boolean };
+  /** Values given their documented JSON forms (see {@link ResultEnvelope.converted}). */
+  converted?: readonly Conversion[];
   /** The runtime cut output or left the value out at its own cap. */
   truncated?: boolean;
   calls: readonly CallSummary[];
@@ -122,10 +126,27 @@ function envelopeError(error: RunReport['error']): EnvelopeError | undefined {
   if (!error) return undefined;
   const out: EnvelopeError = { kind: error.kind, message: error.message };
   if (error.name) out.name = error.name;
-  if (Number.isInteger(error.line) && error.line! >= 1) out.line = error.line!;
-  if (Number.isInteger(error.column) && error.column! >= 1) out.column = error.column!;
+  const where = Number.isInteger(error.line) && error.line! >= 1 ? { line: error.line!, column: error.column } : scriptPosition(error.stack);
+  if (where !== undefined) {
+    out.line = where.line;
+    if (Number.isInteger(where.column) && where.column! >= 1) out.column = where.column!;
+  }
   if (error.stack) out.stack = error.stack;
   return out;
+}
+
+/**
+ * The script's own line (and column) of a runtime error, read from its stack's first frame of
+ * the script: `at script.js:L:C` (both JavaScript engines) or the last `File "<run N>", line L`
+ * of a Python traceback (the innermost frame of the script). Undefined when no frame names it.
+ */
+export function scriptPosition(stack: string | undefined): { line: number; column?: number } | undefined {
+  if (stack === undefined) return undefined;
+  const js = /script\.js:(\d+):(\d+)/.exec(stack);
+  if (js !== null) return { line: Number(js[1]), column: Number(js[2]) };
+  let line: number | undefined;
+  for (const match of stack.matchAll(/File "<run \d+>", line (\d+)/g)) line = Number(match[1]);
+  return line === undefined ? undefined : { line };
 }
 
 /**
@@ -143,6 +164,7 @@ export function buildEnvelope(run: RunReport, timeLimit: TimeLimit, normalized: 
     ...(run.stdout ? { stdout: run.stdout } : {}),
     ...(logs.length > 0 ? { logs } : {}),
     ...(run.session ? { session: { fresh: run.session.fresh } } : {}),
+    ...(run.converted !== undefined && run.converted.length > 0 ? { converted: [...run.converted] } : {}),
     ...(normalized.length > 0 ? { normalized: [...normalized] } : {}),
     ...(error ? { error } : {}),
     ...(run.truncated ? { truncated: { output: true } } : {}),

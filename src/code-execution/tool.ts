@@ -18,6 +18,8 @@ import { buildBindings, type ExecutionLedger, type RunScope } from './bindings.t
 import { ToolCatalog } from '../runtime/catalog.ts';
 import { describeCodeExecution, toolDescriptors } from './description.ts';
 import { ListingCache } from './listing-cache.ts';
+import { ShapeLearner } from './learned-shapes.ts';
+import { LearnedRefresh } from './learned-refresh.ts';
 import { toolSearchBindings } from './tool-search.ts';
 import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguage } from './options.ts';
 import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
@@ -94,7 +96,10 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   if (languages.includes('javascript')) runners.javascript().catch(() => {});
   const allow = options.allowTool ?? (() => true);
   const maxDescriptionChars = options.maxDescriptionChars ?? DEFAULTS.maxDescriptionChars;
-  const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs, maxChars: maxDescriptionChars }), allow);
+  const shapes = new ShapeLearner();
+  const learned = (tool: string) => shapes.schemaFor(tool);
+  const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs, maxChars: maxDescriptionChars, learned }), allow);
+  const relist = new LearnedRefresh(host, shapes);
   const describe = () => cache.description();
   // A script's bindings per language — the bound tools, then describe() and searchTools(),
   // which answer from the declared tools on the host side (not dispatched, not recorded) — as
@@ -164,7 +169,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     try {
       const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, budget: { limit: maxCalls, opened: 0 }, ...(ctx.onProgress ? { progress: ctx.onProgress } : {}) };
       const tools = catalogFor(language);
-      const scope: RunScope = { host, parent: { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs };
+      const scope: RunScope = { host, parent: { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs, shapes };
       let report: RunReport;
       if (language === 'javascript') {
         report = await (await runners.javascript()).execute(code, {
@@ -182,6 +187,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
         report = await runners.pythonFor(ctx.conversationId).run(code, { tools, scope, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}) });
       }
       ledger.live = false;
+      relist.afterRun();
       const taken = takeReturnedContent(explainFinalExpression(restorePositions(report, positions), normalized), contentLimits);
       return toToolResult(buildEnvelope(taken.report, timeLimit, normalized, taken.content?.summary), maxResultChars, ledger.endTurn, taken.content?.blocks);
     } finally {
@@ -220,6 +226,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     endConversation,
     close: () => {
       unhook();
+      relist.close();
       return runners.close();
     },
     runners,

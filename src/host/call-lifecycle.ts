@@ -379,6 +379,7 @@ class CallContext implements HostToolContext {
   readonly toolCallId: string;
   readonly inferenceId: string;
   readonly conversationId: string;
+  readonly origin: 'model' | 'script';
   declare readonly parentToolCallId?: string;
   declare readonly modelCallId?: string;
   declare readonly onProgress?: (p: ProgressUpdate) => void;
@@ -391,6 +392,7 @@ class CallContext implements HostToolContext {
     this.toolCallId = call.toolCallId;
     this.inferenceId = call.inference.inferenceId;
     this.conversationId = call.inference.conversationId;
+    this.origin = call.parentToolCallId ? 'script' : 'model';
     const self = this as { -readonly [K in keyof HostToolContext]: HostToolContext[K] };
     if (call.parentToolCallId) self.parentToolCallId = call.parentToolCallId;
     if (call.modelCallId !== undefined) self.modelCallId = call.modelCallId;

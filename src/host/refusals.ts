@@ -112,7 +112,11 @@ export function checkRefusal(
   }
   const origin = request.parentToolCallId ? 'script' : 'model';
   if (origin === 'script' && tool.scriptCallable === false) {
+    if (tool.callers === 'model') return { code: 'caller_not_allowed', message: `Tool "${tool.name}" can only be called directly, not from a script.` };
     return { code: 'recursion', message: `Tool "${tool.name}" cannot be called from a script.` };
+  }
+  if (origin === 'model' && tool.modelCallable === false) {
+    return { code: 'caller_not_allowed', message: `Tool "${tool.name}" can only be called from a script (code_execution), not directly.` };
   }
   const input = request.input === undefined ? {} : request.input;
   if (!isPlainObject(input)) {

@@ -9,7 +9,7 @@
  * change, never per read.
  */
 import { effectiveClass, findOverride, parseDeclaredClass, type ToolClass } from '../vocabulary/classes.ts';
-import type { ClassSource, HostToolDefinition, RegisteredTool, ToolListing } from './types.ts';
+import type { ClassSource, HostToolDefinition, RegisteredTool, ToolCallers, ToolListing } from './types.ts';
 
 /** Separator between a server id and its own tool name in model-facing names. */
 export const NAME_SEPARATOR = '--';
@@ -29,6 +29,17 @@ export interface ClassDiagnostic {
   message: string;
   /** Set when the tool was skipped because another tool has its name (the owner's server id, if a server's). */
   collidesWith?: { serverId: string | undefined };
+}
+
+/**
+ * A registered tool's caller flags for `callers` (both / model / script). `explicit`: the callers
+ * were narrowed on purpose (a built-in's `callers`, a server's config) rather than by the older
+ * `scriptCallable: false`, so a refusal names them (`caller_not_allowed`, not `recursion`).
+ */
+function callerFlags(callers: ToolCallers, explicit: boolean): Pick<RegisteredTool, 'scriptCallable' | 'modelCallable' | 'callers'> {
+  if (callers === 'both') return {};
+  const named = explicit ? { callers } : {};
+  return callers === 'model' ? { scriptCallable: false, ...named } : { modelCallable: false, ...named };
 }
 
 export class ToolRegistry {
@@ -80,7 +91,7 @@ export class ToolRegistry {
       ...this.classOf(def.name),
       kind: 'host',
       handler: def.handler,
-      ...(def.scriptCallable === false ? { scriptCallable: false } : {}),
+      ...callerFlags(def.callers ?? (def.scriptCallable === false ? 'model' : 'both'), def.callers !== undefined),
       ...(def.describe ? { describe: def.describe } : {}),
     };
     this.tools.set(def.name, entry);
@@ -102,7 +113,12 @@ export class ToolRegistry {
    * own name (a name another tool already has is skipped, with a diagnostic). Returns class
    * diagnostics to log.
    */
-  replaceServerTools(serverId: string, listing: readonly ServerToolListing[], prefixed = true): ClassDiagnostic[] {
+  replaceServerTools(
+    serverId: string,
+    listing: readonly ServerToolListing[],
+    prefixed = true,
+    callers?: Readonly<Record<string, ToolCallers>>,
+  ): ClassDiagnostic[] {
     this.removeServerTools(serverId);
     // A re-list always counts as a change: descriptions or schemas may differ under the same names.
     this.changes += 1;
@@ -119,12 +135,12 @@ export class ToolRegistry {
       for (const key of parsed.ignoredKeys) diagnostics.push({ tool: name, message: `unknown _meta key ${JSON.stringify(key)} ignored` });
       if (parsed.unclassedReason) diagnostics.push({ tool: name, message: `unclassed: ${parsed.unclassedReason}` });
       this.base.set(name, { declared: parsed.classes });
-      this.tools.set(name, this.serverEntry(name, serverId, tool));
+      this.tools.set(name, this.serverEntry(name, serverId, tool, callers));
     }
     return diagnostics;
   }
 
-  private serverEntry(name: string, serverId: string, tool: ServerToolListing): RegisteredTool {
+  private serverEntry(name: string, serverId: string, tool: ServerToolListing, callers: Readonly<Record<string, ToolCallers>> | undefined): RegisteredTool {
     return {
       name,
       description: tool.description ?? '',
@@ -134,6 +150,7 @@ export class ToolRegistry {
       kind: 'server',
       serverId,
       serverTool: tool.name,
+      ...callerFlags(callers?.[tool.name] ?? callers?.['*'] ?? 'both', true),
     };
   }
 

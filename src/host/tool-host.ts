@@ -151,6 +151,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** See {@link toolsVersion}: what it was last computed from. */
   private seenRegistryVersion = -1;
   private seenLiveness = '';
+  /** Bumped by {@link refreshListing}; read by {@link toolsVersion}. */
+  private listingEpoch = 0;
+  private seenListingEpoch = 0;
   private version = 0;
   /** Listings built for one {@link toolsVersion}, reused until it changes. */
   private available: { version: number; tools: readonly RegisteredTool[] } | undefined;
@@ -228,12 +231,22 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   get toolsVersion(): number {
     let liveness = '';
     for (const c of this.connections.values()) if (c.isConnected) liveness += `${c.id}\u0000${c.epoch}\n`;
-    if (this.registry.version !== this.seenRegistryVersion || liveness !== this.seenLiveness) {
+    if (this.registry.version !== this.seenRegistryVersion || liveness !== this.seenLiveness || this.listingEpoch !== this.seenListingEpoch) {
       this.seenRegistryVersion = this.registry.version;
       this.seenLiveness = liveness;
+      this.seenListingEpoch = this.listingEpoch;
       this.version += 1;
     }
     return this.version;
+  }
+
+  /**
+   * Moves {@link toolsVersion} without a change of the tools themselves, for a tool whose
+   * `describe()` text changed (code_execution, when it learned a tool's result type): every
+   * listing and description cached under the version is rebuilt on its next read.
+   */
+  refreshListing(): void {
+    this.listingEpoch += 1;
   }
 
   /**
@@ -261,7 +274,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   listTools(): ToolListing[] {
     const version = this.toolsVersion;
     if (this.listing?.version !== version) {
-      const tools = this.availableTools().map((t) => {
+      // A script-only tool (`callers: 'script'`) is never offered to the model directly.
+      const tools = this.availableTools().filter((t) => t.modelCallable !== false).map((t) => {
         const entry: ToolListing = {
           name: t.name,
           description: t.describe ? t.describe() : t.description,
@@ -299,7 +313,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       this.registry.setOverride(config.prefixTools === false ? tool : `${config.id}--${tool}`, classes);
     }
     connection.on('tools', (tools) => {
-      for (const d of this.registry.replaceServerTools(config.id, tools, config.prefixTools !== false)) {
+      for (const d of this.registry.replaceServerTools(config.id, tools, config.prefixTools !== false, config.callers)) {
         if (d.collidesWith) this.emit('name-collision', { serverId: config.id, tool: d.tool, ownerServerId: d.collidesWith.serverId });
         this.diagnostic(config.id, d.collidesWith ? 'name-collision' : 'class', `${d.tool}: ${d.message}${d.collidesWith ? ` (${d.collidesWith.serverId !== undefined ? `server ${d.collidesWith.serverId}` : 'a host tool'} has it)` : ''}`);
       }

@@ -39,6 +39,8 @@ export interface HostToolContext {
   toolCallId: string;
   inferenceId: string;
   conversationId: string;
+  /** Who called: the model directly, or a script (then {@link parentToolCallId} names its `code_execution` call). */
+  origin: 'model' | 'script';
   /** Set when a script made this call; the parent `code_execution` call's `toolCallId`. */
   parentToolCallId?: string;
   /** The model's own id for this call, when it gave one. */
@@ -49,6 +51,9 @@ export interface HostToolContext {
    */
   onProgress?: (p: ProgressUpdate) => void;
 }
+
+/** Who may call a tool: the model directly, a script, or both (the default). */
+export type ToolCallers = 'both' | 'model' | 'script';
 
 /** A tool the embedding framework implements in-process. */
 export interface HostToolDefinition {
@@ -61,6 +66,13 @@ export interface HostToolDefinition {
   handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult>;
   /** False for tools a script may not call (such as `code_execution` itself). Default true. */
   scriptCallable?: boolean;
+  /**
+   * Who may call the tool: `'both'` (default), `'model'` (a direct call only: absent from the
+   * scripts' declarations, refused from a script as `caller_not_allowed`) or `'script'` (only
+   * from a script: absent from {@link ToolHost.listTools}, serve's listing and every adapter,
+   * refused as a direct call). `scriptCallable: false` is the same as `'model'`.
+   */
+  callers?: ToolCallers;
   /**
    * Computes the description at listing time, for tools whose description depends on other
    * tools. The host calls it once per change of {@link ToolHost.toolsVersion} and reuses the
@@ -86,6 +98,10 @@ export interface RegisteredTool {
   readonly serverTool?: string;
   readonly handler?: HostToolDefinition['handler'];
   readonly scriptCallable?: boolean;
+  /** False for a tool only scripts may call (`callers: 'script'`): left out of the model's listing. */
+  readonly modelCallable?: boolean;
+  /** Set when the tool's callers were narrowed explicitly (a built-in's `callers`, a server's config). */
+  readonly callers?: Exclude<ToolCallers, 'both'>;
   readonly describe?: () => string;
 }
 
@@ -298,6 +314,8 @@ export type RefusalCode =
   | 'execution_budget'
   /** A script call whose parent call (its `code_execution`) had already ended. */
   | 'parent_ended'
+  /** The tool's `callers` leave out this caller: a script-only tool called directly, or a model-only tool called from a script. */
+  | 'caller_not_allowed'
   /** Refused by the approval gate after `pending`: the call opened, and ended `aborted`. */
   | 'approval_refused'
   /** The request's `signal` was already aborted: nothing opened. */

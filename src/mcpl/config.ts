@@ -27,6 +27,12 @@ export interface ServerConfigBase {
   policy?: OperatorPolicy;
   /** Operator class overrides for this server's tools, by the server's own tool name. */
   classOverrides?: Record<string, readonly ToolClass[]>;
+  /**
+   * Who may call this server's tools, by the server's own tool name (`"*"` for the rest):
+   * `"both"` (default), `"model"` (direct calls only: absent from scripts' declarations) or
+   * `"script"` (from scripts only: absent from the model's listing). See `HostToolDefinition.callers`.
+   */
+  callers?: Record<string, 'both' | 'model' | 'script'>;
   /** Timeout of every host→server request other than `tools/call` (handshake, policy, list). */
   requestTimeoutMs?: number;
   /**
@@ -137,6 +143,14 @@ export function serverConfigErrors(config: ServerConfig): string[] {
   if (raw.authProvider !== undefined) {
     if (!hasUrl) errors.push('authProvider: only for a remote (url) server');
     else errors.push(...authProviderErrors(raw.authProvider));
+  }
+  if (raw.callers !== undefined) {
+    if (raw.callers === null || typeof raw.callers !== 'object' || Array.isArray(raw.callers)) errors.push('callers: expected an object of tool name → "both" | "model" | "script"');
+    else {
+      for (const [tool, who] of Object.entries(raw.callers)) {
+        if (who !== 'both' && who !== 'model' && who !== 'script') errors.push(`callers.${tool}: expected "both", "model" or "script", got ${JSON.stringify(who)}`);
+      }
+    }
   }
   const enabled = config.policy?.enabledCapabilities;
   if (enabled !== undefined && !Array.isArray(enabled)) errors.push('policy.enabledCapabilities: expected an array of capability paths');

@@ -93,6 +93,15 @@ export interface LogEntry {
 }
 
 /** Whether a run started in a fresh session (no binding of an earlier run of its conversation). */
+/** A kind of value the script returned that JSON would lose, given its documented form (JavaScript: js/guest/guest-core.js `faithful`; Python: python/bootstrap.py). */
+export interface Conversion {
+  /** What the script returned: `Map`, `Set`, `BigInt`, `NaN`, `Infinity`, `Error`, `<Class> instance`. */
+  kind: string;
+  /** The JSON form it was given. */
+  as: string;
+  count: number;
+}
+
 export interface SessionInfo {
   fresh: boolean;
 }

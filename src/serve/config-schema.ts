@@ -19,6 +19,8 @@ const common = {
     toolLifecycle: z.object({ observe: Narrowing.optional(), inputs: Narrowing.optional() }).strict().optional(),
   }).strict().optional(),
   classOverrides: z.record(z.string(), z.array(z.string())).optional(),
+  /** Who may call each tool (by the server's own name, `"*"` for the rest): model, script or both. */
+  callers: z.record(z.string(), z.enum(['both', 'model', 'script'])).optional(),
   requestTimeoutMs: z.number().positive().optional(),
   maxQueuedNotifications: z.number().positive().optional(),
   maxObservedCallsPerSecond: z.number().positive().optional(),

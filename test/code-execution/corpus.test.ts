@@ -168,7 +168,6 @@ for (const engine of ['quickjs', 'v8'] as const) describe(`the corpus of model-w
   test('a value that cannot be returned says why', async () => {
     for (const [code, why] of [
       ['return () => 1;', /function/],
-      ['return 10n;', /BigInt.*convert it with String\(x\)/],
       ['const a = {}; a.self = a; return a;', /circular.*a cycle/is],
     ] as const) {
       const envelope = await ctx.run(code);

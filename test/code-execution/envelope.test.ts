@@ -161,6 +161,7 @@ describe('the code_execution result envelope', () => {
         const pending = tool.handler!({ code: S.hold!, language }, {
           signal: controller.signal,
           progress: () => {},
+          origin: 'model',
           toolCallId: `abort-parent-${language}`,
           inferenceId,
           conversationId: `abort-${language}`,

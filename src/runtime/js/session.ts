@@ -6,7 +6,7 @@
  * a sandbox process is expected to enforce them first (so the data never crosses), but the
  * host's memory and event loop never depend on it doing so.
  */
-import type { CallSummary, LogEntry, RunError, SessionInfo, ToolBinding, ToolCallContext } from '../types.ts';
+import type { CallSummary, Conversion, LogEntry, RunError, SessionInfo, ToolBinding, ToolCallContext } from '../types.ts';
 import { toolLabel, type BindingPlan } from './bindings.ts';
 import { jsonDeeperThan } from './sandbox/json-depth.mjs';
 import { PausableDeadline } from './clock.ts';
@@ -27,7 +27,7 @@ export interface RunOptions {
 }
 
 /** What `execute` resolves with; it never rejects for a script failure. */
-export type ExecuteResult = ({ ok: true; value: unknown } | { ok: false; error: RunError }) & {
+export type ExecuteResult = ({ ok: true; value: unknown; converted?: Conversion[] } | { ok: false; error: RunError }) & {
   logs: LogEntry[];
   calls: CallSummary[];
   /** What the script print()ed, one line per call; absent when it printed nothing. */
@@ -41,6 +41,9 @@ export function abortMessage(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
   return `the run was aborted${reason instanceof Error && reason.message ? `: ${reason.message}` : ''}`;
 }
+
+/** The first character of a return value's text when conversions were made: JSON text never starts with it. */
+const CONVERTED_MARK = 1;
 
 /** How long a sandbox process may take to report idle after a run before it is replaced. */
 const LIVENESS_MS = 300;
@@ -194,12 +197,16 @@ export class RunSession {
         const problem = this.returnProblem(message.json);
         if (problem !== undefined) return this.finish({ ok: false, error: { kind: 'script', name: 'RangeError', message: problem } }, true);
         let value: unknown;
+        let converted: Conversion[] | undefined;
         try {
-          value = message.json === '' ? undefined : JSON.parse(message.json);
+          if (message.json.charCodeAt(0) === CONVERTED_MARK) {
+            // guest-core.js's returnJson: the value wrapped with the conversions it needed.
+            ({ value, converted } = JSON.parse(message.json.slice(1)) as { value: unknown; converted: Conversion[] });
+          } else value = message.json === '' ? undefined : JSON.parse(message.json);
         } catch {
           return this.fail({ kind: 'sandbox', message: 'broken sandbox bridge: the return value is not JSON' });
         }
-        return this.finish({ ok: true, value }, true);
+        return this.finish(converted === undefined ? { ok: true, value } : { ok: true, value, converted }, true);
       }
       default:
         return this.fail({ kind: 'sandbox', message: `broken sandbox bridge: unexpected ${message.t} message` });
@@ -364,7 +371,7 @@ export class RunSession {
   }
 
   /** Ends the run once. `clean`: the process reported the outcome itself and may be reused. */
-  private finish(outcome: { ok: true; value: unknown } | { ok: false; error: RunError }, clean: boolean): void {
+  private finish(outcome: { ok: true; value: unknown; converted?: Conversion[] } | { ok: false; error: RunError }, clean: boolean): void {
     if (this.finished) return;
     this.finished = true;
     this.deadline.stop();

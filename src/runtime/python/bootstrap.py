@@ -54,12 +54,41 @@ def load_sibling(name):
 
 st = load_sibling("script_tools")
 sh = load_sibling("script_helpers")
+jf = load_sibling("json_forms")
 # Frames from these files are the runner's own: hidden from tracebacks, never interrupted.
-OUR_FILES = frozenset((sys._getframe().f_code.co_filename, st.__file__, sh.__file__))
+OUR_FILES = frozenset((sys._getframe().f_code.co_filename, st.__file__, sh.__file__, jf.__file__))
 SCRIPT_PREFIX = "<run "
 CO_COROUTINE = inspect.CO_COROUTINE
 TLA_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 dumps = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
+class AwaitLoopEntries(ast.NodeTransformer):
+    """`asyncio.run(x)` and `<loop>.run_until_complete(x)` in the script's top-level code become
+    `await x`.
+
+    The script already runs inside the runner's event loop (top-level `await` works), where
+    those calls raise "cannot be called from a running event loop"; models write them anyway,
+    often behind `if __name__ == "__main__":`. Inside a function they are left alone: there the
+    script chose to block, and the error it gets says so.
+    """
+
+    def visit_FunctionDef(self, node):
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+    visit_Lambda = visit_FunctionDef
+    visit_ClassDef = visit_FunctionDef
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        f = node.func
+        entry = isinstance(f, ast.Attribute) and len(node.args) >= 1 and (
+            (f.attr == "run" and isinstance(f.value, ast.Name) and f.value.id == "asyncio")
+            or f.attr == "run_until_complete")
+        if not entry:
+            return node
+        return ast.copy_location(ast.Await(value=node.args[0]), node)
 
 
 def fatal(what):
@@ -407,7 +436,7 @@ class Runtime:
     async def evaluate(self, run_id, code, g):
         filename = "%s%d>" % (SCRIPT_PREFIX, run_id)
         linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
-        tree = ast.parse(code, filename, "exec")
+        tree = AwaitLoopEntries().visit(ast.parse(code, filename, "exec"))
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
         body = compile(tree, filename, "exec", TLA_FLAGS, dont_inherit=True)
         result = eval(body, g)
@@ -426,12 +455,20 @@ class Runtime:
         if st.returns_content(value):
             # Checked by the host, which says what is wrong; here it only must not be cut.
             value, cap = st.content_json(value), max(cap, st.CONTENT_VALUE_CAP)
+        converted = []
         try:
             text = dumps(value)
         except (TypeError, ValueError, RecursionError):
-            text = dumps(safe_str(value, repr))
+            # Only the values JSON cannot hold are given their documented forms (json_forms.py).
+            try:
+                value, converted = jf.to_json_form(value)
+                text = dumps(value)
+            except (TypeError, ValueError, RecursionError):
+                text, converted = dumps(safe_str(value, repr)), [{"kind": type(value).__name__, "as": "string (repr)", "count": 1}]
         if len(text) > cap:
             return ',"valueTruncated":true}'
+        if converted:
+            return ',"value":%s,"converted":%s}' % (text, dumps(converted))
         return ',"value":%s}' % text
 
     @staticmethod

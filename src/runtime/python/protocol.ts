@@ -30,6 +30,8 @@ export type InboundMessage =
       returnCode: number;
       value?: unknown;
       valueTruncated?: boolean;
+      /** Values given their documented JSON forms (json_forms.py). */
+      converted?: unknown;
       error?: ScriptErrorInfo;
     };
 

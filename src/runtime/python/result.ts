@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import type { CallSummary, RunError, SessionInfo } from '../types.ts';
+import type { CallSummary, Conversion, RunError, SessionInfo } from '../types.ts';
 import type { InboundMessage } from './protocol.ts';
 import type { CapturedOutput } from './output.ts';
 
@@ -19,6 +19,8 @@ export interface PythonRunResult {
    * that value if JSON can carry it, else its `repr()`. Left out when larger than the output cap.
    */
   value?: unknown;
+  /** Values given their documented JSON forms, each kind with its count (json_forms.py). */
+  converted?: Conversion[];
   error?: RunError;
   /** Output (or the value) was cut at the output cap. */
   truncated?: boolean;
@@ -68,7 +70,29 @@ export function resultFromDone(
   }
   const result = assemble(output, calls, done.returnCode, error, done.value);
   if (done.valueTruncated) result.truncated = true;
+  const converted = conversions(done.converted);
+  if (converted.length > 0) result.converted = converted;
   return result;
+}
+
+/** Kinds of conversion kept from a `done` frame, and the longest text of each field. */
+const MAX_CONVERSIONS = 16;
+const MAX_CONVERSION_CHARS = 120;
+
+/**
+ * The `converted` list of a `done` frame, checked: the interpreter runs the script's code too, so
+ * what it reports is bounded and typed here (at most 16 entries, short texts, positive counts).
+ */
+function conversions(raw: unknown): Conversion[] {
+  if (!Array.isArray(raw)) return [];
+  const out: Conversion[] = [];
+  for (const entry of raw.slice(0, MAX_CONVERSIONS)) {
+    if (entry === null || typeof entry !== 'object') continue;
+    const { kind, as, count } = entry as Record<string, unknown>;
+    if (typeof kind !== 'string' || typeof as !== 'string' || !Number.isSafeInteger(count) || (count as number) < 1) continue;
+    out.push({ kind: kind.slice(0, MAX_CONVERSION_CHARS), as: as.slice(0, MAX_CONVERSION_CHARS), count: count as number });
+  }
+  return out;
 }
 
 /** Exit status as a shell would report it. */

@@ -14,9 +14,11 @@ test('print, sys.stderr and the last expression come back separately, like a REP
   assert.deepEqual(r, { ok: true, stdout: 'out 1\n', stderr: 'err\n', returnCode: 0, calls: [], value: { a: [1, 2.5, null, 'é'] }, session: { fresh: true } });
 });
 
-test('a value JSON cannot carry comes back as its repr; None and statements give no value', async () => {
-  assert.equal((await run('{1, 2}')).value, '{1, 2}');
-  assert.equal((await run('float("nan")')).value, 'nan');
+test('a value JSON cannot carry gets its documented form, said in converted; None and statements give no value', async () => {
+  const set = await run('{2, 1}');
+  assert.deepEqual(set.value, [1, 2]);
+  assert.deepEqual(set.converted, [{ kind: 'set', as: 'array', count: 1 }]);
+  assert.equal((await run('float("nan")')).value, 'NaN');
   assert.equal('value' in (await run('None')), false);
   assert.equal('value' in (await run('x = 1')), false);
 });

@@ -49,9 +49,12 @@
   errorCtors.ReferenceError = ReferenceError;
   errorCtors.EvalError = EvalError;
   errorCtors.URIError = URIError;
+  errorCtors.ToolError = core.ToolError;
   // Helpers shared with the other engine's prelude (guest/guest-core.js, evaluated just before).
   const { safeString, describe, cutArgument, isError, readString, rejected, returnJson, makeNamespace } = core;
   const makeLogger = (level) => core.makeLogger(level, format, sendLog);
+  // The class a failed tool call raises, named as code_execution's description says.
+  Object.defineProperty(G, 'ToolError', { value: core.ToolError, writable: false, enumerable: false, configurable: false });
 
   // The same world as the V8 engine: no typed arrays or shared memory (not needed by scripts),
   // no performance clock, no weak references (their timing would reveal the collector).

@@ -60,9 +60,12 @@
   errorCtors.ReferenceError = ReferenceError;
   errorCtors.EvalError = EvalError;
   errorCtors.URIError = URIError;
+  errorCtors.ToolError = core.ToolError;
   // Helpers shared with the other engine's prelude (guest/guest-core.js, evaluated just before).
   const { safeString, describe, cutArgument, readString, rejected, returnJson, makeNamespace } = core;
   const makeLogger = (level) => core.makeLogger(level, format, sendLog);
+  // The class a failed tool call raises, named as code_execution's description says.
+  Object.defineProperty(G, 'ToolError', { value: core.ToolError, writable: false, enumerable: false, configurable: false });
 
   // Capabilities a script must not have. Typed arrays and ArrayBuffer go too: their memory lives
   // outside the V8 heap, so the heap limit could not bound it. Intl.Segmenter and
