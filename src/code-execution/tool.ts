@@ -18,6 +18,7 @@ import { buildBindings, type ExecutionLedger, type RunScope } from './bindings.t
 import { ToolCatalog } from '../runtime/catalog.ts';
 import { describeCodeExecution, toolDescriptors } from './description.ts';
 import { ListingCache } from './listing-cache.ts';
+import { LiveOutput } from './live-output.ts';
 import { ShapeLearner } from './learned-shapes.ts';
 import { LearnedRefresh } from './learned-refresh.ts';
 import { toolSearchBindings } from './tool-search.ts';
@@ -167,7 +168,12 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     if ('refused' in acquired) return refusalResult(acquired.refused);
     const lease = acquired.lease;
     try {
-      const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, budget: { limit: maxCalls, opened: 0 }, ...(ctx.onProgress ? { progress: ctx.onProgress } : {}) };
+      const progress = ctx.onProgress ? increasing(ctx.onProgress) : undefined;
+      const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, budget: { limit: maxCalls, opened: 0 }, ...(progress ? { progress } : {}) };
+      // Only when someone can see it: a listener of the host's event, or a caller asking for progress.
+      const live = progress || host.listenerCount('script-output') > 0
+        ? new LiveOutput(host, ctx, progress ? (message) => progress({ progress: ledger.ended, message }) : undefined)
+        : undefined;
       const tools = catalogFor(language);
       const scope: RunScope = { host, parent: { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs, shapes };
       let report: RunReport;
@@ -180,12 +186,14 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
           conversation: ctx.conversationId,
           reset,
           ...(callSites ? { callSites } : {}),
+          ...(live ? { onOutput: live.push } : {}),
         });
       } else {
         // A reset ends the conversation's interpreter: the run starts in a new one, with no globals.
         if (reset) await runners.reclaimPython(ctx.conversationId);
-        report = await runners.pythonFor(ctx.conversationId).run(code, { tools, scope, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}) });
+        report = await runners.pythonFor(ctx.conversationId).run(code, { tools, scope, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}), ...(live ? { onOutput: live.push } : {}) });
       }
+      live?.end();
       ledger.live = false;
       relist.afterRun();
       const taken = takeReturnedContent(explainFinalExpression(restorePositions(report, positions), normalized), contentLimits);
@@ -232,3 +240,21 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     runners,
   };
 }
+
+/** Smallest step added to a progress value that would not increase (MCP requires each to). */
+const PROGRESS_STEP = 1e-6;
+
+/**
+ * A progress sink whose values always increase, as MCP requires: live output and an inner
+ * call's own progress report between two counts of ended calls, so a value that would not
+ * increase is raised just above the last one instead of being dropped downstream.
+ */
+function increasing(sink: NonNullable<HostToolContext['onProgress']>): NonNullable<HostToolContext['onProgress']> {
+  let last = -Infinity;
+  return (p) => {
+    const progress = p.progress > last ? p.progress : last + PROGRESS_STEP;
+    last = progress;
+    sink(progress === p.progress ? p : { ...p, progress });
+  };
+}
+

@@ -93,6 +93,11 @@ export interface ToolHostEvents {
   'server-tools': (info: { serverId: string }) => void;
   /** {@link ToolHost.endConversation} ended a conversation (after its hooks settled). */
   'conversation-ended': (info: { conversationId: string; reason: string; aborted: number }) => void;
+  /**
+   * A running script's output (console lines, print, Python's stdout/stderr) while it runs,
+   * coalesced (code-execution/live-output.ts); `toolCallId` is its `code_execution` call.
+   */
+  'script-output': (info: { toolCallId: string; inferenceId: string; conversationId: string; text: string; dropped: number }) => void;
 }
 
 /**

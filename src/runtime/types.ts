@@ -102,6 +102,13 @@ export interface Conversion {
   count: number;
 }
 
+/**
+ * Receives a script's output while it runs: each console line (`level` its method) and each
+ * `print` line (`stdout`; Python: `stdout`/`stderr` text as it arrives). For live display only:
+ * the result carries the same output, bounded, when the run ends.
+ */
+export type OutputListener = (stream: LogLevel | 'stdout' | 'stderr', text: string) => void;
+
 export interface SessionInfo {
   fresh: boolean;
 }

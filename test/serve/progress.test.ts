@@ -69,3 +69,29 @@ test('without a progress token nothing is reported and the tool is told nobody a
     await served.close();
   }
 });
+
+test("a script's output reaches the client as progress while it runs, before the result", async () => {
+  const served = await serveFixtureHost();
+  const { client, progress: seen } = await connectClient(served.serving.url);
+  try {
+    let seenAtResult = -1;
+    const result = await client
+      .callTool(
+        { name: 'code_execution', arguments: { code: 'console.log("working on it"); await tools.progressive({ steps: 1 }); print("done here"); return "ok"' } },
+        undefined,
+        { onprogress: () => {} },
+      )
+      .then((r) => {
+        seenAtResult = seen.length;
+        return r;
+      });
+    assert.equal((result.structuredContent as { value?: unknown })?.value, 'ok', JSON.stringify(result));
+    const messages = seen.slice(0, seenAtResult).map((p) => p.message ?? '');
+    assert.ok(messages.some((m) => m.includes('working on it')), JSON.stringify(seen));
+    assert.ok(messages.some((m) => m.includes('done here')), JSON.stringify(seen));
+    assert.ok(increasing(seen.map((p) => p.progress)));
+  } finally {
+    await client.close();
+    await served.close();
+  }
+});

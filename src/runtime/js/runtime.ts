@@ -20,7 +20,7 @@
  * ```
  */
 import os from 'node:os';
-import type { RunError, ToolBinding } from '../types.ts';
+import type { OutputListener, RunError, ToolBinding } from '../types.ts';
 import { newCatalogId, PerCatalog, type ToolCatalog } from '../catalog.ts';
 import { planBindings, type BindingPlan } from './bindings.ts';
 import { checkLimits, resolveLimits, type JsLimits } from './limits.ts';
@@ -145,6 +145,8 @@ export interface ExecuteOptions {
    * prompts. Costs a stack capture per call; off by default.
    */
   callSites?: boolean;
+  /** Told each console and print line as it reaches the host, while the script runs. */
+  onOutput?: OutputListener;
   /**
    * Start a fresh session: drop whatever earlier runs of the conversation left on the global
    * object (QuickJS). The result's `session.fresh` is then true.
@@ -323,7 +325,7 @@ export class JsRuntime {
     signal: AbortSignal | undefined,
     owner: SessionRelease,
   ): Promise<RunSession> {
-    const session = new RunSession(process, runId, code, plan, { sites: options.callSites === true, scope: options.scope }, limits, signal, owner);
+    const session = new RunSession(process, runId, code, plan, { sites: options.callSites === true, scope: options.scope, onOutput: options.onOutput }, limits, signal, owner);
     this.sessions.add(session);
     session.start();
     if (session.catalogSent) this.counts.catalogsSent++;

@@ -6,7 +6,7 @@
  * a sandbox process is expected to enforce them first (so the data never crosses), but the
  * host's memory and event loop never depend on it doing so.
  */
-import type { CallSummary, Conversion, LogEntry, RunError, SessionInfo, ToolBinding, ToolCallContext } from '../types.ts';
+import type { CallSummary, Conversion, LogEntry, OutputListener, RunError, SessionInfo, ToolBinding, ToolCallContext } from '../types.ts';
 import { toolLabel, type BindingPlan } from './bindings.ts';
 import { jsonDeeperThan } from './sandbox/json-depth.mjs';
 import { PausableDeadline } from './clock.ts';
@@ -24,6 +24,8 @@ export type RunProcess = Pick<SandboxProcess, 'ref' | 'listen' | 'send' | 'kill'
 export interface RunOptions {
   sites: boolean;
   scope: unknown;
+  /** Told each admitted console/print line as its frame arrives (live output). */
+  onOutput?: OutputListener | undefined;
 }
 
 /** What `execute` resolves with; it never rejects for a script failure. */
@@ -189,6 +191,7 @@ export class RunSession {
           if (!this.acceptLog(log)) return;
           if (log.level === 'stdout') this.stdout += log.message + '\n';
           else this.logs.push(log as LogEntry);
+          this.options.onOutput?.(log.level as LogEntry['level'] | 'stdout', log.message);
         }
         return;
       case 'done': {

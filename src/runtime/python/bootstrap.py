@@ -341,6 +341,12 @@ class Runtime:
         if run is None:
             raise RuntimeError("tool %r was called after its script run ended" % name)
         payload = dumps(args)
+        # What the script printed so far reaches the host now, while the call runs (live output).
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:  # the script closed or replaced the stream; the run's end reports it
+                pass
         run.next_call += 1
         call_id = run.next_call
         fut = run.pending[call_id] = self.loop.create_future()

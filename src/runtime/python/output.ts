@@ -80,6 +80,8 @@ export class RunOutput {
   constructor(
     marker: Buffer,
     private readonly capBytes: number,
+    /** Told each kept piece of text as it arrives (live output); a multi-byte character split across chunks may show as U+FFFD here, never in the result. */
+    private readonly onText?: (stream: StreamName, text: string) => void,
   ) {
     this.#scanners = { stdout: new MarkerScanner(marker), stderr: new MarkerScanner(marker) };
   }
@@ -111,5 +113,6 @@ export class RunOutput {
     const kept = bytes.length > room ? bytes.subarray(0, room) : bytes;
     this.#chunks[stream].push(kept);
     this.#used += kept.length;
+    this.onText?.(stream, kept.toString('utf8'));
   }
 }

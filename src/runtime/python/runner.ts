@@ -1,5 +1,5 @@
 import { checkCaps, checkMode, checkMounts, PYTHON_CAPS, type CheckedCaps, type DiagnosticSink, type IsolationMode, type MountGrant, type ScriptCaps } from '../isolation/index.ts';
-import type { RunErrorKind, ToolBinding } from '../types.ts';
+import type { OutputListener, RunErrorKind, ToolBinding } from '../types.ts';
 import { childEnvironment, validateExtraEnv } from './env.ts';
 import type { ExitInfo, PythonProcess } from './process.ts';
 import type { PythonRunResult } from './result.ts';
@@ -69,6 +69,8 @@ export interface PythonRunOptions {
   signal?: AbortSignal;
   /** Report where in the script each call was made (`ToolCallContext.site`); costs a frame walk per call. */
   callSites?: boolean;
+  /** Told the script's stdout and stderr text as it arrives, while it runs. */
+  onOutput?: OutputListener;
 }
 
 export type PythonRunnerState = 'cold' | 'starting' | 'idle' | 'busy' | 'dead';
@@ -256,6 +258,7 @@ export class PythonRunner {
       outputCapBytes: this.#outputCapBytes,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.callSites ? { callSites: true } : {}),
+      ...(options.onOutput ? { onOutput: options.onOutput } : {}),
     });
     interp.toolKey = tools.key;
     const fresh = this.#lastInterp !== interp;

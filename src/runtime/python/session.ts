@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { RunError, ToolBinding } from '../types.ts';
+import type { OutputListener, RunError, ToolBinding } from '../types.ts';
 import { PausableDeadline } from './clock.ts';
 import { CallLedger, type OpenCall } from './ledger.ts';
 import { encodeCancel, encodeResult, encodeRun, type InboundMessage, type ToolTable } from './protocol.ts';
@@ -24,6 +24,8 @@ export interface SessionOptions {
   signal?: AbortSignal;
   /** Ask the interpreter for each call's script line and column. */
   callSites?: boolean;
+  /** Told the run's stdout/stderr text as it arrives (live output). */
+  onOutput?: OutputListener;
 }
 
 type Done = Extract<InboundMessage, { t: 'done' }>;
@@ -58,7 +60,7 @@ export class RunSession {
     this.proc = o.proc;
     this.runId = o.runId;
     this.result = new Promise((resolve) => (this.#resolve = resolve));
-    this.#output = new RunOutput(endMarker(this.#token, o.runId), o.outputCapBytes);
+    this.#output = new RunOutput(endMarker(this.#token, o.runId), o.outputCapBytes, o.onOutput);
     this.#deadline = new PausableDeadline(o.timeoutMs, () => this.#escalate('timeout'));
   }
 
