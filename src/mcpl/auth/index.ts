@@ -11,3 +11,4 @@ export {
 } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 export { TokenFileProvider } from './token-file.ts';
 export { InteractiveAuthProvider, type InteractiveAuthOptions } from './interactive.ts';
+export { readSecretFile, SecretFileError, type SecretFileKind } from './secret-file.ts';
