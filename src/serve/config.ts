@@ -117,6 +117,7 @@ function interactiveOptions(auth: Extract<Auth, { type: 'interactive' }>, base: 
     ...(auth.clientName !== undefined ? { clientName: auth.clientName } : {}),
     ...(auth.clientMetadataUrl !== undefined ? { clientMetadataUrl: auth.clientMetadataUrl } : {}),
     ...(auth.clientId !== undefined ? { clientInformation: { client_id: auth.clientId, ...(secret !== undefined ? { client_secret: secret } : {}) } } : {}),
+    ...(auth.issuer !== undefined ? { issuer: auth.issuer } : {}),
     authorizationTimeoutMs: auth.authorizationTimeoutMs ?? 300_000,
   };
 }

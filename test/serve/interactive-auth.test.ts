@@ -6,16 +6,21 @@
  * redirects to serve's loopback listener, and serve connects the server: the SDK client sees
  * its tools and calls one. A request to the listener with a wrong `state` (sent while serve
  * waits) is answered with an error page and logged on stderr, and serve goes on waiting for
- * the real redirect; once it came, the listener is closed, and a replay finds nobody.
+ * the real redirect; once it came, the listener is closed, and a replay finds nobody. A
+ * pre-registered client whose `issuer` is pinned refuses the authorization server the MCP
+ * server names instead, and its secret reaches nobody.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { REPO_ROOT, scratchDir } from '../helpers/peers.ts';
 import { startProtectedServer } from '../mcpl/fixtures/oauth-protected.ts';
+import { startRogueAuthorizationServer } from '../mcpl/fixtures/oauth-rogue-as.ts';
+import { InteractiveAuthProvider } from '../../src/mcpl/auth/index.ts';
 
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 
@@ -94,6 +99,37 @@ test('serve ignores and logs a redirect with a wrong state, completes the real o
     await assert.rejects(fetch(location), (error: Error) => (error.cause as { code?: string } | undefined)?.code === 'ECONNREFUSED');
   } finally {
     await client.close();
+    await server.close();
+  }
+});
+
+test('serve: an interactive pre-registered client with "issuer" pinned refuses the authorization server the MCP server names instead; serve exits saying why and the secret goes nowhere', { timeout: 90_000 }, async () => {
+  const server = await startProtectedServer(() => ['notes:read']);
+  const rogue = await startRogueAuthorizationServer();
+  const probe = await InteractiveAuthProvider.start();
+  const redirectPort = Number(new URL(probe.redirectUrl).port);
+  await probe.close();
+  const dir = scratchDir();
+  const secret = 'serve-pre-registered-secret-71c2';
+  writeFileSync(join(dir, 'secret'), `${secret}\n`, { mode: 0o600 });
+  server.preRegister({ client_id: 'toolcell-pre', client_secret: secret, redirect_uris: [`http://127.0.0.1:${redirectPort}/callback`] });
+  server.nameAuthorizationServer(rogue.url);
+  const config = join(dir, 'toolcell.json');
+  writeFileSync(config, JSON.stringify({ servers: [{ id: 'notes', url: server.url, required: true, auth: { type: 'interactive', clientId: 'toolcell-pre', clientSecretFile: 'secret', redirectPort, issuer: server.issuer } }], codeExecution: false }));
+  try {
+    // Spawned, not spawnSync: the servers it reaches live in this process's event loop.
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', config], { cwd: REPO_ROOT, stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
+    const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const run = { status, stderr };
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stderr, /credentials belong to .* \(its "issuer" setting\); nothing is sent to/);
+    assert.equal(rogue.saw(secret), false, 'the secret reached the rogue server');
+    assert.deepEqual(rogue.flowRequests(), []);
+    assert.doesNotMatch(run.stderr, new RegExp(secret));
+  } finally {
+    await rogue.close();
     await server.close();
   }
 });

@@ -11,11 +11,20 @@
  * `close()`), so a replayed redirect afterwards finds nobody. A request whose `state` is not
  * the flow's is somebody else's (a forged or stale redirect): it is answered with an error
  * page, logged, and the flow goes on waiting for the real one.
+ *
+ * Which authorization server is used is checked in the SDK's `saveDiscoveryState` hook, before
+ * anything is sent to it (issuer-guard.ts): its metadata must name the issuer it was fetched
+ * for, and it must be the pinned `issuer`, or else — for a pre-registered client — the one
+ * first used. The redirect that carries the flow's `state` must name that issuer in `iss`
+ * when it carries one, and must carry one when the server advertises it (RFC 9207); otherwise
+ * the flow fails (a mix-up: the code is not used).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationCodeProvider } from '../auth.ts';
+import { IssuerGuard, sameIssuer, type CheckedIssuer } from './issuer-guard.ts';
 
 /**
  * How many ignored redirects one flow logs; later ones are still answered and ignored, and one
@@ -34,8 +43,17 @@ export interface InteractiveAuthOptions {
   clientName?: string;
   /** An HTTPS URL of this client's metadata document, used as client_id where the server supports CIMD. */
   clientMetadataUrl?: string;
-  /** A pre-registered client: no dynamic registration. Its redirect URI must be this listener's. */
+  /**
+   * A pre-registered client: no dynamic registration. Its redirect URI must be this listener's.
+   * Without `issuer`, it is held to the authorization server it is first used with.
+   */
   clientInformation?: OAuthClientInformationMixed;
+  /**
+   * The authorization server (its issuer URL) this client may use; any other the MCP server
+   * names is refused before anything is sent to it. Absent: any, except that a pre-registered
+   * client is held to the first one used.
+   */
+  issuer?: string;
   /** Shows the authorization URL to the person (default: one line on stderr). */
   onAuthorizationUrl?: (url: URL) => void | Promise<void>;
   /** How long {@link InteractiveAuthProvider.waitForAuthorizationCode} waits for the redirect before it fails; absent, without end. */
@@ -59,6 +77,11 @@ export class InteractiveAuthProvider implements AuthorizationCodeProvider {
   private listener: Server | undefined;
   private ignoredThisFlow = 0;
   private closed = false;
+  private readonly guard: IssuerGuard;
+  /** The authorization server of the last discovery that passed the guard. */
+  private checked: CheckedIssuer | undefined;
+  /** The authorization server the flow under way went to (the discovery before its `state`), whose issuer its redirect must name. */
+  private flowIssuer: CheckedIssuer | undefined;
 
   private constructor(
     private readonly port: number,
@@ -66,6 +89,7 @@ export class InteractiveAuthProvider implements AuthorizationCodeProvider {
   ) {
     this.redirectUrl = `http://127.0.0.1:${port}/callback`;
     this.client = options.clientInformation;
+    this.guard = new IssuerGuard(options.issuer, options.clientInformation !== undefined);
   }
 
   /**
@@ -95,7 +119,14 @@ export class InteractiveAuthProvider implements AuthorizationCodeProvider {
     return this.options.clientMetadataUrl;
   }
 
+  /** The SDK's hook after discovery, before anything is sent to the authorization server: refuses one this client may not use. */
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.checked = this.guard.check(state);
+  }
+
   state(): string {
+    // The SDK asks for the state right after the discovery of the server it will send the person to.
+    this.flowIssuer = this.checked;
     this.expectedState = randomBytes(16).toString('base64url');
     return this.expectedState;
   }
@@ -190,6 +221,12 @@ export class InteractiveAuthProvider implements AuthorizationCodeProvider {
       this.noteIgnored(state === null ? 'carries no state' : 'carries a state that is not the one of the authorization under way');
       return;
     }
+    const mixUp = this.issuerProblem(url.searchParams.get('iss'));
+    if (mixUp) {
+      page(400, 'Authorization failed: the response does not come from the expected authorization server.');
+      void this.endFlow({ error: new Error(mixUp) });
+      return;
+    }
     const code = url.searchParams.get('code');
     if (code) {
       page(200, 'Authorized. You can close this window.');
@@ -200,6 +237,15 @@ export class InteractiveAuthProvider implements AuthorizationCodeProvider {
     const error = url.searchParams.get('error');
     const description = url.searchParams.get('error_description');
     void this.endFlow({ error: new Error(`the authorization server answered ${error ?? 'without a code'}${description ? `: ${description}` : ''}`) });
+  }
+
+  /** RFC 9207: the response's `iss` must be the issuer of the server this flow went to, and present when that server says it sends one. */
+  private issuerProblem(iss: string | null): string | undefined {
+    const expected = this.flowIssuer;
+    if (!expected) return undefined;
+    if (iss === null) return expected.issRequired ? `the authorization response carries no "iss", though ${expected.issuer} advertises it (RFC 9207); refused as a possible mix-up, its code is not used` : undefined;
+    if (!sameIssuer(iss, expected.issuer)) return `the authorization response names the issuer ${iss}, not ${expected.issuer} where this authorization was sent (RFC 9207); refused as a mix-up, its code is not used`;
+    return undefined;
   }
 
   private noteIgnored(why: string): void {
