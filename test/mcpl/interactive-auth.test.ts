@@ -148,6 +148,7 @@ test('ignored redirects are logged up to MAX_LOGGED_IGNORED_REDIRECTS per author
     for (let i = 0; i < MAX_LOGGED_IGNORED_REDIRECTS + 5; i++) {
       const answer = await fetch(`${provider.redirectUrl}?code=c${i}&state=wrong${i}`);
       assert.equal(answer.status, 400);
+      assert.equal(answer.headers.get('connection'), 'close', 'every answer closes its connection');
       await answer.text();
     }
     assert.equal(log.length, MAX_LOGGED_IGNORED_REDIRECTS + 1);
@@ -157,5 +158,36 @@ test('ignored redirects are logged up to MAX_LOGGED_IGNORED_REDIRECTS per author
     assert.equal(await waited, 'the-code');
   } finally {
     await provider.close();
+  }
+});
+
+test('the authorization server\'s error redirect (with the right state) ends the flow with its reason and closes the listener', { timeout: 30_000 }, async () => {
+  const provider = await InteractiveAuthProvider.start({ onAuthorizationUrl: () => {} });
+  try {
+    const state = provider.state();
+    await provider.redirectToAuthorization(new URL('http://127.0.0.1:9/authorize'));
+    const refused = assert.rejects(provider.waitForAuthorizationCode(), /the authorization server answered access_denied: no/);
+    const answer = await fetch(`${provider.redirectUrl}?error=access_denied&error_description=no&state=${state}`);
+    assert.equal(answer.status, 400);
+    await answer.text();
+    await refused;
+    await assert.rejects(fetch(`${provider.redirectUrl}?code=late&state=${state}`), (error: Error) => (error.cause as { code?: string } | undefined)?.code === 'ECONNREFUSED');
+  } finally {
+    await provider.close();
+  }
+});
+
+test('an authorization whose redirect port another process took meanwhile fails saying so', { timeout: 30_000 }, async () => {
+  const { createServer } = await import('node:http');
+  const provider = await InteractiveAuthProvider.start({ onAuthorizationUrl: () => {} });
+  const port = Number(new URL(provider.redirectUrl).port);
+  const squatter = createServer((_req, res) => res.end('mine'));
+  await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', () => resolve()));
+  try {
+    provider.state();
+    await assert.rejects(provider.redirectToAuthorization(new URL('http://127.0.0.1:9/authorize')), new RegExp(`cannot open the redirect listener on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`));
+  } finally {
+    await provider.close();
+    await new Promise((resolve) => squatter.close(resolve));
   }
 });
