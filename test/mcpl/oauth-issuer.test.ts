@@ -190,3 +190,17 @@ test('a server advertising RFC 9207 must send iss: its own is accepted, none is 
     await unsigned.close();
   }
 });
+
+test('the issuer check in the 2025-03-26 fallback (no authorization server named): the metadata\'s issuer must be on the MCP server\'s origin; with one named, it must be the URL itself', async () => {
+  const { IssuerGuard } = await import('../../src/mcpl/auth/issuer-guard.ts');
+  const metadata = (issuer: string) => ({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, response_types_supported: ['code'] });
+  const fallback = (issuer: string) => ({ authorizationServerUrl: 'http://127.0.0.1:4000/', authorizationServerMetadata: metadata(issuer) });
+  const named = (issuer: string) => ({ ...fallback(issuer), resourceMetadata: { resource: 'http://127.0.0.1:4000/mcp', authorization_servers: ['http://127.0.0.1:4000/'] } });
+  assert.equal(new IssuerGuard(undefined, false).check(fallback('http://127.0.0.1:4000/oauth')).issuer, 'http://127.0.0.1:4000/oauth', 'a path on the same origin, as 2025-03-26 allowed');
+  assert.throws(() => new IssuerGuard(undefined, false).check(fallback('http://127.0.0.1:4001/')), /names the issuer http:\/\/127\.0\.0\.1:4001\/; without protected resource metadata the issuer must be on the MCP server's origin/);
+  assert.throws(() => new IssuerGuard(undefined, false).check(named('http://127.0.0.1:4000/oauth')), /RFC 8414 requires the URL it was fetched for/);
+  assert.equal(new IssuerGuard(undefined, false).check(named('http://127.0.0.1:4000')).issuer, 'http://127.0.0.1:4000', 'one trailing "/" apart');
+  // A pin names the authorization server's URL: in the fallback, the MCP server's origin.
+  assert.throws(() => new IssuerGuard('http://127.0.0.1:4000/oauth', false).check(fallback('http://127.0.0.1:4000/oauth')), /credentials belong to http:\/\/127\.0\.0\.1:4000\/oauth/);
+  assert.doesNotThrow(() => new IssuerGuard('http://127.0.0.1:4000/', false).check(fallback('http://127.0.0.1:4000/oauth')));
+});

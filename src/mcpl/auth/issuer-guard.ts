@@ -4,7 +4,10 @@
  * discovery result (`saveDiscoveryState`) before it registers, authorizes, or sends a secret,
  * a client assertion or a refresh token; the guard refuses there:
  * - when the authorization server's metadata names an `issuer` other than the URL it was
- *   fetched for (RFC 8414 §3.3: they must be identical);
+ *   fetched for (RFC 8414 §3.3: they must be identical). In the 2025-03-26 fallback — the MCP
+ *   server names no authorization server (no RFC 9728 `authorization_servers`) and the SDK
+ *   takes the metadata from the MCP server's own origin — that revision let the issuer carry a
+ *   path, so there the issuer must only be on that origin;
  * - when the client has an issuer and this is not it: the one pinned by configuration, or else,
  *   for a client holding credentials of its own (pre-registered, client credentials), the one
  *   it first used (trust on first use: the binding is made at the first discovery, before
@@ -24,6 +27,15 @@ export function sameIssuer(a: string, b: string): boolean {
     // Not URLs: compared as written.
   }
   return x === y || (x.endsWith('/') && x.slice(0, -1) === y) || (y.endsWith('/') && y.slice(0, -1) === x);
+}
+
+/** Whether two URLs share scheme, host and port (false when either is not a URL). */
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
 }
 
 /** What one discovery established: the issuer an authorization response must name, and whether it must name one. */
@@ -56,8 +68,10 @@ export class IssuerGuard {
   check(state: OAuthDiscoveryState): CheckedIssuer {
     const url = state.authorizationServerUrl;
     const metadata = state.authorizationServerMetadata;
-    if (metadata && !sameIssuer(metadata.issuer, url)) {
-      throw new UnauthorizedError(`the authorization server metadata fetched for ${url} names the issuer ${metadata.issuer}; RFC 8414 requires the URL it was fetched for, so nothing is sent to that server`);
+    const named = (state.resourceMetadata?.authorization_servers?.length ?? 0) > 0;
+    if (metadata && (named ? !sameIssuer(metadata.issuer, url) : !sameOrigin(metadata.issuer, url))) {
+      const rule = named ? 'RFC 8414 requires the URL it was fetched for' : 'without protected resource metadata the issuer must be on the MCP server\'s origin';
+      throw new UnauthorizedError(`the authorization server metadata fetched for ${url} names the issuer ${metadata.issuer}; ${rule}, so nothing is sent to that server`);
     }
     const allowed = this.pinned ?? this.bound;
     if (allowed !== undefined && !sameIssuer(url, allowed)) {
