@@ -2,10 +2,11 @@
  * Who may talk to `serve --http`: loopback binds may run without a token; any other bind must
  * have one (refused at start otherwise), and a configured token is checked on every request in
  * constant time. Hashing both sides first gives equal-length inputs to `timingSafeEqual`, so
- * neither the content nor the length of the token leaks through timing.
+ * neither the content nor the length of the token leaks through timing. The token file is
+ * refused when other users can read or change it (src/mcpl/auth/secret-file.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readSecretFile } from '../mcpl/auth/secret-file.ts';
 import { isIPv4, isIPv6 } from 'node:net';
 
 /** True for addresses only this machine can reach: 127.0.0.0/8, ::1, and `localhost`. */
@@ -20,15 +21,9 @@ export function isLoopbackHost(host: string): boolean {
   return false;
 }
 
-/** Reads a bearer token file: the content minus surrounding whitespace, refused when empty or multi-line. */
+/** Reads a bearer token file: the content minus surrounding whitespace, refused when empty, multi-line, or open to other users. */
 export function readTokenFile(path: string): string {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new Error(`cannot read token file ${path}: ${(error as Error).message}`);
-  }
-  const token = text.trim();
+  const token = readSecretFile('token file', path).trim();
   if (token === '') throw new Error(`token file ${path} is empty`);
   if (/\s/.test(token)) throw new Error(`token file ${path} must hold one token (no whitespace inside)`);
   return token;

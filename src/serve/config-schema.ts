@@ -52,6 +52,8 @@ const InteractiveAuth = z.object({
   clientId: z.string().min(1).optional(),
   /** The pre-registered client's secret, for a confidential client. */
   clientSecretFile: z.string().min(1).optional(),
+  /** The only authorization server (issuer URL) this client may use; absent, a pre-registered client is held to the first one used. */
+  issuer: z.url({ protocol: /^https?$/ }).optional(),
   /** How long serve waits for the person to authorize before the server counts as refused (default 5 minutes). */
   authorizationTimeoutMs: z.number().int().min(1000).optional(),
 }).strict().superRefine((auth, ctx) => {

@@ -3,7 +3,7 @@
  * reported on its own line with its full path, before anything is spawned. Turns the parsed file
  * into what the host takes (server configs, code_execution options).
  */
-import { ClientCredentialsProvider, PrivateKeyJwtProvider, TokenFileProvider, type InteractiveAuthOptions } from '../mcpl/auth/index.ts';
+import { ClientCredentialsProvider, PrivateKeyJwtProvider, TokenFileProvider, readSecretFile, type InteractiveAuthOptions } from '../mcpl/auth/index.ts';
 import type { OAuthClientProvider } from '../mcpl/auth.ts';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -96,13 +96,15 @@ function toServerConfig(server: ParsedServer, base: string): ServeServerConfig {
 
 type Auth = NonNullable<ParsedServer['auth']>;
 
-/** A secret file's trimmed contents, read now so a missing file is refused before anything starts. */
-function readSecret(file: string, base: string, key = 'clientSecretFile'): string {
-  const secretPath = resolve(base, file);
+/**
+ * A secret file's trimmed contents, read now so a missing file, or one other users can read or
+ * change, is refused before anything starts.
+ */
+function readSecret(file: string, base: string, key: 'clientSecretFile' | 'privateKeyFile' = 'clientSecretFile'): string {
   try {
-    return readFileSync(secretPath, 'utf8').trim();
+    return readSecretFile(key === 'privateKeyFile' ? 'private key file' : 'secret file', resolve(base, file)).trim();
   } catch (error) {
-    throw new Error(`auth.${key}: cannot read ${secretPath}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new Error(`auth.${key}: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -115,6 +117,7 @@ function interactiveOptions(auth: Extract<Auth, { type: 'interactive' }>, base: 
     ...(auth.clientName !== undefined ? { clientName: auth.clientName } : {}),
     ...(auth.clientMetadataUrl !== undefined ? { clientMetadataUrl: auth.clientMetadataUrl } : {}),
     ...(auth.clientId !== undefined ? { clientInformation: { client_id: auth.clientId, ...(secret !== undefined ? { client_secret: secret } : {}) } } : {}),
+    ...(auth.issuer !== undefined ? { issuer: auth.issuer } : {}),
     authorizationTimeoutMs: auth.authorizationTimeoutMs ?? 300_000,
   };
 }

@@ -4,8 +4,9 @@
  * started before the server is connected. When the server asks for authorization the URL is
  * printed on stderr, one line naming the server, and the connect waits for the person's
  * browser to come back to the listener (up to the configured `authorizationTimeoutMs`; then
- * the server counts as refused and its `reconnect` policy applies). The listeners close
- * with serve.
+ * the server counts as refused and its `reconnect` policy applies). A listener is open only
+ * while its authorization is under way; what it ignores (a redirect with a wrong `state`) is
+ * logged on stderr, naming the server. The providers close with serve.
  */
 import { InteractiveAuthProvider } from '../mcpl/auth/index.ts';
 import type { ServeServerConfig } from './config.ts';
@@ -14,7 +15,7 @@ import type { GatewayServerConfig } from './gateway/connect-servers.ts';
 export interface InteractiveServers {
   /** The servers as the host takes them: an interactive one carries its started provider. */
   servers: GatewayServerConfig[];
-  /** Stops every redirect listener. */
+  /** Closes every provider (and a redirect listener still open). */
   close(): Promise<void>;
 }
 
@@ -29,6 +30,7 @@ export async function startInteractiveAuth(servers: readonly ServeServerConfig[]
         const provider = await InteractiveAuthProvider.start({
           ...interactiveAuth,
           onAuthorizationUrl: (url) => write(`toolcell: server "${server.id}" needs authorization; open this URL in a browser: ${url.href}\n`),
+          log: (line) => write(`toolcell: server "${server.id}": ${line}\n`),
         });
         providers.push(provider);
         return { ...server, authProvider: provider } as GatewayServerConfig;

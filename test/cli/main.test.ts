@@ -93,7 +93,7 @@ test('serve --http off loopback without --token-file is refused before anything 
   assert.match(run.stderr, /0\.0\.0\.0 is not a loopback address, so clients must authenticate: give --token-file FILE/);
   assert.equal(existsSync(a.marker), false);
   const empty = join(dir, 'empty-token');
-  writeFileSync(empty, '\n');
+  writeFileSync(empty, '\n', { mode: 0o600 });
   const emptyRun = toolcell('serve', '--config', configPath, '--http', '0.0.0.0:0', '--token-file', empty);
   assert.equal(emptyRun.status, 1);
   assert.match(emptyRun.stderr, /token file .*empty-token is empty/);

@@ -1,11 +1,12 @@
 /**
  * OAuth against a real SDK server over loopback HTTP: the SDK's McpServer behind the SDK's
  * `requireBearerAuth`, reached with toolcell's token-file provider. A valid token connects;
- * a refused one fails `connectServer` with ConnectError code `unauthorized`.
+ * a refused one fails `connectServer` with ConnectError code `unauthorized`; a token file other
+ * users can read is refused, saying why, and its token is not sent.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -19,11 +20,15 @@ import { InvalidTokenError } from '@modelcontextprotocol/sdk/server/auth/errors.
 import { ToolHost, ConnectError } from '../../src/index.ts';
 import { TokenFileProvider } from '../../src/mcpl/auth/index.ts';
 
+/** Every bearer token the server was shown. */
+const presented: string[] = [];
+
 async function startServer(): Promise<{ url: string; close: () => Promise<void> }> {
   const app = express();
   app.use(express.json());
   const verifier = {
     async verifyAccessToken(token: string) {
+      presented.push(token);
       if (token !== 'good-token') throw new InvalidTokenError('unknown token');
       return { token, clientId: 'c', scopes: [], expiresAt: Math.floor(Date.now() / 1000) + 3600 };
     },
@@ -48,7 +53,7 @@ test('a token the server accepts connects; a refused one fails with ConnectError
   const tokenPath = join(dir, 'token');
   const host = new ToolHost();
   try {
-    writeFileSync(tokenPath, 'good-token\n');
+    writeFileSync(tokenPath, 'good-token\n', { mode: 0o600 });
     await host.connectServer({ id: 'ok', url: server.url, authProvider: new TokenFileProvider(tokenPath) });
     assert.ok(host.listTools().some((t) => t.name === 'ok--hello'));
 
@@ -68,4 +73,25 @@ test('authProvider is refused on a stdio server and when it is not a provider', 
   await assert.rejects(host.connectServer({ id: 'x', command: 'node', authProvider: {} } as never), /authProvider: only for a remote/);
   await assert.rejects(host.connectServer({ id: 'y', url: 'http://127.0.0.1:1/mcp', authProvider: { tokens() {} } } as never), /not an OAuthClientProvider \(missing saveTokens/);
   await host.close();
+});
+
+test('a token file other users can read is refused at the read, saying why; its token is never sent', async () => {
+  const server = await startServer();
+  const tokenPath = join(mkdtempSync(join(tmpdir(), 'toolcell-oauth-')), 'token');
+  writeFileSync(tokenPath, 'good-token\n');
+  chmodSync(tokenPath, 0o644);
+  const host = new ToolHost();
+  const before = presented.length;
+  try {
+    await assert.rejects(host.connectServer({ id: 'open', url: server.url, authProvider: new TokenFileProvider(tokenPath) }), (error: Error) =>
+      new RegExp(`token file ${tokenPath} is readable by group/others \\(mode 0644\\); chmod 600 it`).test(`${error.message} ${String((error.cause as Error | undefined)?.message)}`),
+    );
+    assert.equal(presented.length, before, 'the server was shown no token');
+    chmodSync(tokenPath, 0o600);
+    await host.connectServer({ id: 'closed', url: server.url, authProvider: new TokenFileProvider(tokenPath) });
+    assert.ok(host.listTools().some((t) => t.name === 'closed--hello'));
+  } finally {
+    await host.close();
+    await server.close();
+  }
 });

@@ -121,7 +121,7 @@ test('a remote server\'s auth key selects a provider; mistakes are named by path
   const { tmpdir } = await import('node:os');
   const { TokenFileProvider, ClientCredentialsProvider } = await import('../../src/mcpl/auth/index.ts');
   const dir = mkdtempSync(join(tmpdir(), 'toolcell-auth-config-'));
-  writeFileSync(join(dir, 'secret'), 's3cret\n');
+  writeFileSync(join(dir, 'secret'), 's3cret\n', { mode: 0o600 });
   const config = parseServeConfig(
     {
       servers: [
@@ -166,7 +166,7 @@ test('an interactive auth key is checked strictly: its options reach the provide
   const { join } = await import('node:path');
   const { tmpdir } = await import('node:os');
   const dir = mkdtempSync(join(tmpdir(), 'toolcell-auth-config-'));
-  writeFileSync(join(dir, 'secret'), 's3cret\n');
+  writeFileSync(join(dir, 'secret'), 's3cret\n', { mode: 0o600 });
   const url = 'http://127.0.0.1:1/mcp';
   const config = parseServeConfig(
     {
@@ -208,7 +208,7 @@ test('a private_key_jwt auth key gives the SDK\'s PrivateKeyJwtProvider its key,
   const { PrivateKeyJwtProvider } = await import('../../src/mcpl/auth/index.ts');
   const dir = mkdtempSync(join(tmpdir(), 'toolcell-auth-config-'));
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  writeFileSync(join(dir, 'key.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  writeFileSync(join(dir, 'key.pem'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
   const url = 'http://127.0.0.1:1/mcp';
   const config = parseServeConfig(
     { servers: [{ id: 'm2m', url, auth: { type: 'private_key_jwt', clientId: 'agent', privateKeyFile: 'key.pem', algorithm: 'ES256', issuer: 'https://auth.example.com' } }] },

@@ -20,7 +20,7 @@ test('serve --http with --token-file: tools of the config served to a client hol
   const configPath = join(dir, 'toolcell.json');
   writeFileSync(configPath, JSON.stringify({ servers: [provider.config], codeExecution: { languages: ['javascript'] } }));
   const tokenFile = join(dir, 'token');
-  writeFileSync(tokenFile, 'tok-123\n');
+  writeFileSync(tokenFile, 'tok-123\n', { mode: 0o600 });
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', `--config=${configPath}`, '--http', '127.0.0.1:0', '--token-file', tokenFile], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -5,15 +5,37 @@
  * registration, PKCE, the token exchange, refresh — is the SDK's `auth()`; this class is
  * only the SDK's `OAuthClientProvider` with in-memory storage and the loopback listener.
  * Tokens live in this object only, never on disk, and are never logged.
+ *
+ * The listener listens only while a flow is under way: from just before the authorization URL
+ * is shown until the redirect carrying this flow's `state` came back (or the wait failed, or
+ * `close()`), so a replayed redirect afterwards finds nobody. A request whose `state` is not
+ * the flow's is somebody else's (a forged or stale redirect): it is answered with an error
+ * page, logged, and the flow goes on waiting for the real one.
+ *
+ * Which authorization server is used is checked in the SDK's `saveDiscoveryState` hook, before
+ * anything is sent to it (issuer-guard.ts): its metadata must name the issuer it was fetched
+ * for, and it must be the pinned `issuer`, or else — for a pre-registered client — the one
+ * first used. The redirect that carries the flow's `state` must name that issuer in `iss`
+ * when it carries one, and must carry one when the server advertises it (RFC 9207); otherwise
+ * the flow fails (a mix-up: the code is not used).
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationCodeProvider } from '../auth.ts';
+import { IssuerGuard, sameIssuer, type CheckedIssuer } from './issuer-guard.ts';
+
+/**
+ * How many ignored redirects one flow logs; later ones are still answered and ignored, and one
+ * line says that the rest go unlogged. Bounds what a local process hammering the listener can
+ * write to the log.
+ */
+export const MAX_LOGGED_IGNORED_REDIRECTS = 10;
 
 /** Options of {@link InteractiveAuthProvider.start}. */
 export interface InteractiveAuthOptions {
-  /** Loopback port of the redirect listener; 0 (default) picks a free one. */
+  /** Loopback port of the redirect listener; 0 (default) picks a free one (kept for later flows). */
   redirectPort?: number;
   /** Scopes asked for when the server names none (its `WWW-Authenticate` scope wins, as the SDK does). */
   scopes?: readonly string[];
@@ -21,56 +43,65 @@ export interface InteractiveAuthOptions {
   clientName?: string;
   /** An HTTPS URL of this client's metadata document, used as client_id where the server supports CIMD. */
   clientMetadataUrl?: string;
-  /** A pre-registered client: no dynamic registration. Its redirect URI must be this listener's. */
+  /**
+   * A pre-registered client: no dynamic registration. Its redirect URI must be this listener's.
+   * Without `issuer`, it is held to the authorization server it is first used with.
+   */
   clientInformation?: OAuthClientInformationMixed;
+  /**
+   * The authorization server (its issuer URL) this client may use; any other the MCP server
+   * names is refused before anything is sent to it. Absent: any, except that a pre-registered
+   * client is held to the first one used.
+   */
+  issuer?: string;
   /** Shows the authorization URL to the person (default: one line on stderr). */
   onAuthorizationUrl?: (url: URL) => void | Promise<void>;
   /** How long {@link InteractiveAuthProvider.waitForAuthorizationCode} waits for the redirect before it fails; absent, without end. */
   authorizationTimeoutMs?: number;
+  /** Where the provider reports what it refused or ignored, one line each (default: stderr, prefixed "toolcell: "). */
+  log?: (line: string) => void;
 }
 
 /** An {@link AuthorizationCodeProvider} whose redirect lands on a loopback listener. */
 export class InteractiveAuthProvider implements AuthorizationCodeProvider {
+  readonly redirectUrl: string;
   private storedTokens: OAuthTokens | undefined;
   private client: OAuthClientInformationMixed | undefined;
   private verifier: string | undefined;
+  /** The state of the flow under way; undefined when none is. */
   private expectedState: string | undefined;
   private pending: { resolve: (code: string) => void; reject: (error: Error) => void } | undefined;
-  private arrived: string | undefined;
+  /** How the last flow ended (a code, or why not), for a wait that starts after it did. */
+  private outcome: { code: string } | { error: Error } | undefined;
+  /** The redirect listener, while a flow is under way. */
+  private listener: Server | undefined;
+  private ignoredThisFlow = 0;
+  private closed = false;
+  private readonly guard: IssuerGuard;
+  /** The authorization server of the last discovery that passed the guard. */
+  private checked: CheckedIssuer | undefined;
+  /** The authorization server the flow under way went to (the discovery before its `state`), whose issuer its redirect must name. */
+  private flowIssuer: CheckedIssuer | undefined;
 
   private constructor(
-    private readonly server: Server,
-    readonly redirectUrl: string,
+    private readonly port: number,
     private readonly options: InteractiveAuthOptions,
   ) {
+    this.redirectUrl = `http://127.0.0.1:${port}/callback`;
     this.client = options.clientInformation;
-    server.on('request', (req, res) => {
-      const url = new URL(req.url ?? '/', redirectUrl);
-      if (url.pathname !== '/callback') {
-        res.writeHead(404).end();
-        return;
-      }
-      const code = url.searchParams.get('code');
-      const error = url.searchParams.get('error');
-      const stateOk = this.expectedState === undefined || url.searchParams.get('state') === this.expectedState;
-      res.writeHead(code && stateOk ? 200 : 400, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end(code && stateOk ? 'Authorized. You can close this window.' : 'Authorization failed.');
-      if (!stateOk) this.settle(undefined, new Error('the redirect carried a state that does not match the request (ignored)'));
-      else if (code) this.settle(code);
-      else this.settle(undefined, new Error(`the authorization server answered ${error ?? 'without a code'}${url.searchParams.get('error_description') ? `: ${url.searchParams.get('error_description')}` : ''}`));
-    });
+    this.guard = new IssuerGuard(options.issuer, options.clientInformation !== undefined);
   }
 
-  /** Starts the redirect listener on 127.0.0.1 and returns the provider. Call {@link close} when done. */
+  /**
+   * Checks that the redirect port can be listened on (a free one is picked for port 0) and
+   * returns the provider; the listener itself opens when an authorization starts. Call
+   * {@link close} when done.
+   */
   static async start(options: InteractiveAuthOptions = {}): Promise<InteractiveAuthProvider> {
-    const server = createServer();
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.redirectPort ?? 0, '127.0.0.1', () => resolve());
-    });
-    server.unref();
-    const port = (server.address() as { port: number }).port;
-    return new InteractiveAuthProvider(server, `http://127.0.0.1:${port}/callback`, options);
+    const probe = await listen(options.redirectPort ?? 0);
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    return new InteractiveAuthProvider(port, options);
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -88,7 +119,14 @@ export class InteractiveAuthProvider implements AuthorizationCodeProvider {
     return this.options.clientMetadataUrl;
   }
 
+  /** The SDK's hook after discovery, before anything is sent to the authorization server: refuses one this client may not use. */
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.checked = this.guard.check(state);
+  }
+
   state(): string {
+    // The SDK asks for the state right after the discovery of the server it will send the person to.
+    this.flowIssuer = this.checked;
     this.expectedState = randomBytes(16).toString('base64url');
     return this.expectedState;
   }
@@ -110,7 +148,10 @@ export class InteractiveAuthProvider implements AuthorizationCodeProvider {
   }
 
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
-    this.arrived = undefined;
+    if (this.closed) throw new Error('the interactive authorization provider was closed');
+    this.outcome = undefined;
+    this.ignoredThisFlow = 0;
+    await this.openListener();
     if (this.options.onAuthorizationUrl) await this.options.onAuthorizationUrl(authorizationUrl);
     else process.stderr.write(`toolcell: open this URL to authorize: ${authorizationUrl.href}\n`);
   }
@@ -131,31 +172,121 @@ export class InteractiveAuthProvider implements AuthorizationCodeProvider {
   }
 
   waitForAuthorizationCode(): Promise<string> {
-    if (this.arrived !== undefined) return Promise.resolve(this.arrived);
+    if (this.outcome) return 'code' in this.outcome ? Promise.resolve(this.outcome.code) : Promise.reject(this.outcome.error);
+    if (!this.listener) return Promise.reject(new Error('no authorization is under way (its redirect listener is closed)'));
     // While someone waits for the redirect, the listener keeps the process alive (it is unref'd otherwise).
-    this.server.ref();
+    this.listener.ref();
     const waited = new Promise<string>((resolve, reject) => (this.pending = { resolve, reject })).finally(() => {
-      if (!this.pending) this.server.unref();
+      if (!this.pending) this.listener?.unref();
     });
     const limit = this.options.authorizationTimeoutMs;
     if (limit === undefined) return waited;
     // The wait itself fails at the limit (not a race beside it), so no promise is left pending.
-    const timer = setTimeout(() => this.settle(undefined, new Error(`nobody authorized within ${limit} ms (the authorization URL was not followed to its end)`)), limit);
+    const timer = setTimeout(() => void this.endFlow({ error: new Error(`nobody authorized within ${limit} ms (the authorization URL was not followed to its end)`) }), limit);
     timer.unref();
     return waited.finally(() => clearTimeout(timer));
   }
 
-  private settle(code: string | undefined, error?: Error): void {
-    if (code !== undefined) this.arrived = code;
-    const pending = this.pending;
-    this.pending = undefined;
-    if (code !== undefined) pending?.resolve(code);
-    else if (error) pending?.reject(error);
+  /** Stops the redirect listener if one is open; a pending wait fails, and no flow starts after. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.endFlow({ error: new Error('the authorization listener was closed') });
   }
 
-  /** Stops the redirect listener; a pending wait fails. */
-  async close(): Promise<void> {
-    this.settle(undefined, new Error('the authorization listener was closed'));
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  private async openListener(): Promise<void> {
+    if (this.listener) return;
+    let server: Server;
+    try {
+      server = await listen(this.port);
+    } catch (error) {
+      throw new Error(`cannot open the redirect listener on 127.0.0.1:${this.port}: ${(error as Error).message}`, { cause: error });
+    }
+    server.on('request', (req, res) => this.answer(req, res));
+    server.unref();
+    this.listener = server;
   }
+
+  /** One request to the listener: the flow's own redirect ends the flow; anything else is answered and ignored. */
+  private answer(req: IncomingMessage, res: ServerResponse): void {
+    const url = new URL(req.url ?? '/', this.redirectUrl);
+    // Each answer closes its connection: once the flow ends, nothing is kept open by a browser's keep-alive.
+    const page = (status: number, text: string) => res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(text);
+    if (url.pathname !== '/callback') {
+      page(404, 'Not found.');
+      return;
+    }
+    const state = url.searchParams.get('state');
+    if (this.expectedState === undefined || state !== this.expectedState) {
+      page(400, 'Authorization failed: this redirect does not carry the state of the authorization under way; it was ignored.');
+      this.noteIgnored(state === null ? 'carries no state' : 'carries a state that is not the one of the authorization under way');
+      return;
+    }
+    const mixUp = this.issuerProblem(url.searchParams.get('iss'));
+    if (mixUp) {
+      page(400, 'Authorization failed: the response does not come from the expected authorization server.');
+      void this.endFlow({ error: new Error(mixUp) });
+      return;
+    }
+    const code = url.searchParams.get('code');
+    if (code) {
+      page(200, 'Authorized. You can close this window.');
+      void this.endFlow({ code });
+      return;
+    }
+    page(400, 'Authorization failed.');
+    const error = url.searchParams.get('error');
+    const description = url.searchParams.get('error_description');
+    void this.endFlow({ error: new Error(`the authorization server answered ${error ?? 'without a code'}${description ? `: ${description}` : ''}`) });
+  }
+
+  /** RFC 9207: the response's `iss` must be the issuer of the server this flow went to, and present when that server says it sends one. */
+  private issuerProblem(iss: string | null): string | undefined {
+    const expected = this.flowIssuer;
+    if (!expected) return undefined;
+    if (iss === null) return expected.issRequired ? `the authorization response carries no "iss", though ${expected.issuer} advertises it (RFC 9207); refused as a possible mix-up, its code is not used` : undefined;
+    if (!sameIssuer(iss, expected.issuer)) return `the authorization response names the issuer ${iss}, not ${expected.issuer} where this authorization was sent (RFC 9207); refused as a mix-up, its code is not used`;
+    return undefined;
+  }
+
+  private noteIgnored(why: string): void {
+    this.ignoredThisFlow += 1;
+    if (this.ignoredThisFlow > MAX_LOGGED_IGNORED_REDIRECTS + 1) return;
+    const line =
+      this.ignoredThisFlow > MAX_LOGGED_IGNORED_REDIRECTS
+        ? `ignored more redirects to ${this.redirectUrl}; no more are logged for this authorization`
+        : `ignored a redirect to ${this.redirectUrl} that ${why} (answered with an error page; still waiting for the real one)`;
+    if (this.options.log) this.options.log(line);
+    else process.stderr.write(`toolcell: ${line}\n`);
+  }
+
+  /**
+   * The flow is over: its state is spent, the listener closes (resolved once it has), and the
+   * wait settles (or, when nobody waits yet, the outcome is kept for the wait to come).
+   */
+  private endFlow(outcome: { code: string } | { error: Error }): Promise<void> {
+    this.expectedState = undefined;
+    const listener = this.listener;
+    this.listener = undefined;
+    const closed = listener ? new Promise<void>((resolve) => listener.close(() => resolve())) : Promise.resolve();
+    listener?.closeIdleConnections();
+    if (listener) this.outcome = outcome;
+    const pending = this.pending;
+    this.pending = undefined;
+    if ('code' in outcome) pending?.resolve(outcome.code);
+    else pending?.reject(outcome.error);
+    return closed;
+  }
+}
+
+/** A server listening on 127.0.0.1:`port`, once it listens. */
+async function listen(port: number): Promise<Server> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return server;
 }

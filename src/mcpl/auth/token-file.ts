@@ -3,8 +3,9 @@
  * a person). The file is read for every request, so a token replaced after a 401 is used at
  * once; nothing is written. A 401 the current token cannot pass fails the connect
  * `unauthorized` — this provider never starts a browser flow. The token is never logged.
+ * A file other users can read or change is refused at every read, saying why (secret-file.ts).
  */
-import { readFileSync } from 'node:fs';
+import { readSecretFile } from './secret-file.ts';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 
@@ -16,7 +17,7 @@ export class TokenFileProvider implements OAuthClientProvider {
   readonly clientMetadata: OAuthClientMetadata = { redirect_uris: [], client_name: 'toolcell' };
 
   tokens(): OAuthTokens | undefined {
-    const token = readFileSync(this.path, 'utf8').trim();
+    const token = readSecretFile('token file', this.path).trim();
     return token ? { access_token: token, token_type: 'Bearer' } : undefined;
   }
 
