@@ -96,8 +96,20 @@ export const RESULT_ENVELOPE_SCHEMA = {
       properties: {
         value: {
           type: 'object',
-          description: 'The value was left out: its JSON length and a compact description of its shape.',
-          properties: { chars: { type: 'integer', minimum: 0 }, shape: { type: 'string' } },
+          description: 'The value was over the size cap: its JSON length and a compact description of its shape. With cuts, value holds its beginning (valid JSON) and each cut says at which JSON path how many array items, object members or string characters were kept of how many; without cuts the value was left out.',
+          properties: {
+            chars: { type: 'integer', minimum: 0 },
+            shape: { type: 'string' },
+            cuts: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: { path: { type: 'string' }, kept: { type: 'integer', minimum: 0 }, of: { type: 'integer', minimum: 0 } },
+                required: ['path', 'kept', 'of'],
+                additionalProperties: false,
+              },
+            },
+          },
           required: ['chars', 'shape'],
           additionalProperties: false,
         },

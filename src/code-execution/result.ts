@@ -13,6 +13,7 @@
 import type { ContentBlock, ToolResult } from '../host/types.ts';
 import type { CallSummary, Conversion, LogEntry, RunError, RunErrorKind, SessionInfo } from '../runtime/types.ts';
 import { shapeOf } from './shape.ts';
+import { valuePrefix, type ValueCut } from './value-prefix.ts';
 import type { ContentSummary } from './returned-content.ts';
 
 export interface TimeLimit {
@@ -40,8 +41,12 @@ export interface EnvelopeError {
 
 /** What was cut to keep the result within its cap. */
 export interface Truncation {
-  /** The value was left out: its JSON length and its shape. */
-  value?: { chars: number; shape: string };
+  /**
+   * The value was over the cap: its JSON length and shape, and — when `value` holds its
+   * beginning (an array's first items, an object's first members, a string's start) — where it
+   * was cut and what was kept of what (value-prefix.ts). Without `cuts` the value was left out.
+   */
+  value?: { chars: number; shape: string; cuts?: ValueCut[] };
   /** stdout keeps its first part; `chars` is its full length. */
   stdout?: { chars: number };
   /** The first log entries are kept; `entries` is how many there were. */
@@ -175,6 +180,8 @@ export function buildEnvelope(run: RunReport, timeLimit: TimeLimit, normalized: 
 
 /** Characters held back for the truncation markers and the value's shape. */
 const MARKER_RESERVE = 800;
+/** Characters held back for the list of a truncated value's cuts (at most MAX_CUTS short entries). */
+const CUTS_RESERVE = 700;
 /** Longest error message or stack kept when the result is over its cap. */
 const ERROR_TEXT_CHARS = 2000;
 
@@ -214,6 +221,13 @@ export function fitEnvelope(envelope: ResultEnvelope, maxChars: number): ResultE
       room -= text.length + 10;
     } else {
       truncated.value = { chars: text.length, shape: shapeOf(value) };
+      // Its beginning, as valid JSON, in the room left after the list of cuts.
+      const prefix = valuePrefix(value, room - CUTS_RESERVE);
+      if (prefix !== undefined && prefix.cuts.length > 0) {
+        out.value = prefix.value;
+        truncated.value.cuts = prefix.cuts;
+        room -= jsonLength(prefix.value) + 10 + jsonLength(prefix.cuts);
+      }
     }
   }
   if (stdout !== undefined) {

@@ -180,13 +180,16 @@ describe('the code_execution result envelope', () => {
         assert.equal(env.error.kind, 'sandbox', JSON.stringify(env.error));
       });
 
-      test('truncated: the value is left out whole, with its length and shape; the text stays valid JSON within the cap', async () => {
+      test('truncated: the value keeps its first items as valid JSON, with its length, shape and cut; the text stays within the cap', async () => {
         const result = (await run(smallHost, language, S.big!)).result;
         const env = envelopeOf(result);
         const text = (result.content[0] as unknown as { text: string }).text;
         assert.ok(text.length <= 4000, `text is ${text.length} chars`);
         assert.equal(env.ok, true);
-        assert.equal(env.value, undefined);
+        // The first items, whole and in order, and where the cut was made.
+        assert.ok(Array.isArray(env.value) && env.value.length > 0, JSON.stringify(env.value));
+        env.value.forEach((item: { id: number }, i: number) => assert.equal(item.id, i));
+        assert.deepEqual(env.truncated.value.cuts, [{ path: '$', kept: env.value.length, of: 5000 }]);
         assert.ok(env.truncated.value.chars > 100_000);
         assert.match(env.truncated.value.shape, /^array\(5000\) of \{ "id": number, "name": string\(\d+\) \}$/);
         // The printed or logged 5,000 x's keep a first part, and the cut is marked.
