@@ -80,8 +80,9 @@ export const VALUE_RULES: readonly SecretRule[] = [
     keyword: kw(K.pem),
     // To the block's end, or the string's when the END line is elsewhere (a key split into lines).
     pattern: /-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
-    // In a form: only a whole block of base64 lines, each one word, so nothing runnable hides in it.
-    display: /-----BEGIN(?: [A-Z0-9]+)* PRIVATE KEY-----(?:\r?\n[A-Za-z0-9+/]{1,76}={0,2})+\r?\n-----END(?: [A-Z0-9]+)* PRIVATE KEY-----/g,
+    // In a form: only a whole block of base64 lines (newlines real or written `\n`), each one
+    // word, so nothing runnable hides in it.
+    display: /-----BEGIN(?: [A-Z0-9]+)* PRIVATE KEY-----(?:(?:\r?\n|\\n)[A-Za-z0-9+/]{1,76}={0,2})+(?:\r?\n|\\n)-----END(?: [A-Z0-9]+)* PRIVATE KEY-----/g,
   },
   // A JWT's header and payload are base64url JSON objects: `{"` is `eyJ`, `{ "` is `eyA`, `{\n` is `ewo`.
   { name: 'JSON Web Token', keyword: kw(K.jwt), pattern: /\be[wy][A-Za-z0-9_-]{8,}\.e[wy][A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g },
@@ -124,7 +125,7 @@ export const CONTEXT_RULES: readonly SecretRule[] = [
     // HTTP authorization schemes, also URL-encoded (`Bearer%20…`) or form-encoded (`Bearer+…`).
     name: 'authorization credentials',
     keyword: kw(K.scheme),
-    pattern: /\b(Bearer|Basic|Token|Digest)(\s+|%20|\+)[A-Za-z0-9._~+/=%-]{8,}/gi,
+    pattern: /(?<![A-Za-z])(Bearer|Basic|Token|Digest)(\s+|%20|\+)[A-Za-z0-9._~+/=%-]{8,}/gi,
     redact: (_m, scheme, space) => `${scheme}${space}${R}`,
   },
   {
@@ -159,7 +160,7 @@ export const CONTEXT_RULES: readonly SecretRule[] = [
     // name: value — YAML, HTTP headers (`Ocp-Apim-Subscription-Key: …`), JS object literals; to the line's end.
     name: 'secret field',
     keyword: kw(K.name),
-    pattern: new RegExp(String.raw`(^|[\s{,;(\[])(${SECRET_NAME})(\s*:[ \t]*)(?!\/\/)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"',;{}()\[\]][^\r\n"',;}]*)`, 'gim'),
+    pattern: new RegExp(String.raw`(^|[\s{,;(\['"])(${SECRET_NAME})(\s*:[ \t]*)(?!\/\/)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"',;{}()\[\]][^\r\n"',;}]*)`, 'gim'),
     redact: (_m, lead, name, colon) => `${lead}${name}${colon}${R}`,
   },
 ];
