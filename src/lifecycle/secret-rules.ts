@@ -157,10 +157,11 @@ export const CONTEXT_RULES: readonly SecretRule[] = [
     redact: (_m, lead, name, eq) => `${lead}${name}${eq}${R}`,
   },
   {
-    // name: value — YAML, HTTP headers (`Ocp-Apim-Subscription-Key: …`), JS object literals; to the line's end.
+    // name: value — YAML, HTTP headers (`Ocp-Apim-Subscription-Key: …`), JS object literals; to the
+    // line's end. Not a URL there (`credentials: https://…`): the URL rules keep its host.
     name: 'secret field',
     keyword: kw(K.name),
-    pattern: new RegExp(String.raw`(^|[\s{,;(\['"])(${SECRET_NAME})(\s*:[ \t]*)(?!\/\/)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"',;{}()\[\]][^\r\n"',;}]*)`, 'gim'),
+    pattern: new RegExp(String.raw`(^|[\s{,;(\['"])(${SECRET_NAME})(\s*:[ \t]*)(?!\/\/|[a-z][a-z0-9+.-]*:\/\/)("[^"\r\n]*"|'[^'\r\n]*'|[^\s"',;{}()\[\]][^\r\n"',;}]*)`, 'gim'),
     redact: (_m, lead, name, colon) => `${lead}${name}${colon}${R}`,
   },
 ];
