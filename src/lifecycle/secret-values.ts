@@ -9,10 +9,10 @@
  *   `user:password@`, `Authorization: Bearer …`): {@link redactSecretsInText} applies these as
  *   well, for everything that leaves the host (observer events, spans, logs, metric labels).
  *
- * A string without any rule's keyword is passed by one case-insensitive pre-check regex, so a
- * value holding no secret costs one regex test.
+ * A string with no rule's keyword is passed after one union regex test (secret-rules.ts
+ * MAY_HOLD); otherwise each keyword family is tested once, and only its rules run.
  */
-import { CONTEXT_RULES, MAY_HOLD, MAY_HOLD_JSON, VALUE_RULES, type SecretRule } from './secret-rules.ts';
+import { CONTEXT_RULES, familyTester, MAY_HOLD, MAY_HOLD_JSON, MAY_HOLD_VALUE, VALUE_RULES } from './secret-rules.ts';
 
 /** What replaces a secret found inside a string. */
 export const REDACTED_VALUE = '[redacted]';
@@ -20,25 +20,22 @@ export const REDACTED_VALUE = '[redacted]';
 /** Strings shorter than this hold no secret worth the scan (the shortest keyword plus a value). */
 const MIN_CHARS = 8;
 
-function applies(rule: SecretRule, text: string): boolean {
-  if (rule.keyword === undefined) return true;
-  rule.keyword.lastIndex = 0;
-  return rule.keyword.test(text);
-}
-
 /** `text` with every secret found inside it replaced by {@link REDACTED_VALUE}; the same string when none is. */
 export function redactSecretsInText(text: string): string {
   if (text.length < MIN_CHARS || !MAY_HOLD.test(text)) return text;
+  // Asked of the original text: a replacement (`[redacted]`) adds no keyword.
+  const has = familyTester(text);
   let out = text;
   // Context rules first: they keep a secret's name (`password=[redacted]`) where a value rule
   // alone would cut only a part of it.
   for (const rule of CONTEXT_RULES) {
-    if (!applies(rule, out)) continue;
+    if (!has(rule.family)) continue;
     rule.pattern.lastIndex = 0;
-    out = out.replace(rule.pattern, rule.redact as (substring: string, ...args: any[]) => string);
+    out = rule.apply ? rule.apply(out) : out.replace(rule.pattern, rule.redact as (substring: string, ...args: any[]) => string);
   }
+  if (!MAY_HOLD_VALUE.test(text)) return out;
   for (const rule of VALUE_RULES) {
-    if (!applies(rule, out)) continue;
+    if (!has(rule.family)) continue;
     rule.pattern.lastIndex = 0;
     out = out.replace(rule.pattern, REDACTED_VALUE);
   }
@@ -63,10 +60,11 @@ export function maskMarker(masked: MaskedValue): string {
  */
 export function maskRecognizedSecrets(text: string): { text: string; masked: MaskedValue[] } {
   const masked: MaskedValue[] = [];
-  if (text.length < MIN_CHARS || !MAY_HOLD.test(text)) return { text, masked };
+  if (text.length < MIN_CHARS || !MAY_HOLD_VALUE.test(text)) return { text, masked };
+  const has = familyTester(text);
   let out = text;
   for (const rule of VALUE_RULES) {
-    if (!applies(rule, out)) continue;
+    if (!has(rule.family)) continue;
     const pattern = rule.display ?? rule.pattern;
     pattern.lastIndex = 0;
     out = out.replace(pattern, (match: string) => {
