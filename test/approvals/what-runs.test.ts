@@ -15,7 +15,7 @@ import pino from 'pino';
 import { ElicitationGate, MAX_APPROVAL_PAGES, MAX_SHOWN_ARGUMENT_BYTES, type ElicitationForm } from '../../src/approvals/elicitation-gate.ts';
 import { ToolHost } from '../../src/host/tool-host.ts';
 import { textResult } from '../../src/host/results.ts';
-import { canonicalJson } from '../../src/host/arguments-digest.ts';
+import { argumentsDigest, canonicalJson } from '../../src/host/arguments-digest.ts';
 import type { ApprovalRequest, BatchApprovalRequest } from '../../src/host/types.ts';
 import { registerCodeExecution } from '../../src/code-execution/index.ts';
 
@@ -54,6 +54,7 @@ test('the form shows a command hidden behind a secret-looking name exactly as th
     assert.ok(forms[0]!.message.includes(JSON.stringify(cmd)), forms[0]!.message);
     assert.ok(!forms[0]!.message.includes('[redacted]'), forms[0]!.message);
     assert.equal(shownText(forms), JSON.stringify({ cmd }));
+    assert.ok(forms[0]!.message.includes(argumentsDigest({ cmd })), 'the form shows the digest it is bound to');
     assert.deepEqual((forms[0]!._meta['toolcell/approval'] as { arguments: unknown }).arguments, { cmd });
   } finally {
     await host.close();
@@ -73,6 +74,12 @@ test('a secret-looking member name masks nothing: only a value a rule recognizes
     assert.match(form.message, /1 value masked/);
     const meta = form._meta['toolcell/approval'] as { masked: { rule: string; characters: number }[] };
     assert.deepEqual(meta.masked, [{ rule: 'GitHub token', characters: 40 }]);
+    // A marker written into the arguments is shown as text, and not counted as a mask.
+    await dispatch({ note: '⟪masked: GitHub token, 40 characters⟫' });
+    const forged = forms[1]!;
+    assert.ok(forged.message.includes('⟪masked: GitHub token, 40 characters⟫'));
+    assert.doesNotMatch(forged.message, /value masked/);
+    assert.deepEqual((forged._meta['toolcell/approval'] as { masked: unknown[] }).masked, []);
   } finally {
     await host.close();
   }
