@@ -1,12 +1,15 @@
 /**
  * An approval gate that asks a person through their MCP client: one `elicitation/create` form
  * request (accept or decline, and "for this conversation") carrying the tools, the script lines
- * and the owning model call. Used by serve mode, where the client's user is the only person
+ * and the owning model call, and the exact arguments or script that will run (shown-arguments.ts:
+ * paged when long, refused when too long to show, only recognized secret values masked). The
+ * answer names the digest of what was shown, so the host runs nothing else. Used by serve mode, where the client's user is the only person
  * there is to ask. Fail closed throughout: no client for the call, a client without the
  * elicitation capability, an error or a cancel — each is a decline with its reason.
  */
 import { compilePattern, type CompiledPattern } from '../vocabulary/patterns.ts';
-import { boundInput } from '../lifecycle/input-bound.ts';
+import { argumentsDigest, textDigest } from '../host/arguments-digest.ts';
+import { maskedNote, showArguments, showScript, type Shown } from './shown-arguments.ts';
 import type {
   ApprovalDecision,
   ApprovalGate,
@@ -48,18 +51,7 @@ export interface ElicitingClient {
 /** `_meta` key of the structured approval request, for clients that render their own prompt. */
 export const APPROVAL_META_KEY = 'toolcell/approval';
 
-/**
- * Most bytes of a call's arguments the form shows. They are bounded and redacted exactly as an
- * observer's inputs are (boundInput), so the person sees what will run and no secret in it.
- */
-export const MAX_SHOWN_ARGUMENT_BYTES = 2048;
-
-/** The arguments as the form shows them: bounded, redacted JSON, or why they are withheld. */
-function shownArguments(input: unknown): { text: string; arguments?: Record<string, unknown> } {
-  const bounded = boundInput(input, { maxBytes: MAX_SHOWN_ARGUMENT_BYTES });
-  if (!bounded.ok) return { text: `Arguments not shown: ${bounded.reason}.` };
-  return { text: `Arguments${bounded.altered ? ' (shortened or redacted)' : ''}: ${bounded.json}`, arguments: bounded.input };
-}
+export { MAX_APPROVAL_PAGES, MAX_SHOWN_ARGUMENT_BYTES } from './shown-arguments.ts';
 
 /** The form's one field besides accept/decline. */
 export const FOR_CONVERSATION_FIELD = 'forConversation';
@@ -88,11 +80,15 @@ export class ElicitationGate implements ApprovalGate {
     const owner = call.origin === 'script'
       ? `a script of model call ${call.parentModelCallId ?? call.parentToolCallId}`
       : `model call ${call.modelCallId ?? call.toolCallId}`;
-    const shown = shownArguments(call.input);
-    const message = `Allow ${call.tool}${where}, called by ${owner}?\n${shown.text}`;
+    // Digested from the same arguments the form is built from: the host runs the call only if they still match.
+    const digest = argumentsDigest(call.input);
+    const shown = showArguments(call.input);
+    if (!shown.ok) return { approved: false, reason: shown.reason };
     const meta = {
       kind: 'call',
-      ...(shown.arguments !== undefined ? { arguments: shown.arguments } : {}),
+      ...(shown.pages.length === 1 ? { arguments: shown.value } : {}),
+      argumentsDigest: digest,
+      masked: shown.masked,
       tools: [{ tool: call.tool, classes: call.classes, ...(call.callSite ? { lines: [call.callSite.line] } : {}) }],
       ...(call.callSite ? { callSite: call.callSite } : {}),
       toolCallId: call.toolCallId,
@@ -101,25 +97,66 @@ export class ElicitationGate implements ApprovalGate {
       ...(call.parentModelCallId !== undefined ? { parentModelCallId: call.parentModelCallId } : {}),
       conversationId: call.conversationId,
     };
+    const head = `Allow ${call.tool}${where}, called by ${owner}?`;
     // One call: "for this conversation" has nothing to remember it by, so the form offers accept / decline only.
-    const answer = await this.ask(call.inferenceId, message, meta, false, signal);
-    return answer.approved ? true : { approved: false, reason: answer.reason };
+    const answer = await this.askPages(call.inferenceId, head, 'Arguments (exactly what the tool receives', digest, shown, meta, false, signal);
+    return answer.approved ? { approved: true, argumentsDigest: digest } : { approved: false, reason: answer.reason };
   }
 
   async decideBatch(request: BatchApprovalRequest, signal: AbortSignal): Promise<BatchApprovalDecision> {
     const list = request.tools.map((t) => `${t.tool} (line${t.lines.length === 1 ? '' : 's'} ${t.lines.join(', ')})`).join('; ');
-    const message = `A ${request.language} script of model call ${request.modelCallId ?? request.parentToolCallId} wants to call: ${list}. Allow it to run?`;
+    const head = `A ${request.language} script of model call ${request.modelCallId ?? request.parentToolCallId} wants to call: ${list}. Allow it to run?`;
+    const digest = textDigest(request.code);
+    const shown = showScript(request.code);
+    if (!shown.ok) return { approved: false, reason: shown.reason };
     const meta = {
       kind: 'script',
       tools: request.tools.map((t: BatchApprovalTool) => ({ tool: t.tool, classes: t.classes, lines: t.lines })),
+      codeDigest: digest,
+      masked: shown.masked,
       ...(request.modelCallId !== undefined ? { modelCallId: request.modelCallId } : {}),
       parentToolCallId: request.parentToolCallId,
       conversationId: request.conversationId,
       language: request.language,
     };
-    const answer = await this.ask(request.inferenceId, message, meta, true, signal);
+    const answer = await this.askPages(request.inferenceId, head, 'The script (exactly what will run', digest, shown, meta, true, signal);
     if (!answer.approved) return { approved: false, reason: answer.reason };
-    return { approved: true, scope: answer.forConversation ? 'conversation' : 'execution' };
+    return { approved: true, scope: answer.forConversation ? 'conversation' : 'execution', codeDigest: digest };
+  }
+
+  /**
+   * One form per page of what is shown; every page must be accepted, and the last page's answer
+   * is the decision (a decline or cancel on any page declines).
+   */
+  private async askPages(
+    inferenceId: string,
+    head: string,
+    label: string,
+    digest: string,
+    shown: Extract<Shown, { ok: true }>,
+    meta: Record<string, unknown>,
+    offerConversation: boolean,
+    signal: AbortSignal,
+  ): ReturnType<ElicitationGate['ask']> {
+    const count = shown.pages.length;
+    let offset = 0;
+    for (let index = 0; index < count; index++) {
+      const text = shown.pages[index]!;
+      const bytes = Buffer.byteLength(text, 'utf8');
+      const last = index === count - 1;
+      const where = count === 1
+        ? `${label}; ${digest}):`
+        : `${label}, page ${index + 1} of ${count}: bytes ${offset + 1}–${offset + bytes} of ${shown.bytes}; ${digest}):`;
+      const tail = last
+        ? maskedNote(shown.masked)
+        : '\nAccept shows the next page; only accepting the last page approves.';
+      const message = `${head}${count === 1 ? '' : ` (page ${index + 1} of ${count})`}\n${where}\n${text}${tail}`;
+      const pageMeta = { ...meta, argumentsText: text, page: { index: index + 1, count } };
+      const answer = await this.ask(inferenceId, message, pageMeta, last && offerConversation, signal);
+      if (!answer.approved || last) return answer;
+      offset += bytes;
+    }
+    return { approved: false, reason: 'nothing was shown' };
   }
 
   private async ask(

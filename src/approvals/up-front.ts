@@ -2,11 +2,13 @@
  * The one up-front approval of a script: before it runs, the gated tools its text references
  * are put to the gate's `decideBatch` in a single request. Declined, failed, thrown or
  * aborted → the script does not run (fail closed). Approved → a grant for this execution, or
- * for the conversation when the answer says so, and those calls run without `pending`.
+ * for the conversation when the answer says so, and those calls run without `pending`. The
+ * request carries the exact script and its digest; an answer naming another digest runs nothing.
  */
 import type { ToolHost } from '../host/tool-host.ts';
 import type { BatchApprovalRequest, BatchApprovalTool, RegisteredTool } from '../host/types.ts';
 import { scanToolReferences, type ScanLanguage } from './scan.ts';
+import { textDigest } from '../host/arguments-digest.ts';
 
 /** The `code_execution` call a script belongs to. */
 export interface OwningCall {
@@ -67,6 +69,9 @@ export async function approveUpFront(
     ...(owner.modelCallId !== undefined ? { modelCallId: owner.modelCallId } : {}),
     language: script.language,
     tools: wanted,
+    // The exact script the engine will be given, and the digest an approval of it is bound to.
+    code: script.code,
+    codeDigest: textDigest(script.code),
   };
   let approved = false;
   let scope: 'execution' | 'conversation' = 'execution';
@@ -76,6 +81,10 @@ export async function approveUpFront(
     approved = typeof decision === 'boolean' ? decision : decision.approved === true;
     if (typeof decision === 'object' && decision.scope === 'conversation') scope = 'conversation';
     if (typeof decision === 'object' && decision.reason) reason = decision.reason;
+    if (approved && typeof decision === 'object' && decision.codeDigest !== undefined && decision.codeDigest !== request.codeDigest) {
+      approved = false;
+      reason = `the approval was given for another script (${decision.codeDigest}, not ${request.codeDigest})`;
+    }
   } catch (error) {
     return { run: false, reason: `the approval gate failed: ${(error as Error)?.message ?? String(error)}` };
   }

@@ -4,6 +4,7 @@
  * — to observers through the lifecycle emitter and, unfiltered, to in-process listeners.
  * Outcomes that arrive after a call ended are consumed here and reported as late.
  */
+import { argumentsDigest } from './arguments-digest.ts';
 import { CallIdMinter } from './ids.ts';
 import { CallDeadlines } from './call-deadlines.ts';
 import { OpenCall, type InferenceRecord } from './open-call.ts';
@@ -156,9 +157,12 @@ export class CallLifecycle {
     let reason = 'refused';
     const limit = this.options.approvalTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
+    // The approval is bound to these exact arguments: digested now, checked again before the tool runs.
+    let digest: string | undefined;
     try {
+      digest = argumentsDigest(call.args);
       const asked = gate.decide(
-        { toolCallId: call.toolCallId, ...this.approvalFacts(request, call.tool, call.inference, call.args, call.origin), ...this.ownerFacts(request) },
+        { toolCallId: call.toolCallId, ...this.approvalFacts(request, call.tool, call.inference, call.args, call.origin), ...this.ownerFacts(request), argumentsDigest: digest },
         call.signal,
       );
       const decision = limit === undefined ? await asked : await Promise.race([
@@ -174,13 +178,33 @@ export class CallLifecycle {
       ]);
       approved = typeof decision === 'boolean' ? decision : decision.approved === true;
       if (typeof decision === 'object' && decision.reason) reason = decision.reason;
+      const shown = typeof decision === 'object' && 'argumentsDigest' in decision ? decision.argumentsDigest : undefined;
+      if (approved && shown !== undefined && shown !== digest) {
+        approved = false;
+        reason = `the approval was given for other arguments (${shown}, not ${digest}); nothing ran`;
+      }
     } catch (error) {
-      reason = `the approval gate failed: ${(error as Error)?.message ?? String(error)}`;
+      reason = digest === undefined
+        ? `the arguments have no canonical JSON to bind an approval to: ${(error as Error)?.message ?? String(error)}`
+        : `the approval gate failed: ${(error as Error)?.message ?? String(error)}`;
     } finally {
       if (timer !== undefined) clearTimeout(timer);
       resume?.();
     }
     if (!call.isOpen) return; // aborted while pending (stream end, interrupt, its parent's end, shutdown)
+    if (approved) {
+      // Whoever still holds the arguments (the caller, the gate) may have changed them meanwhile.
+      let now: string | undefined;
+      try {
+        now = argumentsDigest(call.args);
+      } catch (error) {
+        now = `none (${(error as Error).message})`;
+      }
+      if (now !== digest) {
+        approved = false;
+        reason = `the arguments changed after they were put for approval (approved ${digest}, now ${now}); nothing ran`;
+      }
+    }
     this.unpend(call);
     if (!approved) {
       const message = `Tool call to ${call.tool.name} was not approved: ${reason}`;

@@ -17,6 +17,7 @@
  * stream.end(); // aborts this stream's still-open model calls
  * ```
  */
+import { REDACTING_LOG_OPTIONS } from '../lifecycle/log-redaction.ts';
 import { EventEmitter } from 'eventemitter3';
 import { randomBytes } from 'node:crypto';
 import pino, { type Logger } from 'pino';
@@ -202,7 +203,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       schemaProblems: this.schemaProblems,
       parentEnded: (id) => this.calls.hasEnded(id),
     };
-    this.logger = options.logger ?? pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'warn' }, pino.destination(2));
+    this.logger = options.logger ?? pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'warn', ...REDACTING_LOG_OPTIONS }, pino.destination(2));
   }
 
   /** The approval gate in force, if any (code_execution asks it up front, see src/approvals/). */

@@ -241,10 +241,19 @@ export interface ApprovalRequest {
   parentModelCallId?: string;
   /** Script calls: where in the script this call was made, when the runtime captured it. */
   callSite?: CallSite;
+  /**
+   * `sha256:<hex>` of the canonical JSON of `input` (src/host/arguments-digest.ts) when the
+   * person was asked. The call runs only if its arguments still have this digest once approved.
+   */
+  argumentsDigest: string;
 }
 
-/** A gate's answer for one call: approved or not, with a reason the refused call's result carries. */
-export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+/**
+ * A gate's answer for one call: approved or not, with a reason the refused call's result
+ * carries. `argumentsDigest`, when given, is the digest of the arguments the person was shown:
+ * the call runs only if it equals the request's.
+ */
+export type ApprovalDecision = boolean | { approved: boolean; reason?: string; argumentsDigest?: string };
 
 /** One tool a script references, as the up-front approval request lists it. */
 export interface BatchApprovalTool {
@@ -268,13 +277,17 @@ export interface BatchApprovalRequest {
   modelCallId?: string;
   language: string;
   tools: BatchApprovalTool[];
+  /** The exact script that will run (after normalization: what the engine is given). */
+  code: string;
+  /** `sha256:<hex>` of `code` as UTF-8. */
+  codeDigest: string;
 }
 
 /** How long an up-front approval lasts: this execution, or the conversation until revoked. */
 export type ApprovalScope = 'execution' | 'conversation';
 
 /** A gate's answer to an up-front request for a script: approved or not, for this execution (default) or the conversation. */
-export type BatchApprovalDecision = boolean | { approved: boolean; scope?: ApprovalScope; reason?: string };
+export type BatchApprovalDecision = boolean | { approved: boolean; scope?: ApprovalScope; reason?: string; codeDigest?: string };
 
 /**
  * A gate the host controls (RFC-007 `pending`): calls it requires wait, reported `pending`
@@ -283,7 +296,7 @@ export type BatchApprovalDecision = boolean | { approved: boolean; scope?: Appro
  */
 export interface ApprovalGate {
   /** Synchronously: must this call wait for a decision? */
-  required(call: Omit<ApprovalRequest, 'toolCallId'>): boolean;
+  required(call: Omit<ApprovalRequest, 'toolCallId' | 'argumentsDigest'>): boolean;
   /** The decision. `signal` aborts when the call is aborted while it waits (stream end, shutdown). */
   decide(call: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
   /**

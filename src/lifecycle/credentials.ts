@@ -8,6 +8,9 @@
 import { setMember } from './field-select.ts';
 import { mayHoldSecretValue, redactSecretsInText } from './secret-values.ts';
 
+const PEM_BEGIN = /-----BEGIN[A-Z0-9 ]*PRIVATE KEY/;
+const PEM_END = /-----END[A-Z0-9 ]*PRIVATE KEY/;
+
 /** What replaces a credential's value. */
 export const REDACTED = '[redacted]';
 
@@ -17,7 +20,7 @@ export const MAX_REDACTION_DEPTH = 64;
 // A superset pre-check over serialized text: every name isCredentialKey accepts contains one
 // of these. It also hits values ("author"), which only costs a walk that finds nothing.
 // Any non-ASCII character also qualifies: a key may spell `pаssword` with a Cyrillic а.
-const MAY_HOLD_CREDENTIAL = /pass|pwd|secret|token|api[-_\s]?key|private[-_\s]?key|access[-_\s]?key|credential|auth|cookie|jwt|session|ssh|bearer|[^\x00-\x7f]/i;
+const MAY_HOLD_CREDENTIAL = /pass|pwd|secret|token|api[-_\s]?key|private[-_\s]?key|access[-_\s]?key|subscription[-_\s]?key|credential|auth|cookie|jwt|session|ssh|bearer|refresh|[^\x00-\x7f]/i;
 const CREDENTIAL_SUFFIXES = [
   'password',
   'passwd',
@@ -38,8 +41,11 @@ const CREDENTIAL_SUFFIXES = [
   'bearer',
   'signingkey',
   'clientsecret',
+  // Azure API Management's `Ocp-Apim-Subscription-Key` and its kin.
+  'subscriptionkey',
 ];
-const CREDENTIAL_EXACT: ReadonlySet<string> = new Set(['auth', 'setcookie', 'pass']);
+// `refresh` alone is how several OAuth libraries name the refresh token.
+const CREDENTIAL_EXACT: ReadonlySet<string> = new Set(['auth', 'setcookie', 'pass', 'refresh']);
 
 // Letters of other scripts that look like Latin ones (Unicode confusables for the letters
 // credential names use): a key spelled with them is read as its Latin look-alike.
@@ -59,7 +65,7 @@ export function normalizeKey(key: string): string {
  * Whether a member name looks like it holds a secret: case, `-`, `_` and spaces ignored, the
  * name is `auth`, or ends in password, passwd, passphrase, secret, token, api key, private
  * key, access key, credential(s), authorization, cookie, pwd, jwt, session id, ssh key, bearer,
- * signing key or client secret (or is `pass`), after {@link normalizeKey}. `max_tokens`, `author` and `bypass` do not
+ * signing key, client secret or subscription key (or is `pass` or `refresh`), after {@link normalizeKey}. `max_tokens`, `author` and `bypass` do not
  * qualify.
  */
 export function isCredentialKey(key: string): boolean {
@@ -101,7 +107,18 @@ export function redactCredentials(value: unknown, depth = 0): Redaction {
   let changed = false;
   let exhausted = false;
   if (Array.isArray(value)) {
+    // A header pair, `["X-Api-Key", "…"]`: the name is data here, not a member name.
+    if (value.length === 2 && typeof value[0] === 'string' && isCredentialKey(value[0]) && value[1] !== null && value[1] !== undefined && typeof value[1] !== 'boolean') {
+      return { value: [value[0], REDACTED], changed: true, exhausted: false };
+    }
+    // A PEM key split into an array of lines: every line from BEGIN to END is the key.
+    let inKey = false;
     const out = value.map((item) => {
+      if (typeof item === 'string' && (inKey || PEM_BEGIN.test(item))) {
+        inKey = !PEM_END.test(item);
+        changed = true;
+        return REDACTED;
+      }
       const r = redactCredentials(item, depth + 1);
       changed ||= r.changed;
       exhausted ||= r.exhausted;

@@ -3,6 +3,7 @@
  * same call seen unfiltered: full input, origin and parent, for the embedding framework.
  */
 import type { ToolClass } from '../vocabulary/classes.ts';
+import { mayHoldSecretValue, redactSecretsInText } from './secret-values.ts';
 
 /** A call's lifecycle phase (RFC-007): `pending` while an approval is awaited, `started`, then one terminal. */
 export type ToolPhase = 'pending' | 'started' | 'completed' | 'failed' | 'aborted';
@@ -59,7 +60,10 @@ export function lifecycleLine(params: LifecycleParams): string {
  * serialized once per call and left open for each phase's own members ({@link phaseLine}).
  */
 export function lifecycleHead(identity: LifecycleIdentity): string {
-  const json = JSON.stringify(identity);
+  let json = JSON.stringify(identity);
+  // The conversation id (a serve client's choice) and names go to observers too: through the
+  // same value redaction as inputs, paid only when the pre-check finds a keyword.
+  if (mayHoldSecretValue(json)) json = JSON.stringify(redactIdentity(identity));
   return `{"jsonrpc":"2.0","method":"tools/lifecycle","params":${json.slice(0, -1)}`;
 }
 
@@ -70,4 +74,15 @@ export function lifecycleHead(identity: LifecycleIdentity): string {
  */
 export function phaseLine(head: string, phase: ToolPhase, members = ''): string {
   return `${head},"phase":"${phase}"${members}}}\n`;
+}
+
+/** The identity with each of its strings through value redaction, member order kept. */
+function redactIdentity(identity: LifecycleIdentity): LifecycleIdentity {
+  const out = { ...identity, class: identity.class.map((c) => redactSecretsInText(c)) } as LifecycleIdentity;
+  for (const key of ['toolCallId', 'inferenceId', 'conversationId', 'tool', 'serverId', 'serverTool'] as const) {
+    const value = identity[key];
+    if (value !== undefined) out[key] = redactSecretsInText(value);
+  }
+  if (identity._meta) out._meta = { [PARENT_META_KEY]: redactSecretsInText(identity._meta[PARENT_META_KEY]) };
+  return out;
 }

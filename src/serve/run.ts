@@ -7,6 +7,7 @@
  */
 import pino from 'pino';
 import { ToolHost } from '../host/tool-host.ts';
+import { REDACTING_LOG_OPTIONS } from '../lifecycle/log-redaction.ts';
 import { ElicitationGate } from '../approvals/elicitation-gate.ts';
 import { ServeClients } from './approval-clients.ts';
 import { registerCodeExecution, type CodeExecution } from '../code-execution/index.ts';
@@ -43,7 +44,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
       `serve --http ${options.http.host}:${options.http.port}: ${options.http.host} is not a loopback address, so clients must authenticate: give --token-file FILE (a bearer token)`,
     );
   }
-  const logger = pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'info' }, pino.destination(2));
+  // Every line through value redaction: a provider URL's credentials never reach stderr.
+  const logger = pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'info', ...REDACTING_LOG_OPTIONS }, pino.destination(2));
   // With `approvals`, the gate is the MCP client: the calls it names ask the client's user.
   const clients = config.approvals ? new ServeClients(config.approvals.answerTimeoutMs ?? 600_000) : undefined;
   const approvalGate = config.approvals && clients ? new ElicitationGate(config.approvals, (id) => clients.clientFor(id)) : undefined;

@@ -51,6 +51,7 @@ import { captureBounded } from './content.ts';
 import type { ToolMetrics } from './metrics.ts';
 import { ToolShapes } from './tool-shapes.ts';
 import { traceMeta } from './trace-context.ts';
+import { redactingSpan } from './redact.ts';
 
 /** A call's span between its opening and its terminal. */
 interface TracedCall {
@@ -241,7 +242,9 @@ export class CallSpans implements CallInstrumentation {
     const script = info.parentToolCallId !== undefined;
     this.metrics.recordRefusal(info.code, script ? 'script' : 'model');
     // `refused` is emitted synchronously inside dispatch, so for a model call the active span is the caller's.
-    const span = script ? this.open.get(info.parentToolCallId!)?.span : trace.getSpan(context.active());
+    // The caller's own span is not one of ours: its event is redacted here.
+    const found = script ? this.open.get(info.parentToolCallId!)?.span : trace.getSpan(context.active());
+    const span = found === undefined ? undefined : redactingSpan(found);
     if (span?.isRecording()) span.addEvent(EVENT_CALL_REFUSED, { [GEN_AI_TOOL_NAME]: info.name, [REFUSAL_CODE]: info.code, [REFUSAL_MESSAGE]: info.message });
   }
 

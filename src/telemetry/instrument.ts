@@ -16,6 +16,7 @@ import { metrics, trace, type Meter, type Tracer } from '@opentelemetry/api';
 import type { ToolHost } from '../host/tool-host.ts';
 import { CallSpans } from './call-spans.ts';
 import { ToolMetrics } from './metrics.ts';
+import { redactingTracer } from './redact.ts';
 
 /** Instrumentation scope name and version of toolcell's tracer and meter. */
 export const INSTRUMENTATION_NAME = 'toolcell';
@@ -32,6 +33,8 @@ export interface OpenTelemetryOptions {
    * Record arguments (`gen_ai.tool.call.arguments`) and completed results
    * (`gen_ai.tool.call.result`) on spans, after the same credential redaction and within the
    * same size bound (`inputBoundBytes`) observers get. Default false: no content on spans.
+   * Either way every other string on a span (status message, event, conversation id, tool
+   * name) and every metric label passes value redaction.
    */
   captureContent?: boolean;
   /**
@@ -66,7 +69,8 @@ export interface OpenTelemetryInstrumentation {
  * One instrumentation per host at a time.
  */
 export function instrumentOpenTelemetry(host: ToolHost, options: OpenTelemetryOptions = {}): OpenTelemetryInstrumentation {
-  const tracer = options.tracer ?? trace.getTracer(INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION);
+  // Every string on a span passes value redaction, whatever captureContent says (redact.ts).
+  const tracer = redactingTracer(options.tracer ?? trace.getTracer(INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION));
   const meter = options.meter ?? metrics.getMeter(INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION);
   const toolMetrics = new ToolMetrics(meter, host);
   const spans = new CallSpans(tracer, toolMetrics, {

@@ -16,6 +16,7 @@ import {
   OBSERVER_ID,
   REFUSAL_CODE,
 } from './attributes.ts';
+import { redactAttributes } from './redact.ts';
 
 export class ToolMetrics {
   private readonly duration: Histogram;
@@ -52,7 +53,7 @@ export class ToolMetrics {
     // Refusal codes are a small fixed set: one attribute set per code and origin, kept.
     let pair = this.refusalAttributes.get(code);
     if (pair === undefined) {
-      pair = { model: Object.freeze({ [REFUSAL_CODE]: code, [CALL_ORIGIN]: 'model' }), script: Object.freeze({ [REFUSAL_CODE]: code, [CALL_ORIGIN]: 'script' }) };
+      pair = { model: Object.freeze(redactAttributes({ [REFUSAL_CODE]: code, [CALL_ORIGIN]: 'model' })), script: Object.freeze(redactAttributes({ [REFUSAL_CODE]: code, [CALL_ORIGIN]: 'script' })) };
       this.refusalAttributes.set(code, pair);
     }
     this.refusals.add(1, pair[origin]);
@@ -75,7 +76,7 @@ export class ToolMetrics {
         entry.total += now - entry.read;
         entry.read = now;
       }
-      result.observe(entry.total, { [OBSERVER_ID]: connection.id });
+      result.observe(entry.total, redactAttributes({ [OBSERVER_ID]: connection.id }));
     }
   }
 

@@ -7,6 +7,7 @@
  * and a removed one's shape goes with it.
  */
 import { SpanKind, type Attributes } from '@opentelemetry/api';
+import { redactAttributes } from './redact.ts';
 import type { RegisteredTool } from '../host/types.ts';
 import {
   CALL_OUTCOME,
@@ -66,6 +67,8 @@ class Shape implements ToolShape {
     if (attributes === undefined) {
       attributes = { [GEN_AI_OPERATION_NAME]: EXECUTE_TOOL, [GEN_AI_TOOL_NAME]: this.tool.name, [CALL_OUTCOME]: outcome };
       if (type !== undefined) attributes[ERROR_TYPE] = type;
+      // A tool's name is chosen by whoever registered it or the server that listed it: a label only once redacted.
+      attributes = redactAttributes(attributes);
       // The SDK keeps the first attribute set of each series as its key: it must never change.
       this.durations.set(key, Object.freeze(attributes));
     }

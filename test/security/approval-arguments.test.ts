@@ -1,8 +1,9 @@
 /**
  * A person asked to approve a direct model call used to see only the tool's name: "Allow
  * x--send, called by model call toolu_1?" with nothing of what it would send. The form now
- * shows the call's arguments, bounded and redacted as an observer's inputs are, so the answer
- * is informed and no secret reaches the client's screen.
+ * shows the call's arguments exactly as the tool receives them (issue 42.1: the observers'
+ * redaction once hid a `curl | sh` behind a secret-looking name, and a 2 KiB cut hid a
+ * recipient); arguments too long to show are refused, never shown in part.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -11,31 +12,31 @@ import { ElicitationGate, type ElicitationForm } from '../../src/approvals/elici
 import { ToolHost } from '../../src/host/tool-host.ts';
 import { textResult } from '../../src/host/results.ts';
 
-test("a direct model call's approval form shows its arguments, bounded and redacted", async () => {
+test("a direct model call's approval form shows its exact arguments; too long to show is refused", async () => {
   const forms: ElicitationForm[] = [];
   const gate = new ElicitationGate({ tools: ['send'] }, () => ({
     canElicit: () => true,
     elicit: async (form) => { forms.push(form); return { action: 'accept', content: {} }; },
   }));
+  let sent = 0;
   const host = new ToolHost({ logger: pino({ level: 'silent' }), approvalGate: gate });
-  host.registerTool({ name: 'send', description: 'Sends', inputSchema: { type: 'object' }, handler: async () => textResult('sent') });
+  host.registerTool({ name: 'send', description: 'Sends', inputSchema: { type: 'object' }, handler: async () => textResult(`sent ${++sent}`) });
+  const dispatch = (input: Record<string, unknown>) => host.dispatch({ inferenceId: host.beginInference({ conversationId: 'c' }), modelCallId: 'toolu_1', name: 'send', input });
   try {
-    const outcome = await host.dispatch({
-      inferenceId: host.beginInference({ conversationId: 'c' }),
-      modelCallId: 'toolu_1',
-      name: 'send',
-      input: { to: 'boss@example.com', body: 'quarterly numbers', api_key: 'sk-live-123', filler: 'x'.repeat(100_000) },
-    });
+    const input = { to: 'boss@example.com', body: 'quarterly numbers', api_key: 'sk-live-123' };
+    const outcome = await dispatch(input);
     assert.equal(outcome.status, 'completed');
     const form = forms[0]!;
     assert.match(form.message, /^Allow send, called by model call toolu_1\?/);
-    assert.match(form.message, /boss@example\.com/);
-    assert.match(form.message, /quarterly numbers/);
-    assert.ok(!form.message.includes('sk-live-123'), 'the secret reached the form');
-    assert.ok(form.message.length < 4_000, `a form of ${form.message.length} characters`);
+    assert.ok(form.message.includes(JSON.stringify(input)), form.message);
     const shown = (form._meta['toolcell/approval'] as { arguments?: Record<string, unknown> }).arguments;
-    assert.equal(shown?.to, 'boss@example.com');
-    assert.equal(shown?.api_key, '[redacted]');
+    assert.deepEqual(shown, input);
+
+    const long = await dispatch({ ...input, filler: 'x'.repeat(100_000) });
+    assert.equal(long.status, 'aborted');
+    assert.equal(sent, 1);
+    assert.equal(forms.length, 1, 'a form too long to show was not put to the person');
+    assert.match((long.result.content[0] as unknown as { text: string }).text, /too long to show for approval/);
   } finally {
     await host.close();
   }
