@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
- * Builds the published package into dist/ (`npm run build`; no lifecycle script runs it, so that
- * installing the package runs nothing: build before `npm pack` or `npm publish`). Development
- * and tests run the .ts sources through tsx; the packed-package tests build first.
+ * Builds the published package into dist/: `npm run build`, and `prepack` (so `npm pack` and
+ * `npm publish` of a clone always ship a fresh dist/); `prepare` (scripts/prepare.mjs) runs it
+ * in a clone that has no dist/, which is how `npm install git+…` gets one. Installing the packed
+ * package runs nothing (scripts/pack-manifest.mjs). Development and tests run the .ts sources
+ * through tsx; only test/package/ reads dist/.
  *
  * 1. tsc with tsconfig.build.json: JavaScript and .d.ts files, relative `.ts` specifiers
  *    rewritten to `.js` in the JavaScript (`rewriteRelativeImportExtensions`).

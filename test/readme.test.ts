@@ -7,18 +7,19 @@
  * can tell which examples are proven. A block shown in more than one place (the same language and
  * code) runs once and must print what every place expects.
  *
- * Where a block runs:
- * - A block that imports `toolcell` (or a subpath, `toolcell/ai-sdk`) runs against the packed
- *   tarball installed into one temporary project (test/helpers/pack-once.ts), the way a user
- *   gets the package: the file is written into that project, so `toolcell` and the frameworks
- *   it imports (taken from this repository's devDependencies, at their declared ranges, from
- *   the npm cache) resolve there. Its working directory is still the repository root, so
- *   `fixtures/…` paths in it mean what they say there.
- * - Any other ts/js block (one that imports `./src/…`) runs beside README.md, with node's
- *   `toolcell-source` condition so a stray `toolcell` import would map to the sources.
- * - sh blocks run under `bash -euo pipefail` from the repository root.
- * TypeScript runs through this repository's tsx (the installed project has no TypeScript
- * tooling of its own; tsx only strips types, resolution is node's).
+ * Where a block runs: as a stranger runs it, in an empty project that installed the packed
+ * tarball (test/helpers/pack-once.ts) and the packages the blocks import (taken from this
+ * repository's devDependencies, at their declared ranges, from the npm cache). The block's file
+ * is written into that project and runs there, with that project as its working directory and
+ * a user's environment (no tsx preloaded, no npm_ variables): so `toolcell` resolves to the
+ * installed tarball, `npx toolcell` to its bin, and whatever else a block needs must ship in the
+ * package (`node_modules/toolcell/fixtures/…`) or be made by the block (`npx -y` for a server
+ * the project did not install). sh blocks run there under `bash -euo pipefail`.
+ * The one exception is a ts/js block that imports the repository's sources (`./src/…`): it is
+ * about a clone's internals, says so, and runs beside README.md with node's `toolcell-source`
+ * condition. TypeScript runs through this repository's tsx (the installed project has no
+ * TypeScript tooling of its own; tsx only strips types, resolution is node's).
+ * When the blocks are done the test prints how many ran where.
  *
  * Blocks run at most two at a time: each one starts processes (servers, sandboxes) and the
  * whole `npm test` shares two cores.
@@ -29,7 +30,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { installedApp, plainEnv } from './helpers/pack-once.ts';
 
@@ -123,19 +124,35 @@ function markdownUnder(dir: string): string[] {
 const FILES = [join(ROOT, 'README.md'), ...markdownUnder(join(ROOT, 'docs'))];
 const TEXT = new Map(FILES.map((f) => [f, readFileSync(f, 'utf8')]));
 const blocks = FILES.flatMap((f) => runnableBlocks(relative(ROOT, f), TEXT.get(f)!));
-const packaged = (b: Block): boolean => b.lang !== 'sh' && importedPackages(b.code).includes('toolcell');
+/** A block about a clone's internals (it imports `./src/…`); every other block runs in the installed project. */
+const fromSources = (b: Block): boolean => b.lang !== 'sh' && /(?:\bfrom\s*|\bimport\s*\(\s*|^import\s+)['"]\.\/src\//m.test(b.code);
+const packaged = (b: Block): boolean => !fromSources(b);
 
 /**
  * Frameworks and other packages the packaged blocks import, at this repository's declared
  * ranges (devDependencies, or dependencies for one a block imports directly, such as zod).
  */
 function frameworkDependencies(): string[] {
-  const wanted = new Set(blocks.filter(packaged).flatMap((b) => importedPackages(b.code)));
+  const wanted = new Set(blocks.filter((b) => packaged(b) && b.lang !== 'sh').flatMap((b) => importedPackages(b.code)));
+  // A server a block spawns with `npx -y <package>` is installed beside it too: npx then runs it
+  // from the project rather than asking the registry first, which on a loaded machine took
+  // longer than the 30 s handshake the block runs under (the blocks still say `npx -y`, for a
+  // project that has not installed it).
+  for (const name of npxPackages()) wanted.add(name);
   wanted.delete('toolcell');
   const declared = { ...PACKAGE.dependencies, ...PACKAGE.devDependencies };
   const unknown = [...wanted].filter((name) => declared[name] === undefined);
   if (unknown.length > 0) throw new Error(`manual blocks import packages this repository does not declare: ${unknown.join(', ')}`);
   return [...wanted].sort().map((name) => `${name}@${declared[name]}`);
+}
+
+/** The packages blocks spawn through `npx -y` (`'npx', args: ['-y', '<package>'` or `npx -y <package>`). */
+function npxPackages(): string[] {
+  const names = new Set<string>();
+  for (const b of blocks.filter(packaged)) {
+    for (const m of b.code.matchAll(/['"]-y['"],\s*['"]([^'"]+)['"]|\bnpx -y ([^\s'"]+)/g)) names.add((m[1] ?? m[2])!);
+  }
+  return [...names].sort();
 }
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ stdout: string; stderr: string }> {
@@ -149,21 +166,24 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 
 let app: string | undefined;
 
+/** How many distinct blocks ran, by where: printed at the end. */
+const ran = { installed: 0, sources: 0, failed: 0 };
+
 async function runBlock(block: Block): Promise<{ stdout: string; stderr: string }> {
-  if (block.lang === 'sh') return run('bash', ['-euo', 'pipefail', '-c', block.code], ROOT, process.env);
-  const ext = block.lang === 'ts' ? 'mts' : 'mjs';
-  const name = `.readme-block-${block.file.replace(/[^a-z0-9]+/gi, '-')}-${block.line}.${ext}`;
   if (packaged(block)) {
     assert.ok(app, 'the packed package was installed');
-    const file = join(app, name);
+    if (block.lang === 'sh') return run('bash', ['-euo', 'pipefail', '-c', block.code], app, plainEnv());
+    const file = join(app, `.readme-block-${block.file.replace(/[^a-z0-9]+/gi, '-')}-${block.line}.${block.lang === 'ts' ? 'mts' : 'mjs'}`);
     writeFileSync(file, block.code);
     try {
       // A user's environment (no tsx preloaded, no npm_ variables), with tsx only to strip types.
-      return await run(process.execPath, ['--import', TSX, file], ROOT, plainEnv());
+      return await run(process.execPath, ['--import', TSX, file], app, plainEnv());
     } finally {
       rmSync(file, { force: true });
     }
   }
+  const ext = block.lang === 'ts' ? 'mts' : 'mjs';
+  const name = `.readme-block-${block.file.replace(/[^a-z0-9]+/gi, '-')}-${block.line}.${ext}`;
   // Beside README.md, so relative imports resolve as a reader at the root would expect.
   const file = join(ROOT, name);
   writeFileSync(file, block.code);
@@ -232,17 +252,30 @@ describe('the manual: README.md and docs/**/*.md', { concurrency: 2 }, () => {
     assert.deepEqual(unlabelled, [], 'mark these <!-- run --> or start them with "// illustrative: <why>"');
   });
 
+  it('runs every block but those about a clone\'s internals in the installed project', () => {
+    const inClone = blocks.filter(fromSources).map((b) => `${b.file} line ${b.line}`);
+    assert.ok(inClone.length <= 1, `blocks that import ./src/ (they cannot run where a user installed the package): ${inClone.join(', ')}`);
+  });
+
   for (const { block, places } of distinctBlocks(blocks)) {
-    const where = packaged(block) ? 'packed package' : block.lang === 'sh' ? 'bash' : 'sources';
+    const where = packaged(block) ? `${block.lang === 'sh' ? 'bash' : 'node'}, empty project with the packed package` : 'a clone\'s sources';
     it(`${places.join(', ')} (${block.lang}, ${where}) runs to completion`, { timeout: 150_000 }, async () => {
       let out: { stdout: string; stderr: string };
       try {
         out = await runBlock(block);
       } catch (error) {
+        ran.failed++;
         const e = error as { code?: unknown; stdout?: string; stderr?: string; message: string };
         assert.fail(`the block exited with ${String(e.code)}\n--- stdout\n${e.stdout ?? ''}\n--- stderr\n${e.stderr ?? ''}`);
       }
       for (const text of block.expect) assert.ok(out.stdout.includes(text), `expected ${JSON.stringify(text)} in:\n${out.stdout}`);
+      if (packaged(block)) ran.installed++;
+      else ran.sources++;
     });
   }
+
+  after(() => {
+    const total = distinctBlocks(blocks).length;
+    console.log(`manual: ${ran.installed + ran.sources} of ${total} distinct blocks (${blocks.length} in the text) ran as written — ${ran.installed} in an empty project with the packed package, ${ran.sources} from a clone's sources; ${ran.failed} failed`);
+  });
 });

@@ -39,6 +39,30 @@ export function toAiSdkModelOutput(result: ToolResult): ModelOutput {
   }
 }
 
+/** Whether `value` is a host result: MCP's `CallToolResult` always carries a `content` array. */
+function isToolResult(value: unknown): value is ToolResult {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { content?: unknown }).content);
+}
+
+/**
+ * The result a framework hands `toModelOutput`. The AI SDK passes `{ toolCallId, input, output }`;
+ * Mastra's agent passes the output itself. A result has a `content` array and never an `output`
+ * key, so the two cannot be mistaken for each other; anything else is a typed error that shows
+ * what came (cut to 200 characters) rather than a TypeError from inside the conversion.
+ */
+function toolResultOf(arg: unknown): ToolResult {
+  if (isToolResult(arg)) return arg;
+  const wrapped = typeof arg === 'object' && arg !== null ? (arg as { output?: unknown }).output : undefined;
+  if (isToolResult(wrapped)) return wrapped;
+  let shown: string;
+  try {
+    shown = arg === undefined ? 'undefined' : JSON.stringify(arg).slice(0, 200);
+  } catch (error) {
+    shown = `an unprintable ${typeof arg} (${(error as Error).message})`;
+  }
+  throw new TypeError(`toModelOutput: expected a tool result or { output: tool result }, got ${shown}`);
+}
+
 /**
  * Every tool the host lists now (code_execution included) as an AI SDK `ToolSet`. The set is a
  * snapshot of the listing: build it again when `host.toolsVersion` changes (it is cheap), or
@@ -70,7 +94,7 @@ export function aiSdkTools(host: ToolHost, options: AiSdkToolsOptions): ToolSet 
         });
         return outcome.result;
       },
-      toModelOutput: ({ output }: { output: ToolResult }) => toAiSdkModelOutput(output),
+      toModelOutput: (arg: unknown) => toAiSdkModelOutput(toolResultOf(arg)),
     } as ToolSet[string];
   }
   return set;

@@ -13,7 +13,7 @@ import { ToolHost } from '../host/tool-host.ts';
 import { resultText } from '../host/results.ts';
 import type { ServerConfig } from '../mcpl/config.ts';
 import type { OperatorPolicy } from '../lifecycle/grants.ts';
-import { renderTimeline, type Receipt } from './timeline.ts';
+import { renderTimeline, TIMELINE_LEGEND, type Receipt } from './timeline.ts';
 import { demoScript, registerDemoCodeExecution } from './demo-script.ts';
 
 const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -72,11 +72,17 @@ export async function runDemo(options: { python: boolean; plain: boolean }): Pro
   const dir = mkdtempSync(join(tmpdir(), 'toolcell-demo-'));
   const host = new ToolHost({ logger: pino({ level: 'warn' }, pino.destination(2)) });
   const out = (line = '') => process.stdout.write(`${line}\n`);
+  // What the demo is doing, on stderr (stdout is the result): each step can take seconds on a
+  // first run or a busy machine, and a silent terminal looks like a hang.
+  const started = Date.now();
+  const step = (text: string) => process.stderr.write(`toolcell: ${text} (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
   try {
+    step('starting a fixture tool server ("work") and two observer processes');
     await host.connectServer(peerConfig(dir, 'work', { tools: PROVIDER_TOOLS }));
     for (const o of OBSERVERS) {
       await host.connectServer({ ...peerConfig(dir, o.id, { observer: true, ...(o.filter ? { filter: o.filter } : {}) }), policy: o.policy });
     }
+    step(`connected: work (${host.listTools().length} tools), observers ${OBSERVERS.map((o) => o.id).join(' and ')}`);
     const codeExecution = options.plain ? undefined : registerDemoCodeExecution(host);
     // Filters take effect when answered; wait for both answers before the turn starts.
     for (const o of OBSERVERS.filter((x) => x.filter)) {
@@ -100,6 +106,12 @@ export async function runDemo(options: { python: boolean; plain: boolean }): Pro
         ]
       : [{ id: 'toolu_01DemoScriptEeeeeeeeeeee', name: 'code_execution', input: demoScript(options.python) }];
     out(`model response: ${calls.map((c) => c.name).join(', ')}`);
+    for (const call of calls.filter((c) => typeof c.input.code === 'string')) {
+      // The whole script, as the model sent it: the observers' timelines below show each call it made.
+      out(`the script it sends to ${call.name} (${options.python ? 'Python' : 'JavaScript'}):`);
+      for (const line of String(call.input.code).split('\n')) out(`  | ${line}`);
+    }
+    step(options.plain ? 'dispatching the model\'s calls' : `running the script (the first run starts the ${options.python ? 'Python interpreter' : 'JavaScript sandbox'})`);
     const outcomes = await Promise.all(calls.map((c) => host.dispatch({ inferenceId, modelCallId: c.id, name: c.name, input: c.input })));
     stream.end('turn complete');
     for (const [i, outcome] of outcomes.entries()) {
@@ -111,7 +123,9 @@ export async function runDemo(options: { python: boolean; plain: boolean }): Pro
     }
     await host.flush();
     for (const o of OBSERVERS) await host.server(o.id)!.request('fixture/barrier');
+    step('done; what each observer received:');
     if (codeExecution) out('(calls made by the script are indented under their code_execution parent)');
+    out(TIMELINE_LEGEND);
     for (const o of OBSERVERS) {
       out();
       out(`observer "${o.id}" — ${o.about}`);

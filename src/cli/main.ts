@@ -21,6 +21,12 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return 0;
     case 'demo': {
+      // Said before the demo's 350 modules load and its servers and sandbox start (seconds on a
+      // first run or a busy machine), so `npx toolcell` never sits silent.
+      process.stderr.write(
+        `toolcell: ${argv.length === 0 ? 'no command given, so ' : ''}running the demo: one scripted turn, no model and no API key` +
+          `${argv.length === 0 ? ' (toolcell --help lists the commands)' : ''}\n`,
+      );
       const { runDemo } = await import('./demo.ts');
       return runDemo({ python: command.python, plain: command.plain });
     }

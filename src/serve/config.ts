@@ -6,6 +6,7 @@
 import { ClientCredentialsProvider, PrivateKeyJwtProvider, TokenFileProvider, readSecretFile, type InteractiveAuthOptions } from '../mcpl/auth/index.ts';
 import type { OAuthClientProvider } from '../mcpl/auth.ts';
 import { readFileSync } from 'node:fs';
+import { jsonErrorPlace } from './json-error.ts';
 import { dirname, resolve } from 'node:path';
 import type { HttpServerConfig, StdioServerConfig } from '../mcpl/config.ts';
 import type { GatewayServerConfig } from './gateway/connect-servers.ts';
@@ -146,7 +147,11 @@ export function loadServeConfig(path: string | undefined): ServeConfig {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new ServeConfigError(path, [`not JSON: ${(error as Error).message}`]);
+    // Line and column, what was expected, and the line with a caret: JSON.parse's own message
+    // gives a character position on some Node versions and only a quote on others.
+    const at = jsonErrorPlace(text);
+    if (at === undefined) throw new ServeConfigError(path, [`not JSON: ${(error as Error).message}`]);
+    throw new ServeConfigError(path, [`not JSON at line ${at.line}, column ${at.column}: ${at.reason}`, `  ${at.excerpt}`, `  ${' '.repeat(at.caret)}^`]);
   }
   return parseServeConfig(raw, path, dirname(resolve(path)));
 }

@@ -19,6 +19,7 @@ import { GatewayHub } from './gateway/hub.ts';
 import { CallOwners, forwardServerRequests } from './gateway/server-requests.ts';
 import { connectServers, type ConnectedServers } from './gateway/connect-servers.ts';
 import { startInteractiveAuth, type InteractiveServers } from './interactive-auth.ts';
+import { describeServerStartup, serverStartup } from './startup-report.ts';
 
 export interface ServeOptions {
   configPath?: string;
@@ -76,6 +77,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
   try {
     interactive = await startInteractiveAuth(config.servers);
     servers = await connectServers(host, interactive.servers, logger);
+    const startup = serverStartup(host, config.servers.map((s) => s.id), servers.awaited());
+    logger.info(startup, describeServerStartup(startup));
     if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, { whenBusy: 'wait', jsInline: false, ...config.runtime, ...config.codeExecution });
   } catch (error) {
     await shutdown();

@@ -117,3 +117,20 @@ test('toModelOutput: images as file parts, structured content as JSON, errors as
   assert.deepEqual(toAiSdkModelOutput({ content: [{ type: 'text', text: '{"x":1}' }], structuredContent: { x: 1 } }), { type: 'json', value: { x: 1 } });
   assert.deepEqual(toAiSdkModelOutput({ content: [{ type: 'text', text: 'bad' }], isError: true }), { type: 'error-text', value: 'bad' });
 });
+
+test('toModelOutput takes the AI SDK\'s ({ output }) and the result itself (Mastra calls toModelOutput(output))', () => {
+  const host = new ToolHost({ logger: pino({ level: 'silent' }) });
+  host.registerTool({ name: 'x', description: 'x', inputSchema: { type: 'object' }, handler: async () => ({ content: [{ type: 'text', text: 'x' }] }) });
+  const toModelOutput = (aiSdkTools(host, { conversationId: 'c' }).x as unknown as { toModelOutput: (arg: unknown) => unknown }).toModelOutput;
+  const ok = { content: [{ type: 'text', text: '{"n":2}' }], structuredContent: { n: 2 } };
+  const failed = { content: [{ type: 'text', text: 'no such file' }], isError: true };
+  // The AI SDK's shape, with the fields it passes beside output.
+  assert.deepEqual(toModelOutput({ toolCallId: 'call_1', input: {}, output: ok }), { type: 'json', value: { n: 2 } });
+  assert.deepEqual(toModelOutput({ toolCallId: 'call_1', input: {}, output: failed }), { type: 'error-text', value: 'no such file' });
+  // Mastra's: the tool's output alone.
+  assert.deepEqual(toModelOutput(ok), { type: 'json', value: { n: 2 } });
+  assert.deepEqual(toModelOutput(failed), { type: 'error-text', value: 'no such file' });
+  // Neither shape: a typed error naming what came, not a TypeError from deep inside.
+  assert.throws(() => toModelOutput({ output: 'text' }), /toModelOutput: expected a tool result or \{ output: tool result \}, got \{"output":"text"\}/);
+  assert.throws(() => toModelOutput(undefined), /got undefined/);
+});

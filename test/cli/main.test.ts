@@ -7,9 +7,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { REPO_ROOT, scratchDir } from '../helpers/peers.ts';
 import { USAGE } from '../../src/cli/args.ts';
+import { demoScript } from '../../src/cli/demo-script.ts';
+import { TIMELINE_LEGEND } from '../../src/cli/timeline.ts';
 
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 
@@ -98,4 +101,49 @@ test('serve --http off loopback without --token-file is refused before anything 
   assert.equal(emptyRun.status, 1);
   assert.match(emptyRun.stderr, /token file .*empty-token is empty/);
   assert.equal(existsSync(a.marker), false);
+});
+
+test('no arguments: says at once that it runs the demo, then prints the whole script and which clock each column is', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const [code] = (await once(child, 'close')) as [number | null];
+  assert.equal(code, 0, stderr);
+  const lines = stderr.split('\n');
+  // The first thing written, before the demo module (and its host, engines and servers) loads:
+  // it precedes the demo's own first progress line.
+  assert.match(lines[0]!, /^toolcell: no command given, so running the demo: one scripted turn, no model and no API key \(toolcell --help lists the commands\)$/);
+  assert.match(lines[1]!, /^toolcell: starting a fixture tool server/);
+  assert.ok(lines.some((l) => /^toolcell: connected: work \(5 tools\), observers avatar and audit/.test(l)), stderr);
+  // Every line of the script the model sent, none cut.
+  const script = String(demoScript(false).code);
+  for (const line of script.split('\n')) assert.ok(stdout.includes(`  | ${line}\n`), `the script line ${JSON.stringify(line)} is printed whole`);
+  assert.match(stdout, /input \{"code":"<the script above, 13 lines>"/);
+  assert.ok(stdout.includes(TIMELINE_LEGEND), 'the legend names both clocks');
+  assert.match(stdout, /completed took \d+ ms/);
+});
+
+test('serve says which servers connected, which failed and why, and where it serves', () => {
+  const dir = scratchDir();
+  const configPath = join(dir, 'two.json');
+  const peer = join(REPO_ROOT, 'fixtures', 'peer.mjs');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      servers: [
+        { id: 'files', command: process.execPath, args: [peer, join(REPO_ROOT, 'fixtures', 'readme', 'files.json')] },
+        { id: 'broken', command: join(dir, 'no-such-server') },
+      ],
+      codeExecution: false,
+    }),
+  );
+  // stdin is closed at once, so serve starts, reports, and ends.
+  const run = toolcell('serve', '--config', configPath);
+  assert.equal(run.status, 0, run.stderr);
+  const messages = run.stderr.split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { msg: string }).msg);
+  assert.ok(messages.some((m) => /^server broken failed to start: .*no-such-server/.test(m)), `why broken failed:\n${messages.join('\n')}`);
+  assert.ok(messages.includes('servers: files connected (1 tool); failed: broken (the error of each is logged above; serving without it)'), messages.join('\n'));
+  assert.ok(messages.includes('toolcell serving MCP on stdio'), messages.join('\n'));
 });

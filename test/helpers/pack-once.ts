@@ -6,15 +6,16 @@
  * overran.
  *
  * Results live under `$TMPDIR/toolcell-pack/<key>/`, where the key hashes everything that goes
- * into the tarball (src/, scripts/, docs/, package.json, the lock file, tsconfig.build.json,
- * fixtures/peer.mjs, README.md, LICENSE): a run with unchanged sources reuses the last one, and a change makes a fresh one.
+ * into the tarball (src/, scripts/, docs/, fixtures/, package.json, the lock file,
+ * tsconfig.build.json, README.md, LICENSE): a run with unchanged sources reuses the last one, and a change makes a fresh one.
+ * The same holds for `npm install git+file://` of a clone of the checkout (`installedFromGit`).
  * One process builds (it holds a lock directory with its pid); the others wait for the result to
  * appear (a directory watch, not a poll) or for the builder to die, then take over. Nothing has a
  * fixed time limit: pass the test's `signal` and the work stops with the test.
  */
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, watch, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,8 +64,8 @@ function* files(dir: string): Generator<string> {
 /** A hash of every input of the tarball, so a cached one is used only while it is current. */
 function sourceKey(): string {
   const hash = createHash('sha256');
-  const inputs = [join(ROOT, 'src'), join(ROOT, 'scripts'), join(ROOT, 'docs')];
-  const single = ['package.json', 'package-lock.json', 'tsconfig.build.json', 'tsconfig.json', 'README.md', 'LICENSE', 'fixtures/peer.mjs'].map((f) => join(ROOT, f));
+  const inputs = [join(ROOT, 'src'), join(ROOT, 'scripts'), join(ROOT, 'docs'), join(ROOT, 'fixtures')];
+  const single = ['package.json', 'package-lock.json', 'tsconfig.build.json', 'tsconfig.json', 'README.md', 'LICENSE'].map((f) => join(ROOT, f));
   const all = [...inputs.flatMap((dir) => [...files(dir)]), ...single.filter((f) => existsSync(f))].sort();
   for (const file of all) {
     hash.update(relative(ROOT, file)).update('\0').update(readFileSync(file)).update('\0');
@@ -184,7 +185,8 @@ function key(): string {
 
 /**
  * The path of `toolcell-<version>.tgz` built from the checkout (`npm pack`, whose `prepack`
- * builds dist/). Built once per source state, whichever test asks first.
+ * builds dist/ — exactly what a stranger's `npm pack` of a clone does). Built once per source
+ * state, whichever test asks first.
  */
 export async function packedTarball(options: { signal?: AbortSignal } = {}): Promise<string> {
   const dir = join(BASE, key());
@@ -193,9 +195,7 @@ export async function packedTarball(options: { signal?: AbortSignal } = {}): Pro
     'tarball',
     async (scratch) => {
       pruneStale(key());
-      // The manifest has no prepack (a consumer would get an install-scripts warning), so dist/
-      // is built here, under the same lock, before it is packed.
-      await sh('npm', ['run', 'build', '--silent'], ROOT, options);
+      // No separate build: `prepack` builds dist/, so this is the command a user runs.
       await sh('npm', ['pack', '--pack-destination', scratch, '--silent'], ROOT, options);
       const tarballs = readdirSync(scratch).filter((f) => f.endsWith('.tgz'));
       if (tarballs.length !== 1) throw new Error(`npm pack wrote ${tarballs.join(', ') || 'nothing'} into ${scratch}`);
@@ -237,4 +237,54 @@ export async function installedApp(name: string, options: InstalledAppOptions = 
     },
     options.signal,
   );
+}
+
+/**
+ * The files a clone of the checkout has: what git tracks plus what it would track (untracked,
+ * not ignored), so the current working state is tested, committed or not. The `node_modules`
+ * symlink of a worktree is not ignored by `node_modules/` (a pattern for directories) and is
+ * left out by name.
+ */
+function cloneFiles(): string[] {
+  const out = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return out.split('\0').filter((f) => f !== '' && f !== 'node_modules' && !f.startsWith('node_modules/') && existsSync(join(ROOT, f)) && lstatSync(join(ROOT, f)).isFile());
+}
+
+/**
+ * An empty ESM project where `npm install git+file://<clone>` installed toolcell, the way a user
+ * installs from a repository: npm clones it, installs its devDependencies there, runs its
+ * `prepare` (which builds dist/) and packs it. The clone is a fresh git repository holding
+ * the checkout's files (cloneFiles), made once per source state like the tarball.
+ */
+export async function installedFromGit(name: string, options: { signal?: AbortSignal } = {}): Promise<string> {
+  if (!/^[a-z0-9-]+$/.test(name)) throw new Error(`installedFromGit: name "${name}" must be lower-case letters, digits and dashes`);
+  const dir = join(BASE, key());
+  const clone = await once(
+    dir,
+    'clone',
+    async (scratch) => {
+      pruneStale(key());
+      for (const file of cloneFiles()) {
+        mkdirSync(dirname(join(scratch, file)), { recursive: true });
+        copyFileSync(join(ROOT, file), join(scratch, file));
+      }
+      const git = (...args: string[]): Promise<unknown> => sh('git', ['-c', 'user.name=toolcell test', '-c', 'user.email=test@toolcell.invalid', ...args], scratch, options);
+      await git('init', '--quiet');
+      await git('add', '--all');
+      await git('commit', '--quiet', '--no-verify', '-m', 'the checkout, as a clone has it');
+    },
+    options.signal,
+  );
+  const app = await once(
+    dir,
+    `git-app-${name}`,
+    async (scratch) => {
+      writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: `git-app-${name}`, version: '1.0.0', private: true, type: 'module' }));
+      await sh('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', `git+file://${clone}`], scratch, options);
+    },
+    options.signal,
+  );
+  const now = new Date();
+  utimesSync(dir, now, now);
+  return app;
 }

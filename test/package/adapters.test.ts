@@ -238,3 +238,65 @@ describe('each adapter from the packed tarball, with only its framework installe
     });
   }
 });
+
+/**
+ * Mastra 1.x through toolcell/ai-sdk: its Agent runs the loop with the AI SDK's MockLanguageModelV3
+ * and calls each tool's `toModelOutput` with the result itself (not `{ output }`, as the AI SDK
+ * does); the shapes it used are recorded. Mastra is not a devDependency: npm fetches it (from its
+ * cache when an earlier run put it there). Mastra 1.x declares Node ≥ 22.13; on Node 20 npm
+ * installs it with engine warnings and the loop runs.
+ */
+const MASTRA = `
+import { Agent } from '@mastra/core/agent';
+import { MockLanguageModelV3 } from 'ai/test';
+import { aiSdkTools } from 'toolcell/ai-sdk';
+import { rig, CE_CALL, SCRIPT } from './rig.mjs';
+
+const r = await rig();
+const tools = aiSdkTools(r.host, { conversationId: 'conv-packed' });
+const shapes = [];
+for (const tool of Object.values(tools)) {
+  const convert = tool.toModelOutput;
+  tool.toModelOutput = (arg) => {
+    shapes.push(arg !== null && typeof arg === 'object' && 'output' in arg ? '{ output }' : 'the result itself');
+    return convert(arg);
+  };
+}
+const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
+let step = 0;
+const model = new MockLanguageModelV3({
+  doGenerate: async () => ++step === 1
+    ? { content: [{ type: 'tool-call', toolCallId: CE_CALL, toolName: 'code_execution', input: JSON.stringify(SCRIPT) }], finishReason: { unified: 'tool-calls', raw: undefined }, usage, warnings: [] }
+    : { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] },
+});
+const agent = new Agent({ id: 'packed', name: 'packed', instructions: 'Use code_execution.', model, tools });
+const result = await agent.generate('go', { maxSteps: 3 });
+const toolResult = JSON.stringify(result.steps?.[0]?.toolResults?.[0] ?? result.toolResults?.[0] ?? null);
+await r.finish({ answer: result.text, toolResult, shapes });
+`;
+
+describe('toolcell/ai-sdk in a Mastra 1.x agent, from the packed tarball', () => {
+  let app = '';
+
+  before(async (t) => {
+    app = await installedApp('adapter-mastra', { dependencies: ['@mastra/core@^1.71.0', at('ai')], signal: (t as { signal?: AbortSignal }).signal });
+  });
+
+  it('runs a code_execution whose inner call an observer process sees under Mastra\'s tool-call id; toModelOutput(result) works', async (t) => {
+    writeFileSync(join(app, 'rig.mjs'), RIG);
+    writeFileSync(join(app, 'loop-mastra.mjs'), MASTRA);
+    const { stdout } = await sh(process.execPath, ['loop-mastra.mjs'], app, { signal: t.signal });
+    const report = JSON.parse(stdout.trim().split('\n').at(-1)!) as Report & { shapes: string[] };
+    assert.equal(report.answer, 'done');
+    assert.ok(report.shapes.includes('the result itself'), `Mastra called toModelOutput with: ${report.shapes.join(', ')}`);
+    const parent = report.lifecycle.find((p) => p.tool === 'code_execution' && p.phase === 'started');
+    const inner = report.lifecycle.find((p) => p.tool === 'srv--lookup' && p.phase === 'started');
+    assert.equal(parent?.toolCallId, CE_CALL, 'Mastra\'s tool-call id is the code_execution call\'s id');
+    assert.equal(inner?._meta?.['agent-framework/parentToolCallId'], CE_CALL);
+    assert.equal(inner?.conversationId, 'conv-packed');
+    assert.deepEqual(
+      report.lifecycle.filter((p) => p.phase !== 'started').map((p) => [p.tool, p.phase]).sort(),
+      [['code_execution', 'completed'], ['srv--lookup', 'completed']],
+    );
+  });
+});

@@ -1,15 +1,17 @@
 /**
- * The published package, as a user gets it: `npm run build` then `npm pack`, `npm install` of the tarball into an empty project, then plain Node — no tsx,
- * no loader — imports it and runs a turn, `npx toolcell --help` answers, `npx toolcell serve`
- * serves an MCP client, and plain `tsc` type-checks a file that imports it. This is the only test that exercises dist/; every other test runs
- * the .ts sources.
+ * The package, as a user gets it, two ways: `npm pack` of the checkout (its `prepack` builds
+ * dist/) installed as a tarball, and `npm install git+file://<clone>` (npm runs the clone's
+ * `prepare`, which builds dist/). Each goes into an empty project, where plain Node — no tsx, no
+ * loader — imports it and runs a turn, `npx toolcell --help` answers, `npx toolcell serve`
+ * serves an MCP client, and plain `tsc` type-checks a file that imports it. These and the other
+ * test/package files are the tests that exercise dist/; every other test runs the .ts sources.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { installedApp, ROOT, sh } from '../helpers/pack-once.ts';
+import { installedApp, installedFromGit, packedTarball, ROOT, sh } from '../helpers/pack-once.ts';
 
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
@@ -111,11 +113,16 @@ void wrong;
 // The checks only read the installed project (each writes its own files), so they run at once.
 // No fixed time limit: the tarball is built once per run by the shared helper, and each step
 // stops with the test (its signal) rather than after a guess of how long a loaded machine needs.
-describe('the packed package under plain node', { concurrency: true }, () => {
+const SOURCES: { label: string; install: (signal: AbortSignal | undefined) => Promise<string> }[] = [
+  { label: 'the packed tarball (npm pack of a clone)', install: (signal) => installedApp('plain', signal ? { signal } : {}) },
+  { label: 'npm install git+file://<clone>', install: (signal) => installedFromGit('plain', signal ? { signal } : {}) },
+];
+
+for (const source of SOURCES) describe(`${source.label} under plain node`, { concurrency: true }, () => {
   let app = '';
 
   before(async (t) => {
-    app = await installedApp('plain', { signal: (t as { signal?: AbortSignal }).signal });
+    app = await source.install((t as { signal?: AbortSignal }).signal);
   });
 
   it('imports under plain node and runs a turn: a built-in, a schema refusal, a JavaScript and a Python script', async (t) => {
@@ -172,5 +179,24 @@ describe('the packed package under plain node', { concurrency: true }, () => {
       }),
     );
     await sh(process.execPath, [TSC, '-p', 'tsconfig.json'], app, { signal: t.signal });
+  });
+});
+
+describe('npm pack of a clone', () => {
+  it('packs dist/ and the fixtures the manual uses, with no script that would run on an install', async (t) => {
+    const tarball = await packedTarball({ signal: t.signal });
+    const { stdout: listing } = await sh('tar', ['-tzf', tarball], ROOT, { signal: t.signal });
+    const files = new Set(listing.split('\n').filter(Boolean));
+    for (const f of ['package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/cli/main.js', 'package/fixtures/peer.mjs', 'package/fixtures/readme/files.json']) {
+      assert.ok(files.has(f), `${f} is in the tarball`);
+    }
+    const { stdout: manifest } = await sh('tar', ['-xzOf', tarball, 'package/package.json'], ROOT, { signal: t.signal });
+    const scripts = (JSON.parse(manifest) as { scripts?: Record<string, string> }).scripts ?? {};
+    // npm runs these on a consumer's install (prepare: for a tarball or git source).
+    for (const event of ['preinstall', 'install', 'postinstall', 'prepare']) assert.equal(scripts[event], undefined, `the packed manifest has no ${event}`);
+    // …while the checkout keeps its prepare (git installs need it) and no backup is left over.
+    const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    assert.equal(own.scripts.prepare, 'node scripts/prepare.mjs');
+    assert.equal(existsSync(join(ROOT, 'package.json.prepack-orig')), false);
   });
 });

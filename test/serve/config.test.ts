@@ -1,7 +1,11 @@
 /** The serve config file: every mistake named by its full path, ids checked, runtime keys kept. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseServeConfig, ServeConfigError } from '../../src/serve/config.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadServeConfig, parseServeConfig, ServeConfigError } from '../../src/serve/config.ts';
+import { jsonErrorPlace } from '../../src/serve/json-error.ts';
 
 function problems(raw: unknown): readonly string[] {
   try {
@@ -226,4 +230,45 @@ test('a private_key_jwt auth key gives the SDK\'s PrivateKeyJwtProvider its key,
   );
   const text = problems({ servers: [{ id: 'm2m', url, auth: { type: 'private_key_jwt', clientId: 'agent', privateKeyFile: 'key.pem', algorithm: 'HS256' } }] }).join('\n');
   assert.match(text, /servers\[0\]\.auth\.algorithm: expected one of "RS256"/);
+});
+
+test('a config file that is not JSON is named by line and column, with what was expected and the line under a caret', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolcell-config-json-'));
+  const path = join(dir, 'toolcell.json');
+  writeFileSync(path, '{\n  "servers": [\n    { "id": "files", "command": "node" }\n    { "id": "web", "url": "https://example.org/mcp" }\n  ]\n}\n');
+  const error = (() => {
+    try {
+      loadServeConfig(path);
+    } catch (e) {
+      return e as ServeConfigError;
+    }
+    assert.fail('a file that is not JSON was accepted');
+  })();
+  assert.ok(error instanceof ServeConfigError);
+  assert.deepEqual(error.problems, [
+    'not JSON at line 4, column 5: expected "," or "]" after an array element, got "{"',
+    '      { "id": "web", "url": "https://example.org/mcp" }',
+    '      ^',
+  ]);
+});
+
+test('jsonErrorPlace finds the first place a text stops being JSON, and nothing in JSON', () => {
+  const cases: [string, number, number, RegExp][] = [
+    ['{"a": 1,}', 1, 9, /expected a property name in double quotes, got "}"/],
+    ['{"a": 1', 1, 8, /expected "," or "}" after a property value, got the end of the file/],
+    ['[1, 2]\n x', 2, 2, /expected the end of the file after the value, got "x"/],
+    ['{\n\t"a": tru }', 2, 10, /expected "true", got " "/],
+    ['{"a": "line\nbreak"}', 1, 12, /a control character must be escaped/],
+    ['{"a": 01}', 1, 8, /expected "," or "}" after a property value, got "1"/],
+    ['', 1, 1, /expected a value .*, got the end of the file/],
+  ];
+  for (const [text, line, column, reason] of cases) {
+    assert.throws(() => JSON.parse(text), SyntaxError, `${JSON.stringify(text)} is not JSON to JSON.parse either`);
+    const at = jsonErrorPlace(text);
+    assert.ok(at, JSON.stringify(text));
+    assert.deepEqual([at.line, at.column], [line, column], JSON.stringify(text));
+    assert.match(at.reason, reason);
+  }
+  for (const text of ['{}', ' [1, -2.5e+3, "x\\u00e9\\n", true, false, null, {"a": {}}] ', '"s"', '0']) assert.equal(jsonErrorPlace(text), undefined, text);
+  assert.match(jsonErrorPlace('['.repeat(600))!.reason, /at most 512 levels of nesting/);
 });
