@@ -293,6 +293,16 @@ export class QuickjsPool {
     const pinned = conversation === undefined ? undefined : this.conversations.get(conversation);
     if (pinned?.parking) return null; // its session is on its way to the host
     if (pinned?.host === null) return this.placeOnThread(conversation); // parked: any free thread
+    if (pinned !== undefined && this.threads && pinned.active === 0 && !pinned.session && (pinned.host.doomed || this.stopping(pinned.host))) {
+      // Its last run was stopped (time limit, abort) and its VM went with it: nothing ties it to
+      // that thread, which may still be inside one long operation until CANCEL_GRACE_MS ends it.
+      // Waiting there made the conversation's next run wait out the grace (2.5–5 s measured).
+      const stuck = pinned.host;
+      stuck.conversations.delete(conversation!);
+      pinned.host = null;
+      if (stuck.process.alive) stuck.process.send({ t: 'drop', conv: conversation! }, []);
+      return this.placeOnThread(conversation);
+    }
     if (pinned?.host.doomed) return null; // placed again once the pool has lost it
     if (pinned !== undefined && pinned.host.process.alive) {
       return pinned.host.load < this.runsPerProcess && !this.stopping(pinned.host) ? pinned.host : null;
