@@ -63,7 +63,8 @@ export interface JsRuntimeOptions {
    * or hung VM holds only its thread and is ended alone; a kept session never waits behind
    * another conversation's run (it is parked in the host and restored on a free thread).
    * Default: true, unless `isolation` is `'bwrap'`; `true` with `'bwrap'` is a TypeError.
-   * `pool.maxProcesses` bounds the threads (default twice the cores, at least 4);
+   * `pool.maxProcesses` bounds the threads (default twice the cores, at least 4, and as many
+   * again for runs waiting behind runs that have held every thread 100 ms or more);
    * `runsPerProcess` is 1.
    */
   quickjsThreads?: boolean;
@@ -220,7 +221,10 @@ export class JsRuntime {
       const threadPool = threads && options.pool?.maxProcesses === undefined
         ? { ...pool, maxProcesses: Math.max(4, 2 * cores()), minProcesses: Math.min(pool.minProcesses, Math.max(4, 2 * cores())) }
         : pool;
-      this.quickjs = new QuickjsPool(threadPool, this.entry, options.isolation, threads, options.caps);
+      // Threads beyond the default cap only for runs waiting behind long ones (pool.ts, FAIR_SLICE_MS);
+      // an operator's own maxProcesses is a hard cap.
+      const overflow = threads && options.pool?.maxProcesses === undefined ? threadPool.maxProcesses : 0;
+      this.quickjs = new QuickjsPool(threadPool, this.entry, options.isolation, threads, options.caps, overflow);
       this.quickjs.warm();
     } else {
       this.v8 = new V8Processes({

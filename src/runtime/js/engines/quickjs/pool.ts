@@ -10,7 +10,7 @@
  *
  * A process hosts many conversations' VMs and serves up to `runsPerProcess` runs at once (they
  * interleave while scripts wait on tool calls). A conversation's VM lives in one process
- * (affinity), so its runs go there. Runs beyond capacity wait in one FIFO queue, bounded in
+ * (affinity), so its runs go there. Runs beyond capacity wait in one queue, served fairly across conversations (serveQueue), bounded in
  * length and in time, and are refused past either bound. Warm processes stay between bursts;
  * idle conversations and idle processes are reclaimed after configurable delays.
  *
@@ -32,6 +32,16 @@ type VmHost = SandboxProcess | SandboxThread;
 
 /** How long a process may take to confirm a cancelled run before it is killed. */
 const CANCEL_GRACE_MS = 2_000;
+/**
+ * Fairness on threads: a run that has held its thread this long is a long one. While every thread
+ * holds such a run, a waiting run gets a thread beyond `maxProcesses` (up to `overflowThreads`
+ * more): spinning runs then share the cores with it through the OS's scheduler instead of making
+ * it wait for one of them to end (six spinning conversations made a neighbour's `return 1` wait
+ * for their time limit). Short runs never start these threads: a burst of them waits its turn, as
+ * before. 100 ms: well above a warm run (0.3–5 ms) and a thread's start (80–300 ms under load)
+ * is the larger part of what a waiting run then pays.
+ */
+const FAIR_SLICE_MS = 100;
 /** Threads: parked sessions the host keeps at most per thread allowed (beyond: least recently used dropped). */
 const PARKED_PER_THREAD = 32;
 
@@ -46,6 +56,8 @@ interface Host {
   conversations: Set<string>;
   cancelling: Map<number, NodeJS.Timeout>;
   idleSince: number;
+  /** When its current runs began (its load went from 0 to 1): the age FAIR_SLICE_MS is judged by. */
+  busySince: number;
   /** Conversation slots the process said it held at its last idle (its own map, not ours). */
   slots: number;
   /** How the process ended, once the pool has lost it. */
@@ -98,6 +110,8 @@ export class QuickjsPool {
    * first run that could go).
    */
   private reserveWanted = false;
+  /** Serves the queue again once the threads' runs have all turned long (FAIR_SLICE_MS). */
+  private fairTimer: NodeJS.Timeout | undefined;
   /** Processes started, killed (crash, stuck cancel) and reclaimed (idle) over the pool's life. */
   readonly counts = { started: 0, killed: 0, reclaimed: 0 };
 
@@ -112,6 +126,8 @@ export class QuickjsPool {
     private readonly threads = false,
     /** The operator's caps on each sandbox process (JsRuntimeOptions.caps); none on threads. */
     private readonly caps?: ScriptCaps,
+    /** Threads: how many beyond `maxProcesses` may start for runs that wait behind long ones (FAIR_SLICE_MS). */
+    private readonly overflowThreads = 0,
   ) {
     ({
       maxProcesses: this.maxProcesses,
@@ -182,6 +198,7 @@ export class QuickjsPool {
   }
 
   private bind(host: Host, conversation: string | undefined): void {
+    if (host.load === 0) host.busySince = performance.now();
     host.load++;
     host.process.ref();
     if (this.threads) this.vacate(host, conversation);
@@ -338,7 +355,7 @@ export class QuickjsPool {
       })),
       reserveWanted: this.reserveWanted,
       anotherConversation: conversation !== undefined && this.conversations.size > 0 && !this.conversations.has(conversation),
-      roomForAnother: this.hosts.size < this.maxProcesses,
+      roomForAnother: this.hosts.size < this.maxProcesses || (this.hosts.size < this.maxProcesses + this.overflowThreads && this.allLong()),
     });
     this.reserveWanted = decision.reserveWanted;
     const started = decision.start ? this.spawn() : null;
@@ -388,18 +405,45 @@ export class QuickjsPool {
     });
   }
 
+  /**
+   * Threads: every thread is busy, and every one that has started runs a run that has held it
+   * FAIR_SLICE_MS or more. Threads still starting for earlier waiters do not count: waiters
+   * behind long runs all get their threads at once, not one per FAIR_SLICE_MS.
+   */
+  private allLong(now = performance.now()): boolean {
+    for (const h of this.hosts) if (h.load === 0 || (h.ready && now - h.busySince < FAIR_SLICE_MS)) return false;
+    return true;
+  }
+
+  /**
+   * Places waiting runs. Fair across conversations: the runs of conversations with the fewest
+   * runs in progress go first, in arrival order among equals, so a conversation's extra runs
+   * queue behind other conversations' first ones, not in front of them.
+   */
   private serveQueue(): void {
-    for (let i = 0; i < this.queue.length; ) {
-      const waiter = this.queue[i]!;
+    const running = (w: Waiter) => (w.conversation === undefined ? 0 : this.conversations.get(w.conversation)?.active ?? 0);
+    const order = this.queue.length > 1 ? [...this.queue].sort((a, b) => running(a) - running(b)) : [...this.queue];
+    for (const waiter of order) {
       const host = this.place(waiter.conversation);
-      if (host === null) {
-        i++;
-        continue;
-      }
+      if (host === null) continue;
       // Bound now, before the next waiter is placed, so placements see each other's load.
       this.bind(host, waiter.conversation);
       waiter.resolve(host); // removes it from the queue
     }
+    this.scheduleFair();
+  }
+
+  /** Threads: runs still wait and overflow threads may start: look again when the threads' runs turn long. */
+  private scheduleFair(): void {
+    if (this.queue.length === 0 || this.overflowThreads === 0 || this.closed || this.fairTimer !== undefined) return;
+    if (this.hosts.size >= this.maxProcesses + this.overflowThreads) return;
+    let latest = 0;
+    for (const h of this.hosts) if (h.load > 0 && h.ready) latest = Math.max(latest, h.busySince);
+    this.fairTimer = setTimeout(() => {
+      this.fairTimer = undefined;
+      this.serveQueue();
+    }, Math.max(1, Math.ceil(latest + FAIR_SLICE_MS - performance.now())));
+    this.fairTimer.unref();
   }
 
   private spawn(): Host {
@@ -416,6 +460,7 @@ export class QuickjsPool {
       conversations: new Set(),
       cancelling: new Map(),
       idleSince: performance.now(),
+      busySince: 0,
       slots: 0,
     };
     this.hosts.add(host);
@@ -424,6 +469,8 @@ export class QuickjsPool {
     process.ready.then(
       () => {
         host.ready = true;
+        // Its run starts now: its age (FAIR_SLICE_MS) counts from here, not from its thread's start.
+        host.busySince = performance.now();
         if (host.load === 0) process.unref();
         this.serveQueue();
       },
@@ -528,6 +575,7 @@ export class QuickjsPool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
+    clearTimeout(this.fairTimer);
     for (const waiter of [...this.queue]) waiter.reject(new CapacityError('the runtime is closed'));
     await Promise.all([...this.hosts].map((h) => h.process.stop()));
   }
