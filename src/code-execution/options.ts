@@ -39,12 +39,8 @@ export interface CodeExecutionOptions {
    */
   jsThreads?: boolean;
   /**
-   * QuickJS on threads: a run starts on the host's own thread and moves to a worker thread when
-   * one slice (its work between two waits) runs 20 ms, so call-heavy scripts make their inner
-   * calls without a hand-off between threads. Default true with `jsThreads`; `false` keeps every
-   * run on worker threads (what `toolcell serve` does): a slice on the host's thread holds its
-   * event loop until it moves, up to one operation of the engine the interrupt cannot stop
-   * part-way. See src/runtime/js/README.md, "Inline: the host's own thread".
+   * Removed: guest code never runs on the host's event loop (QuickJS runs on worker threads or
+   * in sandbox processes). `false` is accepted and changes nothing; `true` is a TypeError.
    */
   jsInline?: boolean;
   /** V8 engine: warm JavaScript sandbox processes kept ready (default 1). */

@@ -23,25 +23,7 @@ export type ChildMessage =
   | ({ t: 'done'; run: number; ok: false; error: RunError } & DoneSession)
   | { t: 'idle'; run: number; slots?: number }
   | { t: 'parked'; conv: string; session: ParkedSession | null }
-  | { t: 'overran'; run: number; sent: number; held: number; replay: MoveReplay }
-  | { t: 'held'; ms: number; conv: string | null }
   | { t: 'fatal'; message: string };
-
-/**
- * QuickJS inline (engines/quickjs/inline.ts): what a thread needs to run again, from its start,
- * a run that left the host's thread, so that it reaches the point where it stopped exactly as it
- * was there. Only the inline sandbox sends it; the pool refuses it from any other.
- */
-export interface MoveReplay {
-  /** Math.random's seed of the run. */
-  seed: string;
-  /** Every value the guest's clock read, in order. */
-  clock: number[];
-  /** The session's VM as the run found it; null: the run started on a fresh VM. */
-  image: ParkedSession | null;
-  /** The catalog the run was bound with (its id, null for one without, and its text). */
-  catalog: { id: number | null; text: string };
-}
 
 /**
  * QuickJS on threads: a conversation's kept VM taken off its thread (a memory image of the
@@ -133,15 +115,8 @@ const invalid = (reason: string): InvalidMessage => ({ t: 'invalid', reason });
  */
 export function parseChildMessage(header: unknown, payloads: readonly string[], attachment?: unknown): ChildMessage | InvalidMessage {
   if (!isRecord(header)) return invalid('frame header is not an object');
-  if (attachment !== undefined && header.t !== 'parked' && header.t !== 'overran') return invalid(`${String(header.t)} carries an attachment`);
+  if (attachment !== undefined && header.t !== 'parked') return invalid(`${String(header.t)} carries an attachment`);
   switch (header.t) {
-    case 'overran':
-      return parseOverran(header, payloads, attachment);
-    case 'held':
-      // Inline: a run that ended after a slice held the host's thread past its bound.
-      return Number.isSafeInteger(header.ms) && (header.ms as number) >= 0 && (header.conv === null || typeof header.conv === 'string') && payloads.length === 0
-        ? { t: 'held', ms: header.ms as number, conv: header.conv as string | null }
-        : invalid('malformed held message');
     case 'parked': {
       if (typeof header.conv !== 'string' || header.conv === '' || payloads.length !== 0) return invalid('malformed parked message');
       const session = parseParked(attachment);
@@ -167,24 +142,6 @@ export function parseChildMessage(header: unknown, payloads: readonly string[], 
     default:
       return invalid(`unknown message type ${JSON.stringify(header.t)}`);
   }
-}
-
-function parseOverran(header: Record<string, unknown>, payloads: readonly string[], attachment: unknown): ChildMessage | InvalidMessage {
-  const { run, sent, held } = header;
-  const count = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
-  if (!isRunId(run) || !count(sent) || !count(held) || payloads.length !== 0) return invalid('malformed overran message');
-  if (!isRecord(attachment)) return invalid('overran without its replay');
-  const { seed, clock, image, catalog } = attachment;
-  if (typeof seed !== 'string' || !Array.isArray(clock) || !clock.every((v) => typeof v === 'number')) return invalid('overran with a malformed replay');
-  if (!isRecord(catalog) || typeof catalog.text !== 'string' || (catalog.id !== null && !Number.isSafeInteger(catalog.id))) return invalid('overran with a malformed catalog');
-  let session: ParkedSession | null = null;
-  if (image !== null) {
-    const parsed = parseParked(image);
-    if (parsed === null) return invalid('overran with a malformed image');
-    if ('t' in parsed) return parsed;
-    session = parsed;
-  }
-  return { t: 'overran', run: run as number, sent: sent as number, held: held as number, replay: { seed, clock: clock as number[], image: session, catalog: { id: catalog.id as number | null, text: catalog.text } } };
 }
 
 function parseOut(header: Record<string, unknown>, payloads: readonly string[]): ChildMessage | InvalidMessage {

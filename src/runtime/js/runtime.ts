@@ -63,19 +63,14 @@ export interface JsRuntimeOptions {
    * or hung VM holds only its thread and is ended alone; a kept session never waits behind
    * another conversation's run (it is parked in the host and restored on a free thread).
    * Default: true, unless `isolation` is `'bwrap'`; `true` with `'bwrap'` is a TypeError.
-   * `pool.maxProcesses` bounds the threads (default twice the cores, at least 4);
+   * `pool.maxProcesses` bounds the threads (default twice the cores, at least 4, and as many
+   * again for runs waiting behind runs that have held every thread 100 ms or more);
    * `runsPerProcess` is 1.
    */
   quickjsThreads?: boolean;
   /**
-   * QuickJS on threads: one of them is the host's own, so a run placed there makes its inner
-   * calls without a hand-off between threads (engines/quickjs/inline.ts). A run moves to a
-   * worker thread when one slice (its work between two waits) runs 20 ms of CPU (100 ms of wall
-   * time at most; more for the process's first slice and for large answers); a slice there holds
-   * the host's event loop until then, or until one operation of the engine that the interrupt
-   * cannot stop part-way is done, and after such a hold no run goes there for 10 × as long.
-   * Default true with `quickjsThreads` (and no `sandboxEntry`); `false` keeps every run on
-   * worker threads. `pool.maxProcesses` bounds the worker threads; the host's own is one more.
+   * Removed: guest code never runs on the host's event loop (engines/quickjs/pool.ts). `false`
+   * is accepted and changes nothing; `true` is a TypeError saying so.
    */
   quickjsInline?: boolean;
   /** V8 engine: warm spare sandbox processes kept ready beyond those serving runs (default 1). */
@@ -102,11 +97,6 @@ export interface JsRuntimeStats {
   processesLive: number;
   /** Conversations holding a VM now (QuickJS engine). */
   conversations: number;
-  /** QuickJS inline: runs placed on the host's own thread, and those of them that moved to a worker thread. */
-  inlineRuns?: number;
-  movedRuns?: number;
-  /** QuickJS inline: sessions brought back from a worker thread to the host's own between runs. */
-  returnedSessions?: number;
   /**
    * Runs whose frame carried their tool catalog (the binding plan) to the sandbox process:
    * a process that already holds the catalog is only told its id.
@@ -170,6 +160,19 @@ function quickjsOnThreads(options: JsRuntimeOptions): boolean {
   return quickjsThreads ?? isolation !== 'bwrap';
 }
 
+/**
+ * `quickjsInline` ran a first slice of each QuickJS run on the host's own thread; it was removed
+ * because guest code never runs on the host's event loop (engines/quickjs/pool.ts). `false`
+ * asks for what is now the only behaviour and is accepted; `true` is refused, not ignored.
+ */
+function checkNoInline(quickjsInline: unknown): void {
+  if (quickjsInline === undefined || quickjsInline === false) return;
+  if (quickjsInline === true) {
+    throw new TypeError("quickjsInline was removed: guest code never runs on the host's thread (QuickJS runs on worker threads or in sandbox processes); drop the option");
+  }
+  throw new TypeError('quickjsInline must be a boolean (only false is accepted; the option was removed)');
+}
+
 function cores(): number {
   return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
 }
@@ -207,6 +210,7 @@ export class JsRuntime {
     this.limits = resolveLimits({ limits: options.limits, where: 'limits' });
     this.entry = options.sandboxEntry;
     this.fallbackContext = options.fallbackContext === true;
+    checkNoInline(options.quickjsInline);
     const engine = options.engine ?? 'quickjs';
     if (engine !== 'quickjs' && engine !== 'v8') throw new TypeError('engine must be "quickjs" or "v8"');
     this.engine = engine;
@@ -219,10 +223,10 @@ export class JsRuntime {
       const threadPool = threads && options.pool?.maxProcesses === undefined
         ? { ...pool, maxProcesses: Math.max(4, 2 * cores()), minProcesses: Math.min(pool.minProcesses, Math.max(4, 2 * cores())) }
         : pool;
-      if (options.quickjsInline !== undefined && typeof options.quickjsInline !== 'boolean') throw new TypeError('quickjsInline must be a boolean');
-      if (options.quickjsInline === true && !threads) throw new TypeError('quickjsInline needs QuickJS on threads (quickjsThreads)');
-      // A sandbox entry of its own (tests, bundlers) is a file a thread starts: the host's own thread cannot run it.
-      this.quickjs = new QuickjsPool(threadPool, this.entry, options.isolation, threads, options.caps, options.quickjsInline ?? (threads && this.entry === undefined));
+      // Threads beyond the default cap only for runs waiting behind long ones (pool.ts, FAIR_SLICE_MS);
+      // an operator's own maxProcesses is a hard cap.
+      const overflow = threads && options.pool?.maxProcesses === undefined ? threadPool.maxProcesses : 0;
+      this.quickjs = new QuickjsPool(threadPool, this.entry, options.isolation, threads, options.caps, overflow);
       this.quickjs.warm();
     } else {
       this.v8 = new V8Processes({
@@ -356,8 +360,7 @@ export class JsRuntime {
     }
     const q = this.quickjs!;
     const { processes, conversations } = q.size;
-    const inline = q.inline ? { inlineRuns: q.counts.inlineRuns, movedRuns: q.counts.moved, returnedSessions: q.counts.returned } : {};
-    return { processesStarted: q.counts.started, processesKilled: q.counts.killed, processesLive: processes, conversations, ...inline, ...this.counts };
+    return { processesStarted: q.counts.started, processesKilled: q.counts.killed, processesLive: processes, conversations, ...this.counts };
   }
 
   /**

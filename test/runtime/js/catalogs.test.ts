@@ -82,7 +82,7 @@ describe('tool catalogs', () => {
   });
 
   test('quickjs: conversations in one process never reach each other\'s tools', async () => {
-    const runtime = new JsRuntime({ quickjsInline: false, pool: { maxProcesses: 1 } });
+    const runtime = new JsRuntime({ pool: { maxProcesses: 1 } });
     after(() => runtime.close());
     const left = names('left_only', 'both');
     const right = names('right_only', 'both');

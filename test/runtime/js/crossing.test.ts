@@ -10,9 +10,7 @@ import { afterEach, beforeEach, describe, test } from 'node:test';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
 import { valueOf } from './helpers.ts';
 
-// On a worker thread small frames cross as UTF-8 (the mailbox); inline (the host's own thread)
-// they cross as JavaScript strings.
-const places = { thread: false, inline: true } as const;
+// On a worker thread small frames cross as UTF-8 (the mailbox).
 
 const SAMPLES = {
   ascii: 'plain text',
@@ -22,16 +20,14 @@ const SAMPLES = {
   mixed: 'é中\u0000😀한',
 };
 
-for (const [place, quickjsInline] of Object.entries(places)) describe(`QuickJS crossing (${place})`, () => {
-  // A runtime per case: inline, a case that moved its run off the host's thread (the megabyte)
-  // would send the next cases to worker threads for the cooldown.
+describe('QuickJS crossing (thread)', () => {
   let runtime: JsRuntime;
   beforeEach(() => {
-    runtime = new JsRuntime({ engine: 'quickjs', quickjsInline });
+    runtime = new JsRuntime({ engine: 'quickjs' });
   });
   afterEach(() => runtime.close());
   // What a short line with a lone surrogate becomes: U+FFFD through UTF-8, itself as a string.
-  const asTransportCan = (text: string) => (quickjsInline ? text : text.toWellFormed());
+  const asTransportCan = (text: string) => text.toWellFormed();
 
   test('tool arguments and results cross unchanged, whatever their characters', async () => {
     const seen: unknown[] = [];

@@ -48,8 +48,8 @@ test('endConversation forgets an idle conversation at once, a busy one when its 
 });
 
 test('a sandbox process keeps at most 32 conversation slots, and none of an ended conversation', async () => {
-  // One worker thread's slots (the host's own thread, inline.ts, would be a second place).
-  const runtime = new JsRuntime({ quickjsInline: false, pool: { maxProcesses: 1 } });
+  // One worker thread's slots.
+  const runtime = new JsRuntime({ pool: { maxProcesses: 1 } });
   const tools = [tool('echo')];
   const pool = (runtime as unknown as { quickjs: QuickjsPool }).quickjs;
   try {

@@ -27,3 +27,17 @@ test('QuickJS threads have no OS layer: asking for threads and bubblewrap togeth
   assert.throws(() => new JsRuntime({ quickjsThreads: true, isolation: 'bwrap' }), /quickjsThreads: true has no OS layer; isolation "bwrap" needs the sandbox processes/);
   assert.throws(() => new JsRuntime({ quickjsThreads: 'yes' as never }), /quickjsThreads must be a boolean/);
 });
+
+test("quickjsInline was removed: true is refused, false changes nothing", async () => {
+  const { JsRuntime } = await import('../../../src/runtime/js/index.ts');
+  assert.throws(() => new JsRuntime({ quickjsInline: true }), /quickjsInline was removed: guest code never runs on the host's thread/);
+  assert.throws(() => new JsRuntime({ engine: 'v8', quickjsInline: true }), /quickjsInline was removed/);
+  assert.throws(() => new JsRuntime({ quickjsInline: 1 as never }), /quickjsInline must be a boolean/);
+  const runtime = new JsRuntime({ quickjsInline: false });
+  try {
+    const result = await runtime.execute('return 1 + 1', { tools: [] });
+    assert.equal(result.ok && result.value, 2);
+  } finally {
+    await runtime.close();
+  }
+});

@@ -104,11 +104,11 @@ describe('orphans', () => {
   });
 });
 
-// The worker threads' reserve: the host's own thread (inline.ts) is left out, it is no worker.
+// The worker threads' reserve.
 describe('the reserve thread (QuickJS on threads)', () => {
   test('a host with one conversation keeps one thread; a second conversation brings the reserve', async () => {
     // Before, the first run started a reserve thread at once: 10-16 MB a one-conversation host never used.
-    const runtime = new JsRuntime({ engine: 'quickjs', quickjsInline: false });
+    const runtime = new JsRuntime({ engine: 'quickjs' });
     try {
       // Runs of no conversation, then of one: each finds the one thread idle (the first may find
       // it still starting; from the second on it is ready, and before, one more started then).
@@ -125,7 +125,7 @@ describe('the reserve thread (QuickJS on threads)', () => {
   });
 
   test('runs at once bring the reserve too', async () => {
-    const runtime = new JsRuntime({ engine: 'quickjs', quickjsInline: false });
+    const runtime = new JsRuntime({ engine: 'quickjs' });
     /** Runs conversation a's script until the returned release is called. */
     const holdA = async () => {
       let release!: () => void;

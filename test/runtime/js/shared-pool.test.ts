@@ -9,13 +9,11 @@ import { after, describe, test } from 'node:test';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
 import { deferred, errorOf, tool, valueOf } from './helpers.ts';
 
-// Both placements of QuickJS VMs: worker threads of the host and sandbox processes. The host's
-// own thread (inline.ts, default on threads) is left out here: these are the worker pool's
-// bounds, which it does not count in (inline.test.ts has its own).
+// Both placements of QuickJS VMs: worker threads of the host and sandbox processes.
 for (const quickjsThreads of [true, false]) {
 const placement = quickjsThreads ? 'threads' : 'processes';
 describe(`shared QuickJS pool (${placement})`, () => {
-  const runtime = new JsRuntime({ quickjsThreads, quickjsInline: false, pool: { maxProcesses: 2, runsPerProcess: 8 } });
+  const runtime = new JsRuntime({ quickjsThreads, pool: { maxProcesses: 2, runsPerProcess: 8 } });
   after(() => runtime.close());
   const echo = [tool('echo')];
 
@@ -79,7 +77,7 @@ describe(`shared QuickJS pool (${placement})`, () => {
 
 describe(`capacity (${placement})`, () => {
   test('runs beyond capacity wait their turn, and are refused past the queue bounds', async () => {
-    const small = new JsRuntime({ quickjsThreads, quickjsInline: false, pool: { maxProcesses: 1, runsPerProcess: 1, maxQueued: 1, queueTimeoutMs: 60_000 } });
+    const small = new JsRuntime({ quickjsThreads, pool: { maxProcesses: 1, runsPerProcess: 1, maxQueued: 1, queueTimeoutMs: 60_000 } });
     try {
       const gate = deferred();
       const started = deferred();
@@ -99,7 +97,7 @@ describe(`capacity (${placement})`, () => {
   });
 
   test('a run waiting longer than queueTimeoutMs is refused with a clear message', async () => {
-    const small = new JsRuntime({ quickjsThreads, quickjsInline: false, pool: { maxProcesses: 1, runsPerProcess: 1, queueTimeoutMs: 200 } });
+    const small = new JsRuntime({ quickjsThreads, pool: { maxProcesses: 1, runsPerProcess: 1, queueTimeoutMs: 200 } });
     try {
       const gate = deferred();
       const started = deferred();
@@ -118,7 +116,7 @@ describe(`capacity (${placement})`, () => {
   });
 
   test('idle conversations and processes are reclaimed', async () => {
-    const brief = new JsRuntime({ quickjsThreads, quickjsInline: false, pool: { idleVmMs: 50, idleProcessMs: 50, minProcesses: 0 } });
+    const brief = new JsRuntime({ quickjsThreads, pool: { idleVmMs: 50, idleProcessMs: 50, minProcesses: 0 } });
     try {
       assert.equal(valueOf(await brief.execute('return 1', { tools: [], conversation: 'short' })), 1);
       assert.equal(brief.stats().conversations, 1);

@@ -35,9 +35,10 @@ describe('a rogue sandbox thread fails its run as sandbox, without hanging', () 
     'thread-exit': /^the sandbox thread exited unexpectedly \(exit code 3\)$/,
     'thread-throws': /^the sandbox thread failed: the rogue thread threw$/,
     'thread-never-ready': /^the sandbox could not start: the sandbox thread exited unexpectedly \(exit code 0\)$/,
-    // What only the host's own thread may say (inline.ts): a worker thread saying it is broken.
-    'thread-overran': /^broken sandbox bridge: overran from a sandbox that is not inline$/,
-    'thread-held': /^broken sandbox bridge: held from a sandbox that is not inline$/,
+    // What the removed inline placement's host thread used to say (a run leaving it, a slice that
+    // held it): no place says it any more, so a thread that does is broken.
+    'thread-overran': /^broken sandbox bridge: overran carries an attachment$/,
+    'thread-held': /^broken sandbox bridge: unknown message type "held"$/,
   };
   for (const [name, message] of Object.entries(expected)) {
     test(name, async () => {

@@ -32,14 +32,6 @@ describe('placing a run on a thread', () => {
     assert.equal(place([idle(3), idle(1), idle(2)], { reserveWanted: true }).run, 1);
   });
 
-  test("the host's own thread first when it is idle, whatever sessions it keeps", () => {
-    const own = (sessions: number): ThreadState => ({ ...idle(sessions), preferred: true });
-    assert.equal(place([idle(0), own(3), idle(1)], { reserveWanted: true }).run, 1);
-    // Busy, or out of use (its cooldown): the worker threads as before.
-    assert.equal(place([idle(2), { ...own(0), load: 1 }, idle(1)], { reserveWanted: true }).run, 2);
-    assert.equal(place([idle(2), { ...own(0), usable: false }, idle(1)], { reserveWanted: true }).run, 2);
-  });
-
   test("a new conversation's run leaves a finishing thread to its conversation and goes to a thread started for it", () => {
     // Waiting for the finishing thread instead let a spinning newcomer take a neighbour's thread.
     assert.deepEqual(place([finishing()], { anotherConversation: true }), { run: 'new', start: true, reserveWanted: true });

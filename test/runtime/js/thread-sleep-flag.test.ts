@@ -12,7 +12,7 @@ import { THREAD_SLEEPING_SLOT } from '../../../src/runtime/js/sandbox/board.mjs'
 import { tool, valueOf } from './helpers.ts';
 import { onlyThread } from './only-thread.ts';
 
-const runtime = new JsRuntime({ engine: 'quickjs', quickjsInline: false, pool: { maxProcesses: 1, minProcesses: 0 } });
+const runtime = new JsRuntime({ engine: 'quickjs', pool: { maxProcesses: 1, minProcesses: 0 } });
 after(() => runtime.close());
 
 test('an answer held until the thread sleeps on the doorbell is recorded as finding it asleep', async () => {

@@ -1,9 +1,16 @@
 /**
- * The bounded pool of QuickJS sandbox processes shared by every conversation of a runtime.
+ * The bounded pool of QuickJS sandbox threads or processes shared by every conversation of a
+ * runtime: where every QuickJS run is placed.
+ *
+ * The rule this file enforces: **guest code never runs on the host's event loop.** Every VM runs
+ * on a worker thread of the host (thread.ts; the default) or in a sandbox process
+ * (sandbox-process.ts; `isolation: 'bwrap'` or `quickjsThreads: false`): a place the host can
+ * stop from outside at any instruction (`Worker.terminate()`, a kill), whatever the engine is
+ * doing. The host's thread only hands frames over. There is no other kind of place in `VmHost`.
  *
  * A process hosts many conversations' VMs and serves up to `runsPerProcess` runs at once (they
  * interleave while scripts wait on tool calls). A conversation's VM lives in one process
- * (affinity), so its runs go there. Runs beyond capacity wait in one FIFO queue, bounded in
+ * (affinity), so its runs go there. Runs beyond capacity wait in one queue, served fairly across conversations (serveQueue), bounded in
  * length and in time, and are refused past either bound. Warm processes stay between bursts;
  * idle conversations and idle processes are reclaimed after configurable delays.
  *
@@ -13,32 +20,28 @@
  */
 import type { JsLimits } from '../../limits.ts';
 import { CapacityError, type ResolvedPoolOptions } from '../pool-options.ts';
-import type { ChildMessage, MoveReplay, ParkedSession } from '../../protocol.ts';
+import type { ChildMessage, ParkedSession } from '../../protocol.ts';
 import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../sandbox-process.ts';
 import type { IsolationMode, ScriptCaps } from '../../../isolation/index.ts';
 import type { RunProcess } from '../../session.ts';
 import { SandboxThread } from './thread.ts';
-import { InlineSandbox } from './inline.ts';
 import { placeOnThread } from './thread-placement.ts';
 
-/**
- * What the pool needs of where VMs run: a sandbox process, a thread of the host (thread.ts), or
- * the host's own thread (inline.ts), which the pool treats as one more thread.
- */
-type VmHost = SandboxProcess | SandboxThread | InlineSandbox;
-
-/**
- * Inline: after a slice held the host's thread for `held` ms (a script the interrupt handler
- * stopped at the slice's bound, or one long operation inside the engine that it could not stop
- * sooner), no run goes inline for 10 × held: a script that holds the host's thread on purpose,
- * conversation after conversation, gets it at most 1/11 of the time. The conversation whose run
- * held it at its end stays off it for its next run too (`skipInline`); a run that moved went on
- * on a worker thread, and its session comes back once the cooldown is over (`comeBack`).
- */
-const INLINE_COOLDOWN_FACTOR = 10;
+/** Where VMs run: a sandbox process or a worker thread of the host (thread.ts); nothing else. */
+type VmHost = SandboxProcess | SandboxThread;
 
 /** How long a process may take to confirm a cancelled run before it is killed. */
 const CANCEL_GRACE_MS = 2_000;
+/**
+ * Fairness on threads: a run that has held its thread this long is a long one. While every thread
+ * holds such a run, a waiting run gets a thread beyond `maxProcesses` (up to `overflowThreads`
+ * more): spinning runs then share the cores with it through the OS's scheduler instead of making
+ * it wait for one of them to end (six spinning conversations made a neighbour's `return 1` wait
+ * for their time limit). Short runs never start these threads: a burst of them waits its turn, as
+ * before. 100 ms: well above a warm run (0.3–5 ms) and a thread's start (80–300 ms under load)
+ * is the larger part of what a waiting run then pays.
+ */
+const FAIR_SLICE_MS = 100;
 /** Threads: parked sessions the host keeps at most per thread allowed (beyond: least recently used dropped). */
 const PARKED_PER_THREAD = 32;
 
@@ -53,6 +56,8 @@ interface Host {
   conversations: Set<string>;
   cancelling: Map<number, NodeJS.Timeout>;
   idleSince: number;
+  /** When its current runs began (its load went from 0 to 1): the age FAIR_SLICE_MS is judged by. */
+  busySince: number;
   /** Conversation slots the process said it held at its last idle (its own map, not ours). */
   slots: number;
   /** How the process ended, once the pool has lost it. */
@@ -71,8 +76,6 @@ interface Conversation {
   lastUsed: number;
   /** Its process holds a VM kept from its last run (a session the next run continues). */
   session: boolean;
-  /** Inline: runs of it that go to worker threads only (a run of it held the host's thread; counted down as its runs end). */
-  skipInline?: number;
   /** Ended while a run used it: dropped once its last run is over. */
   ending: boolean;
   /** Threads: its thread was asked to park the kept VM; the next run waits for the snapshot. */
@@ -83,8 +86,6 @@ interface Conversation {
 
 interface Waiter {
   conversation: string | undefined;
-  /** A run moving off the host's thread (inline): it goes to a worker thread, and is not a new run of its conversation. */
-  moving: boolean;
   resolve(host: Host): void;
   reject(error: Error): void;
 }
@@ -100,11 +101,6 @@ export class QuickjsPool {
   private readonly hosts = new Set<Host>();
   private readonly conversations = new Map<string, Conversation>();
   private readonly queue: Waiter[] = [];
-  /** Inline: runs by id, for a move (a run's channel records what it sent while inline). */
-  private readonly channels = new Map<number, RunChannel>();
-  /** Inline: no run goes to the host's thread before this time (performance.now), see INLINE_COOLDOWN_FACTOR. */
-  private inlineClosedUntil = 0;
-  private inlineReopen: NodeJS.Timeout | undefined;
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
   /**
@@ -114,8 +110,10 @@ export class QuickjsPool {
    * first run that could go).
    */
   private reserveWanted = false;
+  /** Serves the queue again once the threads' runs have all turned long (FAIR_SLICE_MS). */
+  private fairTimer: NodeJS.Timeout | undefined;
   /** Processes started, killed (crash, stuck cancel) and reclaimed (idle) over the pool's life. */
-  readonly counts = { started: 0, killed: 0, reclaimed: 0, inlineRuns: 0, moved: 0, returned: 0 };
+  readonly counts = { started: 0, killed: 0, reclaimed: 0 };
 
   constructor(
     options: ResolvedPoolOptions,
@@ -128,8 +126,8 @@ export class QuickjsPool {
     private readonly threads = false,
     /** The operator's caps on each sandbox process (JsRuntimeOptions.caps); none on threads. */
     private readonly caps?: ScriptCaps,
-    /** Threads: the first of them is the host's own thread (JsRuntimeOptions.quickjsInline). */
-    readonly inline = false,
+    /** Threads: how many beyond `maxProcesses` may start for runs that wait behind long ones (FAIR_SLICE_MS). */
+    private readonly overflowThreads = 0,
   ) {
     ({
       maxProcesses: this.maxProcesses,
@@ -186,12 +184,7 @@ export class QuickjsPool {
     // A parked session travels with the run's frame; it is the host's no longer.
     const parked = c?.host === host ? c.parked : undefined;
     if (c !== undefined) delete c.parked;
-    const channel = new RunChannel(this, host, runId, conversation, limits, fresh, fresh ? undefined : parked);
-    if (host.process instanceof InlineSandbox) {
-      this.counts.inlineRuns++;
-      this.channels.set(runId, channel);
-    }
-    return channel;
+    return new RunChannel(this, host, runId, conversation, limits, fresh, fresh ? undefined : parked);
   }
 
   /**
@@ -202,47 +195,15 @@ export class QuickjsPool {
     if (channel.conversation === undefined) return;
     const c = this.conversations.get(channel.conversation);
     if (c !== undefined && c.host === channel.host) c.session = kept;
-    // Whichever of this and `release` comes second knows both that the run is over and whether
-    // its VM was kept: the run's idle may reach the pool before its outcome is read, or after.
-    this.comeBack(channel.conversation);
   }
 
-  /**
-   * Inline: a session kept on a worker thread (its run moved, or went there while the host's
-   * thread was closed) comes back to the host's thread as soon as its run is over and the host's
-   * thread is idle and empty: parked by its thread, then restored there (`adopt`), between runs
-   * rather than on the way of the next one.
-   */
-  private comeBack(conversation: string | undefined): void {
-    const c = conversation === undefined ? undefined : this.conversations.get(conversation);
-    if (c !== undefined && c.session && this.backToInline(c)) this.evict(c.host!, conversation!, c);
-  }
-
-  /** Inline: `c` is idle on a worker thread, may run on the host's own, and that is idle and empty. */
-  private backToInline(c: Conversation): boolean {
-    if (c.host === null || c.active > 0 || c.parking || c.ending || (c.skipInline ?? 0) > 0) return false;
-    return !(c.host.process instanceof InlineSandbox) && c.host.process.alive && !c.host.doomed && this.inlineIdle();
-  }
-
-  /** Inline: the host's thread reopened: the session used last of those on worker threads comes back. */
-  private comeBackLatest(): void {
-    let latest: [string, Conversation] | undefined;
-    for (const entry of this.conversations) {
-      const c = entry[1];
-      if (c.host === null || c.host.process instanceof InlineSandbox || c.active > 0 || !c.session) continue;
-      if (latest === undefined || c.lastUsed > latest[1].lastUsed) latest = entry;
-    }
-    if (latest !== undefined) this.comeBack(latest[0]);
-  }
-
-  /** `newRun`: false for a run that moves here from the host's thread (its conversation counts it already). */
-  private bind(host: Host, conversation: string | undefined, newRun = true): void {
+  private bind(host: Host, conversation: string | undefined): void {
+    if (host.load === 0) host.busySince = performance.now();
     host.load++;
     host.process.ref();
     if (this.threads) this.vacate(host, conversation);
     if (conversation === undefined) return;
     let c = this.conversations.get(conversation);
-    if (!newRun) return;
     if (c === undefined) {
       c = { host, active: 0, lastUsed: 0, session: false, ending: false, parking: false };
       this.conversations.set(conversation, c);
@@ -287,83 +248,6 @@ export class QuickjsPool {
     }
   }
 
-  private workerThreads(): number {
-    let n = 0;
-    for (const h of this.hosts) if (!(h.process instanceof InlineSandbox)) n++;
-    return n;
-  }
-
-  /** Inline: a run of `conversation` held the host's thread to its end: its next run goes to a worker thread. */
-  private skipInline(conversation: string | undefined): void {
-    const c = conversation === undefined ? undefined : this.conversations.get(conversation);
-    if (c !== undefined) c.skipInline = Math.max(c.skipInline ?? 0, 1);
-  }
-
-  /**
-   * Inline: whether the host's own thread may take a run placed now: not during its cooldown,
-   * and not while it keeps another conversation's session (that conversation would be parked
-   * and its next run wait for a worker thread to start: 100 ms beside a spinning newcomer in
-   * noisy-neighbour.test.ts). A conversation whose session is kept there runs there (pinned).
-   */
-  private inlineTakes(host: Host, workerOnly: boolean): boolean {
-    return !workerOnly && this.inlineOpen() && host.conversations.size === 0;
-  }
-
-  /** Inline: the host's own thread is there, free, keeps no session, and takes runs now. */
-  private inlineIdle(): boolean {
-    if (!this.inline) return false;
-    for (const h of this.hosts) {
-      if (h.process instanceof InlineSandbox) return h.ready && h.process.alive && !h.doomed && h.load === 0 && !this.stopping(h) && this.inlineTakes(h, false);
-    }
-    return false;
-  }
-
-  /** Inline: whether the host's thread takes runs now (see INLINE_COOLDOWN_FACTOR). */
-  private inlineOpen(): boolean {
-    return performance.now() >= this.inlineClosedUntil;
-  }
-
-  /** Inline: a slice held the host's thread `held` ms: it takes no run for a while. */
-  private closeInline(held: number): void {
-    const until = performance.now() + INLINE_COOLDOWN_FACTOR * held;
-    if (until <= this.inlineClosedUntil) return;
-    this.inlineClosedUntil = until;
-    this.scheduleReopen();
-  }
-
-  /**
-   * Runs that waited while only the host's thread was free go once it reopens, and a session a
-   * run left on a worker thread comes back. A timer can fire a fraction of a millisecond before
-   * performance.now() reaches the time it was set for (libuv's clock is whole milliseconds, read
-   * once per turn): the host's thread would still be closed then, so it waits again.
-   */
-  private scheduleReopen(): void {
-    clearTimeout(this.inlineReopen);
-    this.inlineReopen = setTimeout(() => {
-      if (!this.inlineOpen()) return this.scheduleReopen();
-      this.serveQueue();
-      this.comeBackLatest();
-    }, Math.max(1, Math.ceil(this.inlineClosedUntil - performance.now())));
-    this.inlineReopen.unref();
-  }
-
-  /**
-   * Inline: a session parked by a worker thread goes straight to the host's own thread when that
-   * is idle and empty (comeBack). False: it stays parked in the host.
-   */
-  private adopt(conv: string, c: Conversation, session: ParkedSession): boolean {
-    if (!this.inlineIdle()) return false;
-    for (const h of this.hosts) {
-      if (!(h.process instanceof InlineSandbox)) continue;
-      h.process.send({ t: 'adopt', conv }, [], session);
-      this.counts.returned++;
-      c.host = h;
-      h.conversations.add(conv);
-      return true;
-    }
-    return false;
-  }
-
   /** Threads: a thread answered a park: the session is the host's now (or gone, if nothing was kept). */
   private parked(host: Host, conv: string, session: ParkedSession | null): void {
     const c = this.conversations.get(conv);
@@ -372,7 +256,6 @@ export class QuickjsPool {
     c.host = null;
     host.conversations.delete(conv);
     if (session === null) c.session = false;
-    else if (c.active === 0 && !(host.process instanceof InlineSandbox) && this.adopt(conv, c, session)) return this.serveQueue();
     else c.parked = session;
     let parkedCount = 0;
     let oldest: [string, Conversation] | undefined;
@@ -426,20 +309,18 @@ export class QuickjsPool {
   private place(conversation: string | undefined): Host | null {
     const pinned = conversation === undefined ? undefined : this.conversations.get(conversation);
     if (pinned?.parking) return null; // its session is on its way to the host
-    if (pinned?.host === null) return this.placeOnThread(conversation, (pinned.skipInline ?? 0) > 0); // parked: any free thread
+    if (pinned?.host === null) return this.placeOnThread(conversation); // parked: any free thread
+    if (pinned !== undefined && this.threads && pinned.active === 0 && !pinned.session && (pinned.host.doomed || this.stopping(pinned.host))) {
+      // Its last run was stopped (time limit, abort) and its VM went with it: nothing ties it to
+      // that thread, which may still be inside one long operation until CANCEL_GRACE_MS ends it.
+      // Waiting there made the conversation's next run wait out the grace (2.5–5 s measured).
+      const stuck = pinned.host;
+      stuck.conversations.delete(conversation!);
+      pinned.host = null;
+      if (stuck.process.alive) stuck.process.send({ t: 'drop', conv: conversation! }, []);
+      return this.placeOnThread(conversation);
+    }
     if (pinned?.host.doomed) return null; // placed again once the pool has lost it
-    if (pinned !== undefined && pinned.host.process instanceof InlineSandbox && !this.inlineOpen()) {
-      // Its session leaves the host's thread first (parked, or dropped if it kept none).
-      if (pinned.active > 0) return null;
-      this.evict(pinned.host, conversation!, pinned);
-      return pinned.host === null ? this.placeOnThread(conversation, true) : null;
-    }
-    if (pinned !== undefined && this.backToInline(pinned)) {
-      // Its session is on a worker thread while the host's own is free (comeBack found it busy):
-      // it comes back now (parked first, then restored there), so its calls need no hand-off.
-      this.evict(pinned.host, conversation!, pinned);
-      return pinned.host === null ? this.placeOnThread(conversation) : null;
-    }
     if (pinned !== undefined && pinned.host.process.alive) {
       return pinned.host.load < this.runsPerProcess && !this.stopping(pinned.host) ? pinned.host : null;
     }
@@ -462,23 +343,19 @@ export class QuickjsPool {
   }
 
   /** Threads: where a run goes (thread-placement.ts decides); null: it waits in the queue. */
-  /** `workerOnly`: not the host's own thread (a run moving off it). */
-  private placeOnThread(conversation?: string, workerOnly = false): Host | null {
+  private placeOnThread(conversation?: string): Host | null {
     const hosts = [...this.hosts];
     const decision = placeOnThread({
       threads: hosts.map((h) => ({
-        usable: h.process.alive && !h.doomed && !this.stopping(h) && (!(h.process instanceof InlineSandbox) || this.inlineTakes(h, workerOnly)),
+        usable: h.process.alive && !h.doomed && !this.stopping(h),
         ready: h.ready,
         load: h.load,
         finishing: h.finishing,
         sessions: h.conversations.size,
-        preferred: h.process instanceof InlineSandbox,
       })),
       reserveWanted: this.reserveWanted,
       anotherConversation: conversation !== undefined && this.conversations.size > 0 && !this.conversations.has(conversation),
-      // The host's own thread is no thread of the pool's: `maxProcesses` bounds the worker threads,
-      // so a run moving off it always has one to go to.
-      roomForAnother: this.workerThreads() < this.maxProcesses,
+      roomForAnother: this.hosts.size < this.maxProcesses || (this.hosts.size < this.maxProcesses + this.overflowThreads && this.allLong()),
     });
     this.reserveWanted = decision.reserveWanted;
     const started = decision.start ? this.spawn() : null;
@@ -496,7 +373,7 @@ export class QuickjsPool {
     return this.threads && host.cancelling.size > 0;
   }
 
-  private wait(conversation: string | undefined, signal?: AbortSignal, newRun = true): Promise<Host> {
+  private wait(conversation: string | undefined, signal?: AbortSignal): Promise<Host> {
     if (this.queue.length >= this.maxQueued) {
       return Promise.reject(new CapacityError(`the sandbox is at capacity: ${this.queue.length} runs are already waiting (limit maxQueued)`));
     }
@@ -509,7 +386,6 @@ export class QuickjsPool {
       };
       const waiter: Waiter = {
         conversation,
-        moving: !newRun,
         resolve: (host) => {
           done();
           resolve(host);
@@ -525,30 +401,54 @@ export class QuickjsPool {
         this.queueTimeoutMs,
       );
       signal?.addEventListener('abort', onAbort, { once: true });
-      // A run moving off the host's thread was placed once already: it goes first.
-      if (newRun) this.queue.push(waiter);
-      else this.queue.unshift(waiter);
+      this.queue.push(waiter);
     });
   }
 
+  /**
+   * Threads: every thread is busy, and every one that has started runs a run that has held it
+   * FAIR_SLICE_MS or more. Threads still starting for earlier waiters do not count: waiters
+   * behind long runs all get their threads at once, not one per FAIR_SLICE_MS.
+   */
+  private allLong(now = performance.now()): boolean {
+    for (const h of this.hosts) if (h.load === 0 || (h.ready && now - h.busySince < FAIR_SLICE_MS)) return false;
+    return true;
+  }
+
+  /**
+   * Places waiting runs. Fair across conversations: the runs of conversations with the fewest
+   * runs in progress go first, in arrival order among equals, so a conversation's extra runs
+   * queue behind other conversations' first ones, not in front of them.
+   */
   private serveQueue(): void {
-    for (let i = 0; i < this.queue.length; ) {
-      const waiter = this.queue[i]!;
-      const host = waiter.moving ? this.placeOnThread(waiter.conversation, true) : this.place(waiter.conversation);
-      if (host === null) {
-        i++;
-        continue;
-      }
+    const running = (w: Waiter) => (w.conversation === undefined ? 0 : this.conversations.get(w.conversation)?.active ?? 0);
+    const order = this.queue.length > 1 ? [...this.queue].sort((a, b) => running(a) - running(b)) : [...this.queue];
+    for (const waiter of order) {
+      const host = this.place(waiter.conversation);
+      if (host === null) continue;
       // Bound now, before the next waiter is placed, so placements see each other's load.
-      this.bind(host, waiter.conversation, !waiter.moving);
+      this.bind(host, waiter.conversation);
       waiter.resolve(host); // removes it from the queue
     }
+    this.scheduleFair();
+  }
+
+  /** Threads: runs still wait and overflow threads may start: look again when the threads' runs turn long. */
+  private scheduleFair(): void {
+    if (this.queue.length === 0 || this.overflowThreads === 0 || this.closed || this.fairTimer !== undefined) return;
+    if (this.hosts.size >= this.maxProcesses + this.overflowThreads) return;
+    let latest = 0;
+    for (const h of this.hosts) if (h.load > 0 && h.ready) latest = Math.max(latest, h.busySince);
+    this.fairTimer = setTimeout(() => {
+      this.fairTimer = undefined;
+      this.serveQueue();
+    }, Math.max(1, Math.ceil(latest + FAIR_SLICE_MS - performance.now())));
+    this.fairTimer.unref();
   }
 
   private spawn(): Host {
-    const inlineLive = [...this.hosts].some((h) => h.process instanceof InlineSandbox);
     const process = this.threads
-      ? this.inline && !inlineLive ? new InlineSandbox() : new SandboxThread(this.entry)
+      ? new SandboxThread(this.entry)
       : new SandboxProcess({ engine: 'quickjs', heapMb: 0, entry: this.entry, ...(this.isolation ? { isolation: this.isolation } : {}), ...(this.caps ? { caps: this.caps } : {}) });
     this.counts.started++;
     const host: Host = {
@@ -560,6 +460,7 @@ export class QuickjsPool {
       conversations: new Set(),
       cancelling: new Map(),
       idleSince: performance.now(),
+      busySince: 0,
       slots: 0,
     };
     this.hosts.add(host);
@@ -568,6 +469,8 @@ export class QuickjsPool {
     process.ready.then(
       () => {
         host.ready = true;
+        // Its run starts now: its age (FAIR_SLICE_MS) counts from here, not from its thread's start.
+        host.busySince = performance.now();
         if (host.load === 0) process.unref();
         this.serveQueue();
       },
@@ -580,12 +483,6 @@ export class QuickjsPool {
 
   private route(host: Host, message: ChildMessage): void {
     if (message.t === 'parked') return this.parked(host, message.conv, message.session);
-    if (message.t === 'overran') return void this.move(host, message);
-    if (message.t === 'held') {
-      if (!(host.process instanceof InlineSandbox)) return host.process.breakBridge('held from a sandbox that is not inline');
-      this.skipInline(message.conv ?? undefined);
-      return this.closeInline(message.ms);
-    }
     if (!('run' in message)) return;
     if (message.t === 'idle') {
       if (message.slots !== undefined) host.slots = message.slots;
@@ -605,76 +502,6 @@ export class QuickjsPool {
     if (message.t === 'idle' || host.cancelling.has(message.run)) return;
     this.counts.killed++;
     host.process.breakBridge(`${message.t} for run ${message.run}, which is not running in this process`);
-  }
-
-  /**
-   * Inline: a run left the host's thread (its slice overran, or it reached a bound of what a
-   * replay repeats: inline.ts). It goes on a worker thread, placed as any run is (waiting in the
-   * queue when none is free), which runs it again from its start with what the inline loop
-   * recorded (`replay`): the frames the host sent it, which the channel kept, Math.random's seed
-   * and the clock's readings. The thread drops the frames the host already had (`sent`), so the
-   * session sees one run that went on.
-   */
-  private async move(from: Host, message: Extract<ChildMessage, { t: 'overran' }>): Promise<void> {
-    if (!(from.process instanceof InlineSandbox)) {
-      this.counts.killed++;
-      return from.process.breakBridge('overran from a sandbox that is not inline');
-    }
-    const channel = this.channels.get(message.run);
-    const listener = from.listeners.get(message.run);
-    // Cancelled meanwhile: the run is over, nothing moves.
-    if (channel === undefined || channel.host !== from || channel.released || channel.killed || listener === undefined) return;
-    this.counts.moved++;
-    // The cooldown alone bounds the share of a holder: its conversation's next run does not skip
-    // the host's thread too, and its session comes back once the cooldown is over (comeBack). A
-    // skip made every run after a move pay the session's trip back on its way (bench:peers, warm
-    // `return 1` after the CPU workload: 35–58 ms beside two busy loops, the loaded median 4.5 ms).
-    if (message.held > 0) this.closeInline(message.held);
-    const signal = channel.holdFrames();
-    // The inline loop's `idle` for the run follows: it is not the run's end.
-    from.listeners.delete(message.run);
-    // Until a worker thread takes it, the run keeps its place on the host's thread (its load):
-    // a cancel or a release meanwhile finds it where it was.
-    let to = this.placeOnThread(channel.conversation, true);
-    try {
-      if (to !== null) this.bind(to, channel.conversation, false);
-      else to = await this.wait(channel.conversation, signal, false);
-    } catch (error) {
-      if (channel.killed || channel.released) return;
-      channel.dropHeld();
-      return listener.end({ killed: false, message: `the run could not move off the host's thread: ${(error as Error).message}` });
-    }
-    if (channel.killed || channel.released) return this.unload(to);
-    this.unload(from);
-    const name = channel.conversation;
-    const c = name === undefined ? undefined : this.conversations.get(name);
-    if (c !== undefined && c.host === from) {
-      // The inline loop disposed of the VM: the session goes on from the replay's image.
-      from.conversations.delete(name!);
-      c.host = to;
-      to.conversations.add(name!);
-      c.session = false;
-    }
-    channel.host = to;
-    to.listeners.set(message.run, listener);
-    try {
-      if (!to.ready) await to.process.ready;
-    } catch {
-      // The thread never started: its end reached the run's listener (lost).
-      return channel.dropHeld();
-    }
-    if (to.end !== undefined || channel.killed || channel.released) return channel.dropHeld();
-    channel.replayOn(to, message.sent, message.replay);
-  }
-
-  /** A moved run's load leaves `host` (a new run's unbind also counts its conversation's runs down). */
-  private unload(host: Host): void {
-    host.load--;
-    if (host.load === 0) {
-      host.idleSince = performance.now();
-      host.process.unref();
-    }
-    queueMicrotask(() => this.serveQueue());
   }
 
   private lost(host: Host, end: ProcessEnd): void {
@@ -723,13 +550,9 @@ export class QuickjsPool {
   release(channel: RunChannel): void {
     if (channel.released) return;
     channel.released = true;
-    const c = channel.conversation === undefined ? undefined : this.conversations.get(channel.conversation);
-    if (c?.skipInline !== undefined && c.skipInline > 0) c.skipInline--;
-    this.channels.delete(channel.runId);
     if (channel.finishing) channel.host.finishing--;
     channel.host.listeners.delete(channel.runId);
     this.unbind(channel.host, channel.conversation);
-    this.comeBack(channel.conversation);
   }
 
   private sweep(): void {
@@ -740,8 +563,7 @@ export class QuickjsPool {
     }
     for (const h of this.hosts) {
       if (this.hosts.size <= this.minProcesses) break;
-      // The host's own thread stays: it holds no thread, only its spare VM.
-      if (!h.ready || h.load > 0 || h.conversations.size > 0 || now - h.idleSince < this.idleProcessMs || h.process instanceof InlineSandbox) continue;
+      if (!h.ready || h.load > 0 || h.conversations.size > 0 || now - h.idleSince < this.idleProcessMs) continue;
       this.hosts.delete(h);
       this.counts.reclaimed++;
       h.process.listen(null);
@@ -753,7 +575,7 @@ export class QuickjsPool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
-    clearTimeout(this.inlineReopen);
+    clearTimeout(this.fairTimer);
     for (const waiter of [...this.queue]) waiter.reject(new CapacityError('the runtime is closed'));
     await Promise.all([...this.hosts].map((h) => h.process.stop()));
   }
@@ -763,17 +585,12 @@ export class QuickjsPool {
 export class RunChannel implements RunProcess {
   released = false;
   finishing = false;
-  /** Inline: every frame sent to the run, kept for a replay on a thread should it move (pool.ts `move`). */
-  private sentFrames: [unknown, readonly string[]][] | null;
-  /** While the run moves: frames for it, sent once its replay is on its way. */
-  private held: [unknown, readonly string[]][] | null = null;
-  private moving: AbortController | null = null;
   /** The session ended the run (time limit, abort, close). */
   killed = false;
 
   constructor(
     private readonly pool: QuickjsPool,
-    public host: Host,
+    readonly host: Host,
     readonly runId: number,
     readonly conversation: string | undefined,
     private readonly limits: JsLimits,
@@ -781,9 +598,7 @@ export class RunChannel implements RunProcess {
     readonly fresh: boolean,
     /** Threads: the conversation's parked session, restored by the thread before the run. */
     private readonly parked?: ParkedSession,
-  ) {
-    this.sentFrames = host.process instanceof InlineSandbox ? [] : null;
-  }
+  ) {}
 
   send(header: unknown, payloads: readonly string[]): void {
     const h = header as { t?: unknown };
@@ -791,56 +606,8 @@ export class RunChannel implements RunProcess {
       const { timeoutMs, heapMb } = this.limits;
       header = { ...h, conv: this.conversation ?? null, heapMb, ms: Number.isFinite(timeoutMs) ? timeoutMs : null, fresh: this.fresh };
     }
-    if (this.held !== null) {
-      this.held.push([header, payloads]);
-      return;
-    }
-    // Kept as sent: the session makes a payload array per frame and never changes it.
-    this.sentFrames?.push([header, payloads]);
     if (h.t === 'run' && this.parked !== undefined && !(this.host.process instanceof SandboxProcess)) return this.host.process.send(header, payloads, this.parked);
     this.host.process.send(header, payloads);
-  }
-
-  /** @internal the run is moving off the host's thread: frames wait for its replay; a kill meanwhile aborts the signal. */
-  holdFrames(): AbortSignal {
-    this.held = [];
-    this.moving = new AbortController();
-    return this.moving.signal;
-  }
-
-  /** @internal the move failed, or the run ended meanwhile: nothing is replayed. */
-  dropHeld(): void {
-    this.held = null;
-    this.sentFrames = null;
-    this.moving = null;
-  }
-
-  /**
-   * @internal the run goes on on `to`: its first frame again, marked as a replay (`sent` of its
-   * frames the session has had already; Math.random's seed; the clock's readings), the VM it
-   * started from as a parked session, then every later frame, then what came meanwhile.
-   */
-  replayOn(to: Host, sent: number, replay: MoveReplay): void {
-    const frames = this.sentFrames ?? [];
-    const held = this.held ?? [];
-    this.sentFrames = null;
-    this.held = null;
-    this.moving = null;
-    const [first, ...rest] = frames;
-    if (first === undefined) return;
-    const { forget: _forget, cat: _cat, ...runHeader } = first[0] as Record<string, unknown>;
-    const { id, text } = replay.catalog;
-    const payloads = [first[1][0]!];
-    let header: Record<string, unknown> = { ...runHeader, fresh: replay.image === null, replay: { mute: sent, seed: replay.seed, clock: replay.clock } };
-    if (id !== null) {
-      const use = to.process.catalogs.use(id);
-      header = { ...header, cat: id, ...(use.forget.length > 0 ? { forget: use.forget } : {}) };
-      if (use.send) payloads.push(text);
-    } else payloads.push(text);
-    if (replay.image !== null && !(to.process instanceof SandboxProcess)) to.process.send(header, payloads, replay.image);
-    else to.process.send(header, payloads);
-    for (const [h, p] of rest) to.process.send(h, p);
-    for (const [h, p] of held) to.process.send(h, p);
   }
 
   listen(listener: ProcessListener | null): void {
@@ -859,7 +626,6 @@ export class RunChannel implements RunProcess {
 
   kill(): void {
     this.killed = true;
-    this.moving?.abort(new Error('the run was cancelled'));
     this.pool.cancel(this.host, this.runId);
   }
 }

@@ -1,23 +1,13 @@
-// The sandbox's loop body, whatever carries its frames: what a sandbox process, a sandbox thread
-// (engines/quickjs/main.mjs blocks between frames for both) and a VM run inline on the host's own
-// thread (engines/quickjs/inline.ts hands frames over in turns of its event loop) share. It
-// holds the conversations' VMs (their sessions), the spare VMs, the runs in progress and the
-// interrupt handler that stops a script at its deadline or cancel; the frames it sends go
-// through `io`, the only thing that differs between those three places.
+// The sandbox's loop body, whatever carries its frames: what a sandbox process and a sandbox
+// thread (engines/quickjs/main.mjs blocks between frames for both) share. It holds the
+// conversations' VMs (their sessions), the spare VMs, the runs in progress and the interrupt
+// handler that stops a script at its deadline or cancel; the frames it sends go through `io`,
+// the only thing that differs between those two places.
 import { GuestRun } from './vm.mjs';
 import { rawCrossing } from './crossing.mjs';
 import { CatalogStore, MISSING_CATALOG } from '../../sandbox/catalogs.mjs';
 import { imageRestorer, memoryImage } from './memory-image.mjs';
-import { sliceMeter } from './slice-meter.mjs';
-import { startImages } from './start-image.mjs';
 import { buildTemplate, guestSources, IMAGE_FILE, readTemplateImage, templateKey, vmOptionsFor } from './template.mjs';
-
-/**
- * Inline: no slice has run on the host's thread in this process yet. V8 compiles the engine's
- * WebAssembly function by function as it is first called, once per process, so that first slice
- * is slow whatever the script does (its allowance: `movable.firstSliceMs`).
- */
-let firstMovableSlice = true;
 
 /**
  * @typedef {object} LoopIo
@@ -38,25 +28,13 @@ let firstMovableSlice = true;
  * @param {string} options.digest the digest of the WebAssembly's bytes (template.mjs)
  * @param {string | undefined} options.imagePath a template image other than the package's (tests)
  * @param {number} options.spareVms fresh VMs kept ready for runs of conversations that have none
- * @param {boolean} options.oneRunAtATime one running VM here (a thread, or inline): prepare no
+ * @param {boolean} options.oneRunAtATime one running VM here (a thread): prepare no
  *   spare while a run waits for the host, or its answer would wait behind the restore
  * @param {LoopIo} options.io
- * @param {{ sliceMs: number, msPerMb: number, firstSliceMs: number, wallSlackMs: number, totalMs: number, maxBytes: number, maxClockReads: number } | null} [options.movable]
- *   inline on the host's thread: a run leaves for a thread (moveOut) when a slice runs longer
- *   than `sliceMs` (plus `msPerMb` per MiB it was handed, plus `firstSliceMs` for the loop's
- *   first slice, which compiles the engine's code) and the process used that much CPU meanwhile
- *   or it ran `wallSlackMs` longer still (slice-meter.mjs), or before a slice once it has run
- *   `totalMs` here, been answered `maxBytes` or read the clock `maxClockReads` times (what a
- *   replay repeats stays bounded)
  */
-export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath, spareVms, oneRunAtATime, io, movable = null }) {
+export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath, spareVms, oneRunAtATime, io }) {
   /** How often (ms) a busy script checks whether the host has sent a frame (a cancel). */
   const CANCEL_CHECK_MS = 2;
-
-  /** Inline: judges a slice's time against its bound by CPU as well as wall time. */
-  const meter = movable === null ? null : sliceMeter({ wallSlackMs: movable.wallSlackMs });
-  /** Inline: the copies of VMs a move starts from (start-image.mjs). */
-  const images = movable === null ? null : startImages();
 
   /** The run whose code executes right now (one at a time: the loop has one thread). */
   let current = null;
@@ -84,7 +62,7 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
   }
 
   const { QuickJS, JSException, JSValueHandle } = quickjs;
-  const vmOptions = vmOptionsFor(quickjs, wasmModule, interruptHandler, () => (current === null ? Date.now() : current.clock()));
+  const vmOptions = vmOptionsFor(quickjs, wasmModule, interruptHandler);
 
   /**
    * The template every VM is restored from (template.mjs): the package's image of it when that was
@@ -190,8 +168,6 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
 
   function keep(slot, guest) {
     slot.guest = guest;
-    // Inline: an image of it is taken while the loop is idle (prepare), not when its next run starts.
-    slot.image = null;
     keptSlots.delete(slot);
     keptSlots.add(slot);
     for (const oldest of keptSlots) {
@@ -199,7 +175,6 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
       keptSlots.delete(oldest);
       oldest.guest?.dispose();
       oldest.guest = null;
-      oldest.image = null;
       // Nothing of it is left here: the slot goes too (its next run starts fresh either way).
       if (conversations.get(oldest.conv) === oldest) conversations.delete(oldest.conv);
     }
@@ -220,21 +195,17 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
       if (!slot.busy) {
         slot.busy = true;
         let kept = slot.guest;
-        // A copy taken since for another VM reused its buffer: none.
-        let image = slot.image?.valid ? slot.image : null;
         slot.guest = null;
-        slot.image = null;
         keptSlots.delete(slot);
         if (kept !== null && wantFresh) {
           kept.dispose();
           kept = null;
-          image = null;
         }
         const guest = kept ?? spares.pop() ?? (await createGuest());
-        return { guest, slot, fresh: kept === null, image };
+        return { guest, slot, fresh: kept === null };
       }
     }
-    return { guest: spares.pop() ?? (await createGuest()), slot: null, fresh: true, image: null };
+    return { guest: spares.pop() ?? (await createGuest()), slot: null, fresh: true };
   }
 
   /** The tool catalogs this process holds; a VM keeps the bindings of the last one it installed. */
@@ -245,11 +216,10 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
     const catalog = catalogs.take(header, payloads);
     // A session parked by another thread continues here: its VM becomes the conversation's kept one.
     if (parked !== undefined && typeof header.conv === 'string' && header.fresh === false) await unpark(header.conv, parked);
-    const { guest, slot, fresh, image: startImage } = await takeGuest(header.conv, header.fresh !== false);
+    const { guest, slot, fresh } = await takeGuest(header.conv, header.fresh !== false);
     guest.exports.qjs_set_memory_limit(header.heapMb * 1024 * 1024);
     const run = new GuestRun(header, guest, fresh, slot !== null, (ended) => {
       runs.delete(ended.id);
-      if (ended.moveData?.image) ended.moveData.image.pinned = false;
       if (slot !== null && ended.keep && !slot.dropped && conversations.get(header.conv) === slot) keep(slot, guest);
       else guest.dispose();
       if (slot !== null) {
@@ -260,46 +230,13 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
     }, io.send);
     runs.set(run.id, run);
     if (catalog === null) return run.fail('sandbox', undefined, MISSING_CATALOG);
-    if (movable !== null) {
-      // Where a replay starts: a copy of the session's VM as the run found it (the crossing's
-      // cells and all: it is restored at most once), taken while the loop was idle when it could
-      // be, or a fresh VM (null).
-      const image = fresh ? null : (startImage ?? images.take(guest.exports, guest.catalog));
-      if (image !== null) image.pinned = true;
-      run.moveData = { image, catalog: { id: catalog.id, text: catalog.text }, spentMs: 0, answeredBytes: 0 };
-      run.sliceLeft = (now) => meter.left(run.sliceStart, now, run.sliceBound);
-    }
-    execute(run, () => run.start(code, catalog, header.sites === true), run.moveData === null ? 0 : sliceAllowance(payloadChars(payloads)));
+    execute(run, () => run.start(code, catalog, header.sites === true));
   }
 
-  function payloadChars(payloads) {
-    let chars = 0;
-    for (const p of payloads) chars += p.length;
-    return chars;
-  }
-
-  /**
-   * Inline: the extra time a slice may take for what it was handed (a script to compile, answers
-   * to parse): `msPerMb` per MiB of its payloads, so a large answer's own parse does not make
-   * the run move (and be replayed, parse and all) under load.
-   */
-  function sliceAllowance(chars) {
-    return (movable.msPerMb * chars) / 1048576;
-  }
-
-  /** Runs guest code for `run`, with the interrupt handler watching it (inline: and the slice's bound). */
-  function execute(run, work, allowanceMs = 0) {
+  /** Runs guest code for `run`, with the interrupt handler watching it. */
+  function execute(run, work) {
     current = run;
-    const start = performance.now();
-    nextCancelCheck = start + CANCEL_CHECK_MS;
-    if (run.moveData !== null) {
-      if (firstMovableSlice) allowanceMs += movable.firstSliceMs;
-      firstMovableSlice = false;
-      meter.begin(start);
-      run.sliceStart = start;
-      run.sliceBound = movable.sliceMs + allowanceMs;
-      run.sliceDeadline = start + run.sliceBound;
-    }
+    nextCancelCheck = performance.now() + CANCEL_CHECK_MS;
     try {
       work();
     } catch (error) {
@@ -309,26 +246,6 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
     } finally {
       current = null;
     }
-    if (run.moveData === null) return;
-    const end = performance.now();
-    const took = end - start;
-    run.moveData.spentMs += meter.spent(start, end);
-    // Moved by the interrupt handler: its `overran` told the host how long it held the thread.
-    if (run.moved) return;
-    // A slice that held the host's thread past its bound without the interrupt handler seeing it
-    // (one long operation inside the engine): the run moves now, between slices, or if it has
-    // ended, the host still learns of the hold (its cooldown).
-    if (took > run.sliceBound && meter.left(start, end, run.sliceBound) === 0) {
-      if (run.running) run.moveOut(took);
-      else io.send({ t: 'held', ms: Math.round(took), conv: run.conv });
-    }
-  }
-
-  /** Inline: whether a run has used what a move may replay (then it moves before its next slice). */
-  function replayBounded(run, chars) {
-    const data = run.moveData;
-    data.answeredBytes += chars;
-    return data.spentMs < movable.totalMs && data.answeredBytes < movable.maxBytes && run.clockLog.length < movable.maxClockReads;
   }
 
   /**
@@ -367,18 +284,12 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
         return startRun(header, payloads, frame.parked);
       case 'park':
         return park(header.conv);
-      case 'adopt':
-        // Inline: a session a worker thread parked, kept here before its conversation's next run.
-        return frame.parked === undefined ? undefined : unpark(header.conv, frame.parked);
       case 'res': {
         const run = runs.get(header.run);
         // Answers for a run that already ended are expected and dropped.
         if (run === undefined || !run.running) return;
         run.setRemaining(header.ms);
-        if (run.moveData === null) return execute(run, () => run.deliver(header, payloads));
-        const chars = payloadChars(payloads);
-        if (!replayBounded(run, chars)) return run.moveOut();
-        return execute(run, () => run.deliver(header, payloads), sliceAllowance(chars));
+        return execute(run, () => run.deliver(header, payloads));
       }
       case 'cancel': {
         const run = runs.get(header.run);
@@ -412,12 +323,6 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
   async function prepare() {
     if (oneRunAtATime && runs.size > 0) return;
     while (spares.length < spareVms && !io.framesWaiting()) spares.push(await createGuest());
-    // Inline: the image a move of the next run would start from, for the session most likely to
-    // run next (the last kept); one only, since each is as large as its VM.
-    if (movable === null || io.framesWaiting()) return;
-    let last = null;
-    for (const slot of keptSlots) last = slot;
-    if (last !== null && last.guest !== null && !last.busy && !last.image?.valid) last.image = images.take(last.guest.exports, last.guest.catalog);
   }
 
   spares.push(await createGuest(template.snapshot, null, template.vm));

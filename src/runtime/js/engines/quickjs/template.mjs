@@ -22,9 +22,9 @@ const FORMAT = 1;
 /**
  * The options every VM is created and restored with: quickjs-wasi's module (`quickjs`, for its
  * constants), the compiled WebAssembly, and the interrupt handler that enforces deadlines and
- * cancels (sandbox-loop.mjs; none when an image is only being written), and the guest's clock.
+ * cancels (sandbox-loop.mjs; none when an image is only being written).
  */
-export function vmOptionsFor(quickjs, wasmModule, interruptHandler = () => false, clock = Date.now) {
+export function vmOptionsFor(quickjs, wasmModule, interruptHandler = () => false) {
   const { Intrinsics, MAX_STACK_SIZE } = quickjs;
   return {
     wasm: wasmModule,
@@ -41,11 +41,10 @@ export function vmOptionsFor(quickjs, wasmModule, interruptHandler = () => false
     },
     // Engine diagnostics would go to the sandbox's stdout; there is nobody to read them.
     wasi: (memory) => ({
-      // Date.now() in the guest, as quickjs-wasi reads it (ms, as ns), through `clock`: a run
-      // that may move off the host's thread records what it read, and its replay reads the same.
+      // Date.now() in the guest, as quickjs-wasi reads it (ms, as ns).
       clock_time_get(id, _precision, result) {
         if (id !== 0 && id !== 1) return 52; // ENOSYS: only the realtime and monotonic clocks
-        new DataView(memory.buffer).setBigUint64(result, BigInt(clock()) * 1000000n, true);
+        new DataView(memory.buffer).setBigUint64(result, BigInt(Date.now()) * 1000000n, true);
         return 0;
       },
       fd_write(_fd, iovs, count, written) {

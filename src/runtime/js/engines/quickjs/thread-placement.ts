@@ -2,8 +2,7 @@
  * Where a run goes when QuickJS runs on threads of the host (engines/quickjs/pool.ts), as a pure
  * decision over what the pool knows of its threads. A thread runs one VM at a time.
  *
- * The order: an idle thread, the host's own first (no hand-off per call), then the one keeping
- * the fewest sessions (those are parked in the host first, so none waits behind the run); else
+ * The order: an idle thread, the one keeping the fewest sessions (those are parked in the host first, so none waits behind the run); else
  * a thread still starting; else a new thread. A
  * thread whose run has reported its outcome counts as idle for the reserve but takes no run of
  * another conversation: it is that conversation's thread, and a newcomer that took it would
@@ -27,8 +26,6 @@ export interface ThreadState {
   finishing: number;
   /** Conversations whose sessions it keeps. */
   sessions: number;
-  /** The host's own thread (inline.ts): taken first when idle, since its calls need no hand-off. */
-  preferred?: boolean;
 }
 
 export interface PlacementInput {
@@ -72,7 +69,7 @@ export function placeOnThread({ threads, reserveWanted: wanted, anotherConversat
     }
     idle++;
     const other = best < 0 ? undefined : threads[best]!;
-    if (other === undefined || (t.preferred === true && other.preferred !== true) || (t.preferred === other.preferred && t.sessions < other.sessions)) best = i;
+    if (other === undefined || t.sessions < other.sessions) best = i;
   });
   // Runs at once: this one arrives while another runs.
   if (busy > 0 && idle === 0) reserveWanted = true;

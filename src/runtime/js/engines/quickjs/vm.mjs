@@ -37,38 +37,9 @@ export class GuestRun {
    * @param {(header: object, payloads: string[]) => void} send where its frames go (the loop's channel to the host)
    */
   constructor(header, guest, fresh, owned, onEnd, send) {
-    const replay = header.replay;
-    /** Frames of this run the host has been sent (an inline run that moves says how many). */
-    this.sent = 0;
-    /** A replayed run: the frames the host already has from its first place, dropped here. */
-    let mute = replay?.mute ?? 0;
-    this.send = (frameHeader, payloads, attachment) => {
-      if (mute > 0) {
-        mute--;
-        return;
-      }
-      this.sent++;
-      send(frameHeader, payloads, attachment);
-    };
-    /** Math.random's seed: a replayed run's is the one it had where it started. */
-    this.seed = replay?.seed ?? JSON.stringify([...new Int32Array(randomBytes(16).buffer)]);
-    /** What the guest's clock read, in order: recorded on the host's thread (movable), replayed on a thread. */
-    this.clockLog = [];
-    this.clockReplay = replay?.clock ?? [];
-    this.clockAt = 0;
-    /** Inline only: when the slice running now is next checked against its bound (sandbox-loop.mjs sets it per slice). */
-    this.sliceDeadline = Infinity;
-    this.sliceStart = 0;
-    /** Inline only: the ms the slice running now may take (sandbox-loop.mjs). */
-    this.sliceBound = Infinity;
-    /** Inline only: the ms the slice running now may still run, 0 once it is over its bound (slice-meter.mjs). */
-    this.sliceLeft = (_now) => 0;
-    /** Inline only: the run left the host's thread (moveOut sent its `overran`). */
-    this.moved = false;
-    /** Inline only: the run left the host's thread mid-slice or between slices (its slice overran, or a bound of what a move replays). */
-    this.overran = false;
-    /** Inline only: what a thread needs to replay the run up to where it stopped here (sandbox-loop.mjs). */
-    this.moveData = null;
+    this.send = send;
+    /** Math.random's seed, fresh per run (every VM is restored from one snapshot). */
+    this.seed = JSON.stringify([...new Int32Array(randomBytes(16).buffer)]);
     this.fresh = fresh;
     this.owned = owned;
     /** Set when the script itself ended (returned or threw): only then is its VM kept. */
@@ -100,44 +71,7 @@ export class GuestRun {
       this.interrupted = true;
       return true;
     }
-    if (now > this.sliceDeadline) {
-      const left = this.sliceLeft(now);
-      if (left <= 0) {
-        this.overran = true;
-        return true;
-      }
-      // Past the bound in wall time but not in CPU: the thread waited for a core. Looked at again
-      // when it could have used the rest.
-      this.sliceDeadline = now + left;
-    }
     return false;
-  }
-
-  /** Date.now() inside the guest: replayed while a moved run catches up, else read (and kept while movable). */
-  clock() {
-    if (this.clockAt < this.clockReplay.length) return this.clockReplay[this.clockAt++];
-    const now = Date.now();
-    if (this.moveData !== null) this.clockLog.push(now);
-    return now;
-  }
-
-  /**
-   * Inline only: ends the run here without an outcome and hands the host what a thread needs to
-   * run it again from its start to this point, then on (sandbox-loop.mjs, pool.ts `move`). The
-   * host already has `sent` frames of it: the replay drops that many. `held`: how long the slice
-   * that made it move held the host's thread.
-   */
-  moveOut(held = this.overran ? performance.now() - this.sliceStart : 0) {
-    if (!this.running) return;
-    this.running = false;
-    this.keep = false;
-    this.moved = true;
-    const { catalog } = this.moveData;
-    const image = this.moveData.image?.forMove() ?? null;
-    // 0: it moved for a bound, between slices.
-    held = Math.max(0, Math.round(held));
-    this.send({ t: 'overran', run: this.id, sent: this.sent, held }, [], { seed: this.seed, clock: this.clockLog, image, catalog });
-    this.onEnd(this);
   }
 
   /** The host's clock may have been paused: it says how much time is left with each answer. */
@@ -352,7 +286,6 @@ export class GuestRun {
     const message = readString(error, 'message') ?? String(error);
     const stack = readString(error, 'stack');
     disposeIfHandle(error);
-    if (this.overran && !this.interrupted) return this.moveOut();
     if (this.interrupted) {
       // Same words as the host's own timer, which may fire a moment later.
       return this.fail('timeout', undefined, this.cancelled ? 'the run was cancelled' : `the script did not finish within its time limit of ${this.limitMs} ms`);
