@@ -25,7 +25,14 @@ import { bearerChecker, isLoopbackHost } from './auth.ts';
 import { ServeSession } from './session.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
+import { BodyBudget, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BUFFERED_BODY_BYTES, HttpFailure, parseJson, readBody } from './http-body.ts';
 import type { GatewayHub } from './gateway/hub.ts';
+
+/**
+ * Time (ms) for a request's headers to arrive by default; node's own default is 60 s. A peer
+ * that opens connections and trickles headers holds each for at most this long.
+ */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 15_000;
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -41,8 +48,14 @@ export interface HttpServeOptions {
   logger: Logger;
   /** Told once per session that ended, after its calls were aborted. */
   onSessionEnd?: (session: ServeSession) => void | Promise<void>;
-  /** Largest request body accepted (default 4 MiB); larger ones get 413. */
+  /** Largest request body accepted (default 4 MiB); a larger one gets 413 as it crosses the limit. */
   maxBodyBytes?: number;
+  /** Bytes of request bodies held at once across all connections (default 64 MiB); past it, 503. */
+  maxBufferedBodyBytes?: number;
+  /** Time from a request's headers to its body's last byte (default 30 s); later, 408. */
+  bodyTimeoutMs?: number;
+  /** Time for a request's headers to arrive (default 15 s); later, 408 (node's `headersTimeout`). */
+  headersTimeoutMs?: number;
   /** A session with no open HTTP request for this long is closed (default 30 minutes). */
   idleSessionMs?: number;
   /** Wraps each call's dispatch (telemetry: the client's trace context as its parent). */
@@ -70,15 +83,6 @@ interface SessionEntry {
   lastSeen: number;
 }
 
-class HttpFailure extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
   res.writeHead(status, { 'Content-Type': 'application/json', ...headers }).end(JSON.stringify(body));
@@ -88,19 +92,19 @@ function rpcError(res: ServerResponse, status: number, message: string, headers:
   sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null }, headers);
 }
 
-async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw new HttpFailure(413, `request body larger than ${maxBytes} bytes`);
-    chunks.push(chunk);
+/**
+ * Answers a refusal. One that must close (a body left unread) says `Connection: close` and
+ * destroys the socket once the answer is out, so the rest of the body is never read or drained.
+ */
+function refuse(req: IncomingMessage, res: ServerResponse, failure: HttpFailure): void {
+  if (!failure.close) return rpcError(res, failure.status, failure.message, failure.headers);
+  if (res.headersSent) {
+    req.socket.destroy();
+    return;
   }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new HttpFailure(400, 'request body is not JSON');
-  }
+  res.once('finish', () => req.socket.destroy());
+  res.shouldKeepAlive = false;
+  rpcError(res, failure.status, failure.message, { ...failure.headers, Connection: 'close' });
 }
 
 /** Ids of the JSON-RPC requests (not notifications or responses) in a POST body. */
@@ -131,7 +135,12 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     throw new Error(`refusing to serve on ${options.host}, which is not a loopback address, without a bearer token (--token-file)`);
   }
   const authorized = options.token !== undefined ? bearerChecker(options.token) : undefined;
-  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const bodyBounds = {
+    maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    budget: new BodyBudget(options.maxBufferedBodyBytes ?? DEFAULT_MAX_BUFFERED_BODY_BYTES),
+  };
+  const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
   const idleSessionMs = options.idleSessionMs ?? 30 * 60_000;
   const { logger } = options;
   const sessions = new Map<string, SessionEntry>();
@@ -198,7 +207,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     const known = sessionId !== undefined ? sessions.get(sessionId) : undefined;
     if (sessionId !== undefined && !known) return rpcError(res, 404, `unknown or ended session ${sessionId}; initialize a new one`);
     if (req.method === 'POST') {
-      const body = await readJsonBody(req, maxBodyBytes);
+      const body = await readBody(req, bodyBounds, parseJson);
       if (!known) {
         if (Array.isArray(body) || !isInitializeRequest(body)) return rpcError(res, 400, 'no mcp-session-id: the first request of a session is initialize');
         const entry = openSession();
@@ -216,13 +225,20 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     return rpcError(res, 405, `method ${req.method} not allowed`, { Allow: 'GET, POST, DELETE' });
   };
 
-  const http = createServer((req, res) => {
+  // Node checks its own timeouts only this often; a quarter of the headers bound keeps the cut near it.
+  const connectionsCheckingInterval = Math.max(250, Math.min(5_000, Math.floor(headersTimeoutMs / 4)));
+  const http = createServer({ connectionsCheckingInterval }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (error instanceof HttpFailure) return rpcError(res, error.status, error.message);
+      if (error instanceof HttpFailure) return refuse(req, res, error);
       logger.error({ err: error }, 'MCP HTTP request failed');
       rpcError(res, 500, 'internal error');
     });
   });
+  // Stated, not node's defaults (60 s for headers, 300 s for a whole request): headers that
+  // never finish are answered 408 and closed after `headersTimeoutMs`; node's whole-request
+  // timeout is only the backstop behind the body timeout readBody enforces itself.
+  http.headersTimeout = headersTimeoutMs;
+  http.requestTimeout = headersTimeoutMs + bodyBounds.timeoutMs + 5_000;
   const address = await listen(http, options.host, options.port);
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   if (loopback) {

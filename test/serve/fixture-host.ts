@@ -12,7 +12,7 @@ import { ToolHost } from '../../src/host/tool-host.ts';
 import { textResult } from '../../src/host/results.ts';
 import type { HostLifecycleEvent } from '../../src/lifecycle/events.ts';
 import { registerCodeExecution, type CodeExecution } from '../../src/code-execution/index.ts';
-import { serveHttp, type HttpServing } from '../../src/serve/http.ts';
+import { serveHttp, type HttpServeOptions, type HttpServing } from '../../src/serve/http.ts';
 import type { ServeSession } from '../../src/serve/session.ts';
 
 export interface ServedHost {
@@ -27,7 +27,16 @@ export interface ServedHost {
   close(): Promise<void>;
 }
 
-export async function serveFixtureHost(options: { token?: string; rendezvousOf?: number; idleSessionMs?: number; languages?: ('javascript' | 'python')[] } = {}): Promise<ServedHost> {
+export async function serveFixtureHost(
+  options: {
+    token?: string;
+    rendezvousOf?: number;
+    idleSessionMs?: number;
+    languages?: ('javascript' | 'python')[];
+    /** Further options of `serveHttp` (bounds, origins, a gateway hub). */
+    serve?: Partial<HttpServeOptions>;
+  } = {},
+): Promise<ServedHost> {
   const logger = pino({ level: process.env.TOOLCELL_LOG_LEVEL ?? 'silent' });
   const host = new ToolHost({ logger });
   const events: HostLifecycleEvent[] = [];
@@ -81,6 +90,7 @@ export async function serveFixtureHost(options: { token?: string; rendezvousOf?:
     ...(options.idleSessionMs !== undefined ? { idleSessionMs: options.idleSessionMs } : {}),
     logger,
     onSessionEnd: (session) => void endedSessions.push(session),
+    ...options.serve,
   });
   return {
     host,
