@@ -36,6 +36,19 @@ export function readTokenFile(path: string): string {
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
+/**
+ * Who a request comes from, for serve's per-client caps: its bearer token (as a digest, never
+ * the token) when serve checks one — the address tells nothing then, since one token may be used
+ * from anywhere — else the peer's address.
+ */
+export function clientIdentity(authorization: string | undefined, remoteAddress: string | undefined, tokenChecked: boolean): string {
+  if (tokenChecked) {
+    const token = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? '';
+    return `bearer:${digest(token).toString('hex').slice(0, 16)}`;
+  }
+  return `address:${remoteAddress ?? 'unknown'}`;
+}
+
 /** A checker for `Authorization` headers against `token`, comparing in constant time. */
 export function bearerChecker(token: string): (authorization: string | undefined) => boolean {
   const expected = digest(token);

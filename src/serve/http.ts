@@ -21,7 +21,8 @@ import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/t
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
-import { bearerChecker, isLoopbackHost } from './auth.ts';
+import { bearerChecker, clientIdentity, isLoopbackHost } from './auth.ts';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_CLIENT, SessionCaps } from './session-caps.ts';
 import { ServeSession } from './session.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
@@ -56,6 +57,12 @@ export interface HttpServeOptions {
   bodyTimeoutMs?: number;
   /** Time for a request's headers to arrive (default 15 s); later, 408 (node's `headersTimeout`). */
   headersTimeoutMs?: number;
+  /** Sessions open at once (default 128); past it, `initialize` gets 503. */
+  maxSessions?: number;
+  /** Sessions one client — its bearer token, or its address without a token — may hold (default 32); past it, 429. */
+  maxSessionsPerClient?: number;
+  /** HTTP requests one session may have open at once, its event stream included (default 32); past it, 429. */
+  maxRequestsPerSession?: number;
   /** A session with no open HTTP request for this long is closed (default 30 minutes). */
   idleSessionMs?: number;
   /** Wraps each call's dispatch (telemetry: the client's trace context as its parent). */
@@ -81,7 +88,15 @@ interface SessionEntry {
   server: Server;
   openRequests: number;
   lastSeen: number;
+  /** Gives the session's place back to the caps (idempotent). */
+  release: () => void;
 }
+
+/**
+ * HTTP requests one session may have open at once by default (POSTs awaiting answers, its
+ * event stream). Each holds a response stream and its call's state; past it, 429.
+ */
+export const DEFAULT_MAX_REQUESTS_PER_SESSION = 32;
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -141,6 +156,8 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     budget: new BodyBudget(options.maxBufferedBodyBytes ?? DEFAULT_MAX_BUFFERED_BODY_BYTES),
   };
   const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const caps = new SessionCaps(options.maxSessions ?? DEFAULT_MAX_SESSIONS, options.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT);
+  const maxRequestsPerSession = options.maxRequestsPerSession ?? DEFAULT_MAX_REQUESTS_PER_SESSION;
   const idleSessionMs = options.idleSessionMs ?? 30 * 60_000;
   const { logger } = options;
   const sessions = new Map<string, SessionEntry>();
@@ -150,7 +167,8 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     const entry = sessions.get(id);
     if (!entry) return;
     sessions.delete(id);
-    entry.session.end(reason);
+    entry.release();
+    endServeSession(entry.session, reason);
     logger.info({ conversationId: entry.session.conversationId, reason }, 'MCP session ended');
     try {
       await options.onSessionEnd?.(entry.session);
@@ -159,8 +177,20 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     }
   };
 
-  /** A new session: its own conversation, SDK server and transport; registered once `initialize` succeeds. */
-  const openSession = (): SessionEntry => {
+  /** Ends a session's own state; a release that fails is logged, the others have run. */
+  const endServeSession = (session: ServeSession, reason: string): void => {
+    try {
+      session.end(reason);
+    } catch (error) {
+      logger.warn({ err: error, conversationId: session.conversationId }, 'releasing what a session held failed');
+    }
+  };
+
+  /**
+   * A new session: its own conversation, SDK server and transport, holding the place `release`
+   * gives back; registered once `initialize` succeeds.
+   */
+  const openSession = (release: () => void): SessionEntry => {
     const id = randomUUID();
     // The conversation id observers and logs see is its own random value, not the session id:
     // the `Mcp-Session-Id` is what a client presents to act as the session, so it is never shown.
@@ -173,7 +203,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
         logger.info({ conversationId: session.conversationId }, 'MCP session started');
       },
     });
-    const entry: SessionEntry = { session, server, transport, openRequests: 0, lastSeen: Date.now() };
+    const entry: SessionEntry = { session, server, transport, openRequests: 0, lastSeen: Date.now(), release };
     server.onclose = () => void endSession(id, 'the session closed');
     return entry;
   };
@@ -193,6 +223,32 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     });
   };
 
+  /**
+   * A POST without a session: only `initialize` may open one. The caps are asked before the
+   * body is read; a session the transport refuses (its `initialize` answered with an error)
+   * is closed at once, leaving no place, session or hub membership behind.
+   */
+  const initialize = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const release = caps.admit(clientIdentity(req.headers.authorization, req.socket.remoteAddress, authorized !== undefined));
+    let entry: SessionEntry | undefined;
+    try {
+      const body = await readBody(req, bodyBounds, parseJson);
+      if (Array.isArray(body) || !isInitializeRequest(body)) return rpcError(res, 400, 'no mcp-session-id: the first request of a session is initialize');
+      entry = openSession(release);
+      await entry.server.connect(entry.transport);
+      await entry.transport.handleRequest(req, res, body);
+    } finally {
+      const opened = entry?.transport.sessionId;
+      if (opened === undefined || sessions.get(opened) !== entry) {
+        release();
+        if (entry) {
+          endServeSession(entry.session, 'initialize was refused');
+          await entry.server.close();
+        }
+      }
+    }
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path !== MCP_PATH) return rpcError(res, 404, `not found: MCP is served at ${MCP_PATH}`);
@@ -206,19 +262,24 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     const known = sessionId !== undefined ? sessions.get(sessionId) : undefined;
     if (sessionId !== undefined && !known) return rpcError(res, 404, `unknown or ended session ${sessionId}; initialize a new one`);
+    // Notifications and responses (a cancellation, an elicitation's answer) are never refused:
+    // they are answered at once and are how a client frees its places.
+    const full = (entry: SessionEntry) =>
+      entry.openRequests >= maxRequestsPerSession
+        ? new HttpFailure(429, `${maxRequestsPerSession} requests of this session are open already (serve's cap per session); wait for one to be answered`, false, { 'Retry-After': '1' })
+        : undefined;
     if (req.method === 'POST') {
+      if (!known) return initialize(req, res);
       const body = await readBody(req, bodyBounds, parseJson);
-      if (!known) {
-        if (Array.isArray(body) || !isInitializeRequest(body)) return rpcError(res, 400, 'no mcp-session-id: the first request of a session is initialize');
-        const entry = openSession();
-        await entry.server.connect(entry.transport);
-        return entry.transport.handleRequest(req, res, body);
-      }
+      const refused = requestIds(body).length > 0 ? full(known) : undefined;
+      if (refused) throw refused;
       track(known, res, body);
       return known.transport.handleRequest(req, res, body);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (!known) return rpcError(res, 400, 'mcp-session-id header required');
+      const refused = req.method === 'GET' ? full(known) : undefined;
+      if (refused) throw refused;
       track(known, res);
       return known.transport.handleRequest(req, res);
     }

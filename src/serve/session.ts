@@ -15,6 +15,7 @@ import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 export class ServeSession {
   private readonly inFlight = new Map<RequestId, (reason: string) => void>();
   private endedBecause: string | undefined;
+  private readonly endHooks: (() => void)[] = [];
 
   constructor(
     /** Conversation of requests that name none (`_meta["agent-framework/conversationId"]`). */
@@ -68,10 +69,32 @@ export class ServeSession {
     return count;
   }
 
-  /** Ends the session: every call still in flight is aborted. Idempotent. */
+  /**
+   * Runs `release` when the session ends (at once if it has): what the session joined or holds
+   * outside itself, such as its gateway hub membership, goes with it.
+   */
+  onEnd(release: () => void): void {
+    if (this.endedBecause !== undefined) release();
+    else this.endHooks.push(release);
+  }
+
+  /**
+   * Ends the session: every call still in flight is aborted, then every {@link onEnd} release
+   * runs. Idempotent. A release that throws does not stop the others; the first error is
+   * rethrown once all have run.
+   */
   end(reason: string): void {
     if (this.endedBecause !== undefined) return;
     this.endedBecause = reason;
     this.cancel([...this.inFlight.keys()], reason);
+    const failures: unknown[] = [];
+    for (const release of this.endHooks.splice(0)) {
+      try {
+        release();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length > 0) throw failures[0];
   }
 }

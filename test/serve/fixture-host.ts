@@ -14,6 +14,7 @@ import type { HostLifecycleEvent } from '../../src/lifecycle/events.ts';
 import { registerCodeExecution, type CodeExecution } from '../../src/code-execution/index.ts';
 import { serveHttp, type HttpServeOptions, type HttpServing } from '../../src/serve/http.ts';
 import type { ServeSession } from '../../src/serve/session.ts';
+import { GatewayHub } from '../../src/serve/gateway/hub.ts';
 
 export interface ServedHost {
   host: ToolHost;
@@ -22,6 +23,8 @@ export interface ServedHost {
   /** Every lifecycle event the host emitted, in order. */
   events: HostLifecycleEvent[];
   endedSessions: ServeSession[];
+  /** The gateway hub sessions join, when asked for (`hub: true`). */
+  hub?: GatewayHub;
   /** How many callers wait in `rendezvous` now. */
   waiting(): number;
   close(): Promise<void>;
@@ -33,8 +36,10 @@ export async function serveFixtureHost(
     rendezvousOf?: number;
     idleSessionMs?: number;
     languages?: ('javascript' | 'python')[];
-    /** Further options of `serveHttp` (bounds, origins, a gateway hub). */
+    /** Further options of `serveHttp` (bounds, origins). */
     serve?: Partial<HttpServeOptions>;
+    /** Sessions join a gateway hub on this host (no providers: what is counted is membership). */
+    hub?: boolean;
   } = {},
 ): Promise<ServedHost> {
   const logger = pino({ level: process.env.TOOLCELL_LOG_LEVEL ?? 'silent' });
@@ -82,6 +87,7 @@ export async function serveFixtureHost(
   });
   const codeExecution = registerCodeExecution(host, { languages: options.languages ?? ['javascript'] });
   const endedSessions: ServeSession[] = [];
+  const hub = options.hub ? new GatewayHub(host, logger, () => true) : undefined;
   const serving = await serveHttp(host, {
     host: '127.0.0.1',
     port: 0,
@@ -90,6 +96,7 @@ export async function serveFixtureHost(
     ...(options.idleSessionMs !== undefined ? { idleSessionMs: options.idleSessionMs } : {}),
     logger,
     onSessionEnd: (session) => void endedSessions.push(session),
+    ...(hub ? { gateway: hub } : {}),
     ...options.serve,
   });
   return {
@@ -98,9 +105,11 @@ export async function serveFixtureHost(
     codeExecution,
     events,
     endedSessions,
+    ...(hub ? { hub } : {}),
     waiting: () => arrivals.length,
     close: async () => {
       await serving.close();
+      hub?.close();
       await codeExecution.close();
       await host.close();
     },

@@ -12,6 +12,11 @@ export interface RawExchange {
   received(): string;
   /** The response's status code, once its status line arrived. */
   status(): number | undefined;
+  /**
+   * Resolves once one whole response arrived (headers and its Content-Length of body) or the
+   * connection closed: the SDK keeps an answered SSE response's connection alive.
+   */
+  response: Promise<{ text: string; status: number | undefined }>;
   /** Resolves when the server closed (or reset) the connection, with what it had sent. */
   closed: Promise<{ text: string; status: number | undefined; at: number; error?: string }>;
   /** Writes, swallowing errors (the server may have cut us off: that is what tests look for). */
@@ -30,7 +35,16 @@ export function rawConnect(url: string, localAddress?: string): Promise<RawExcha
       return m ? Number(m[1]) : undefined;
     };
     let error: string | undefined;
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let answered: (value: { text: string; status: number | undefined }) => void = () => undefined;
+    const response = new Promise<{ text: string; status: number | undefined }>((done) => (answered = done));
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      const all = text();
+      const headEnd = all.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: (\d+)\r\n/i.exec(all.slice(0, headEnd + 2));
+      if (headEnd >= 0 && length && Buffer.byteLength(all, 'latin1') - headEnd - 4 >= Number(length[1])) answered({ text: all, status: status() });
+    });
+    socket.once('close', () => answered({ text: text(), status: status() }));
     socket.on('error', (e) => {
       error = e.message;
     });
@@ -40,6 +54,7 @@ export function rawConnect(url: string, localAddress?: string): Promise<RawExcha
     socket.once('connect', () =>
       resolve({
         socket,
+        response,
         received: text,
         status,
         closed,
