@@ -21,7 +21,7 @@ import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/t
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
-import { bearerChecker, clientIdentity, isLoopbackHost } from './auth.ts';
+import { bearerChecker, clientIdentity, isLoopbackHost, originChecker } from './auth.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_CLIENT, SessionCaps } from './session-caps.ts';
 import { ServeSession } from './session.ts';
 import type { ServeClients } from './approval-clients.ts';
@@ -57,6 +57,11 @@ export interface HttpServeOptions {
   bodyTimeoutMs?: number;
   /** Time for a request's headers to arrive (default 15 s); later, 408 (node's `headersTimeout`). */
   headersTimeoutMs?: number;
+  /**
+   * Origins (`scheme://host[:port]`) whose pages may call serve, besides loopback ones; a
+   * request with any other `Origin` gets 403. Absent: loopback origins only.
+   */
+  allowedOrigins?: readonly string[];
   /** Sessions open at once (default 128); past it, `initialize` gets 503. */
   maxSessions?: number;
   /** Sessions one client — its bearer token, or its address without a token — may hold (default 32); past it, 429. */
@@ -107,6 +112,10 @@ function rpcError(res: ServerResponse, status: number, message: string, headers:
   sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null }, headers);
 }
 
+/** Whether a request announces a body (which an early refusal would otherwise have node drain). */
+const hasBody = (req: IncomingMessage): boolean =>
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+
 /**
  * Answers a refusal. One that must close (a body left unread) says `Connection: close` and
  * destroys the socket once the answer is out, so the rest of the body is never read or drained.
@@ -150,6 +159,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     throw new Error(`refusing to serve on ${options.host}, which is not a loopback address, without a bearer token (--token-file)`);
   }
   const authorized = options.token !== undefined ? bearerChecker(options.token) : undefined;
+  const originAllowed = originChecker(options.allowedOrigins);
   const bodyBounds = {
     maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
@@ -251,17 +261,24 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path !== MCP_PATH) return rpcError(res, 404, `not found: MCP is served at ${MCP_PATH}`);
+    // Refusals before the body is read close the connection when there is one: never drained.
+    const early = (status: number, message: string, headers: Record<string, string> = {}) => refuse(req, res, new HttpFailure(status, message, hasBody(req), headers));
+    if (path !== MCP_PATH) return early(404, `not found: MCP is served at ${MCP_PATH}`);
+    // Before the token: a page in the user's browser is refused whatever it holds.
+    const origin = Array.isArray(req.headers.origin) ? req.headers.origin[0] : req.headers.origin;
+    if (!originAllowed(origin)) {
+      return early(403, `Origin ${JSON.stringify(origin).slice(0, 200)} is not allowed (loopback origins and serve's http.allowedOrigins are)`);
+    }
     if (authorized && !authorized(req.headers.authorization)) {
-      return rpcError(res, 401, 'missing or wrong bearer token', { 'WWW-Authenticate': 'Bearer realm="toolcell"' });
+      return early(401, 'missing or wrong bearer token', { 'WWW-Authenticate': 'Bearer realm="toolcell"' });
     }
     if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase())) {
-      return rpcError(res, 403, `Host ${JSON.stringify(req.headers.host ?? '')} is not this server's loopback address`);
+      return early(403, `Host ${JSON.stringify(req.headers.host ?? '')} is not this server's loopback address`);
     }
     const sessionHeader = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     const known = sessionId !== undefined ? sessions.get(sessionId) : undefined;
-    if (sessionId !== undefined && !known) return rpcError(res, 404, `unknown or ended session ${sessionId}; initialize a new one`);
+    if (sessionId !== undefined && !known) return early(404, `unknown or ended session ${sessionId}; initialize a new one`);
     // Notifications and responses (a cancellation, an elicitation's answer) are never refused:
     // they are answered at once and are how a client frees its places.
     const full = (entry: SessionEntry) =>
@@ -283,7 +300,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       track(known, res);
       return known.transport.handleRequest(req, res);
     }
-    return rpcError(res, 405, `method ${req.method} not allowed`, { Allow: 'GET, POST, DELETE' });
+    return early(405, `method ${req.method} not allowed`, { Allow: 'GET, POST, DELETE' });
   };
 
   // Node checks its own timeouts only this often; a quarter of the headers bound keeps the cut near it.

@@ -89,6 +89,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
         port: options.http.port,
         ...(token !== undefined ? { token } : {}),
         conversationPrefix: config.conversationId,
+        ...config.http,
         logger,
         // The session's conversation ends with it: its VM, interpreter, inferences and grants go.
         onSessionEnd: async (session) => void (await host.endConversation(session.conversationId, 'the MCP session ended')),

@@ -227,3 +227,15 @@ test('a private_key_jwt auth key gives the SDK\'s PrivateKeyJwtProvider its key,
   const text = problems({ servers: [{ id: 'm2m', url, auth: { type: 'private_key_jwt', clientId: 'agent', privateKeyFile: 'key.pem', algorithm: 'HS256' } }] }).join('\n');
   assert.match(text, /servers\[0\]\.auth\.algorithm: expected one of "RS256"/);
 });
+
+test("the http block: allowedOrigins and serve --http's bounds are kept; a non-origin or a bad bound is named by path", () => {
+  const config = parseServeConfig({ http: { allowedOrigins: ['https://app.example.com'], maxSessions: 10, maxSessionsPerClient: 2, bodyTimeoutMs: 5000 } }, 'toolcell.json', '/base');
+  assert.deepEqual(config.http, { allowedOrigins: ['https://app.example.com'], maxSessions: 10, maxSessionsPerClient: 2, bodyTimeoutMs: 5000 });
+  assert.equal(parseServeConfig({}, 'toolcell.json', '/base').http, undefined);
+  const lines = problems({ http: { allowedOrigins: ['https://app.example.com/path', 'app.example.com', 'null'], maxSessions: 0, headersTimeoutMs: 'soon', bogus: 1 } });
+  assert.deepEqual(lines.filter((l) => l.startsWith('http.allowedOrigins')).length, 3, lines.join('\n'));
+  assert.ok(lines.some((l) => l.startsWith('http.allowedOrigins[0]: must be an origin')), lines.join('\n'));
+  assert.ok(lines.some((l) => l.startsWith('http.maxSessions: expected an integer ≥ 1')), lines.join('\n'));
+  assert.ok(lines.some((l) => l.startsWith('http.headersTimeoutMs:')), lines.join('\n'));
+  assert.ok(lines.includes('http.bogus: unknown key'), lines.join('\n'));
+});
