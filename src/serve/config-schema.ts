@@ -169,6 +169,8 @@ const Http = z.object({
   maxSessions: z.number().int().min(1).optional(),
   /** Sessions one client (bearer token, or address without one) may hold (default 32). */
   maxSessionsPerClient: z.number().int().min(1).optional(),
+  /** Conversations one session may use, its own included (default 65). */
+  maxConversationsPerSession: z.number().int().min(1).optional(),
   /** HTTP requests one session may have open at once (default 32). */
   maxRequestsPerSession: z.number().int().min(1).optional(),
   /** Largest request body in bytes (default 4 MiB). */

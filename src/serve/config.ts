@@ -45,6 +45,7 @@ export interface ServeHttpConfig {
   maxSessions?: number;
   maxSessionsPerClient?: number;
   maxRequestsPerSession?: number;
+  maxConversationsPerSession?: number;
   maxBodyBytes?: number;
   maxBufferedBodyBytes?: number;
   bodyTimeoutMs?: number;

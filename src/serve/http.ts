@@ -23,7 +23,7 @@ import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
 import { bearerChecker, clientIdentity, isLoopbackHost, originChecker } from './auth.ts';
 import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_CLIENT, SessionCaps } from './session-caps.ts';
-import { ServeSession } from './session.ts';
+import { endServeSession, ServeSession } from './session.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
 import { BodyBudget, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BUFFERED_BODY_BYTES, HttpFailure, parseJson, readBody } from './http-body.ts';
@@ -47,7 +47,10 @@ export interface HttpServeOptions {
   /** Each session's conversation id is `<conversationPrefix>-<random id>` (not its session id). */
   conversationPrefix: string;
   logger: Logger;
-  /** Told once per session that ended, after its calls were aborted. */
+  /**
+   * Told once per session that ended, after everything it held was released: its calls
+   * aborted, its hub membership, and every conversation it used ended on the host.
+   */
   onSessionEnd?: (session: ServeSession) => void | Promise<void>;
   /** Largest request body accepted (default 4 MiB); a larger one gets 413 as it crosses the limit. */
   maxBodyBytes?: number;
@@ -66,6 +69,8 @@ export interface HttpServeOptions {
   maxSessions?: number;
   /** Sessions one client — its bearer token, or its address without a token — may hold (default 32); past it, 429. */
   maxSessionsPerClient?: number;
+  /** Conversations one session may use, its own included (default 65: its own and 64 it names); past it, the call is refused. */
+  maxConversationsPerSession?: number;
   /** HTTP requests one session may have open at once, its event stream included (default 32); past it, 429. */
   maxRequestsPerSession?: number;
   /** A session with no open HTTP request for this long is closed (default 30 minutes). */
@@ -178,21 +183,17 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     if (!entry) return;
     sessions.delete(id);
     entry.release();
-    endServeSession(entry.session, reason);
+    // Everything the session held goes: calls, hub membership, its conversations' state.
+    try {
+      await endServeSession(host, entry.session, reason);
+    } catch (error) {
+      logger.warn({ err: error, conversationId: entry.session.conversationId }, 'releasing what a session held failed');
+    }
     logger.info({ conversationId: entry.session.conversationId, reason }, 'MCP session ended');
     try {
       await options.onSessionEnd?.(entry.session);
     } catch (error) {
       logger.warn({ err: error, conversationId: entry.session.conversationId }, 'cleanup after a session failed');
-    }
-  };
-
-  /** Ends a session's own state; a release that fails is logged, the others have run. */
-  const endServeSession = (session: ServeSession, reason: string): void => {
-    try {
-      session.end(reason);
-    } catch (error) {
-      logger.warn({ err: error, conversationId: session.conversationId }, 'releasing what a session held failed');
     }
   };
 
@@ -204,7 +205,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     const id = randomUUID();
     // The conversation id observers and logs see is its own random value, not the session id:
     // the `Mcp-Session-Id` is what a client presents to act as the session, so it is never shown.
-    const session = new ServeSession(`${options.conversationPrefix}-${randomUUID()}`);
+    const session = new ServeSession(`${options.conversationPrefix}-${randomUUID()}`, true, options.maxConversationsPerSession);
     const server = createToolServer(host, session, logger, options.aroundDispatch, options.clients, options.gateway);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
@@ -252,7 +253,12 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
       if (opened === undefined || sessions.get(opened) !== entry) {
         release();
         if (entry) {
-          endServeSession(entry.session, 'initialize was refused');
+          // It never ran a call, so only what it joined (the hub) is released.
+          try {
+            entry.session.end('initialize was refused');
+          } catch (error) {
+            logger.warn({ err: error }, 'releasing what a refused session held failed');
+          }
           await entry.server.close();
         }
       }

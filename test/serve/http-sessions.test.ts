@@ -126,3 +126,18 @@ test("a session's open requests are capped: past the cap a request is answered 4
     await served.close();
   }
 });
+
+test('the conversations a session may use are capped: past the cap, naming a new one is refused with a reason; known ones still serve', async () => {
+  const served = await serveFixtureHost({ rendezvousOf: 1, serve: { maxConversationsPerSession: 3 } });
+  const { client } = await connectClient(served.serving.url);
+  const call = (name?: string) => client.callTool({ name: 'rendezvous', arguments: {}, ...(name ? { _meta: { 'agent-framework/conversationId': name } } : {}) });
+  try {
+    for (const name of [undefined, 'a', 'b']) assert.equal((await call(name)).isError, undefined);
+    await assert.rejects(call('c'), /uses 3 conversations already, its own included/);
+    for (const name of [undefined, 'a', 'b']) assert.equal((await call(name)).isError, undefined);
+    assert.equal(served.host.remembered.conversations, 3);
+  } finally {
+    await client.close();
+    await served.close();
+  }
+});
