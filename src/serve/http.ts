@@ -8,10 +8,16 @@
  * configured token is checked on every request, 401 otherwise. A loopback bind without a token
  * still checks the Host header, so a web page cannot reach it through DNS rebinding.
  *
+ * A browser page is refused (403) unless its `Origin` is loopback or configured.
+ *
+ * What a peer can cost is bounded (docs/security.md, "serve over HTTP"): bodies in bytes and
+ * time while they stream (http-body.ts), headers in time, sessions in total and per client
+ * (session-caps.ts), requests per session, conversations per session (session.ts).
+ *
  * How calls end: a client's `notifications/cancelled` aborts that call; a POST whose connection
  * drops before its answer aborts the calls it carried (nothing could ever deliver their answer:
  * there is no event store to resume from); a session's end (DELETE, transport close, idle
- * reaping, shutdown) aborts all of its calls.
+ * reaping, shutdown) aborts all of its calls and releases everything it held (session.ts).
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
