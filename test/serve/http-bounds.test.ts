@@ -6,6 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { waitUntil } from '../helpers/peers.ts';
 import { connectClient, serveFixtureHost } from './fixture-host.ts';
 import { INITIALIZE, postHead, rawConnect } from './raw-http.ts';
 
@@ -158,6 +159,27 @@ test('bodies held at once share one byte budget: past it a peer is answered 503,
     await client.close();
   } finally {
     for (const p of peers) p.socket.destroy();
+    await served.close();
+  }
+});
+
+test("a call that runs longer than node's whole-request timeout is not cut: the bounds are on receiving the request only", async () => {
+  // headers 250 ms + body 250 ms + 5 s: node's requestTimeout here is 5.5 s.
+  const served = await serveFixtureHost({ serve: { headersTimeoutMs: 250, bodyTimeoutMs: 250 } });
+  const { client } = await connectClient(served.serving.url);
+  try {
+    const controller = new AbortController();
+    const pending = client.callTool({ name: 'gate', arguments: {} }, undefined, { signal: controller.signal }).catch((e: unknown) => e);
+    const started = await waitUntil(() => served.events.find((e) => e.tool === 'gate' && e.phase === 'started'), 'the gate call to start');
+    // Wait past node's requestTimeout, by the server's own timer (a connection check runs every 250 ms).
+    await new Promise((r) => setTimeout(r, 7_000));
+    assert.equal(served.events.find((e) => e.toolCallId === started.toolCallId && e.phase !== 'started'), undefined, 'the call was cut while it ran');
+    controller.abort('done waiting');
+    await pending;
+    const end = await waitUntil(() => served.events.find((e) => e.toolCallId === started.toolCallId && e.phase === 'aborted'), 'the gate call to end');
+    assert.match(end.reason ?? '', /cancelled/);
+  } finally {
+    await client.close();
     await served.close();
   }
 });
