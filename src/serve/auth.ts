@@ -1,9 +1,11 @@
 /**
  * Who may talk to `serve --http`: loopback binds may run without a token; any other bind must
  * have one (refused at start otherwise), and a configured token is checked on every request in
- * constant time. Hashing both sides first gives equal-length inputs to `timingSafeEqual`, so
- * neither the content nor the length of the token leaks through timing. The token file is
- * refused when other users can read or change it (src/mcpl/auth/secret-file.ts).
+ * constant time. A request from a browser page (an `Origin` header) is served only for loopback
+ * origins and the configured `allowedOrigins` (the MCP transport spec's MUST). Hashing both
+ * sides first gives equal-length inputs to `timingSafeEqual`, so neither the content nor the
+ * length of the token leaks through timing. The token file is refused when other users can read
+ * or change it (src/mcpl/auth/secret-file.ts).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readSecretFile } from '../mcpl/auth/secret-file.ts';
@@ -29,7 +31,57 @@ export function readTokenFile(path: string): string {
   return token;
 }
 
+/**
+ * The canonical form of an origin (`scheme://host[:port]`, lower case, default port dropped),
+ * or undefined for anything else: a path, a query, credentials, `null`, a non-http(s) scheme.
+ */
+export function canonicalOrigin(origin: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') return undefined;
+  if (url.pathname !== '/' || /^[a-z]+:\/\/[^/]*\/./i.test(origin)) return undefined;
+  return url.origin;
+}
+
+/**
+ * A checker for `Origin` headers: absent (not a browser) or a loopback origin (a page served
+ * from this machine), or one of `allowed` (compared canonically: scheme, host and port exactly).
+ * Everything else is refused, `null` and unparsable values included.
+ */
+export function originChecker(allowed: readonly string[] = []): (origin: string | undefined) => boolean {
+  const exact = new Set<string>();
+  for (const entry of allowed) {
+    const canonical = canonicalOrigin(entry);
+    if (canonical === undefined) throw new TypeError(`allowedOrigins: ${JSON.stringify(entry)} is not an origin (scheme://host[:port])`);
+    exact.add(canonical);
+  }
+  return (origin) => {
+    if (origin === undefined) return true;
+    const canonical = canonicalOrigin(origin);
+    if (canonical === undefined) return false;
+    return exact.has(canonical) || isLoopbackHost(new URL(canonical).hostname);
+  };
+}
+
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+/**
+ * Who a request comes from, for serve's per-client caps: its bearer token (as a digest, never
+ * the token) when serve checks one — the address tells nothing then, since one token may be used
+ * from anywhere — else the peer's address.
+ */
+export function clientIdentity(authorization: string | undefined, remoteAddress: string | undefined, tokenChecked: boolean): string {
+  if (tokenChecked) {
+    const token = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? '';
+    return `bearer:${digest(token).toString('hex').slice(0, 16)}`;
+  }
+  return `address:${remoteAddress ?? 'unknown'}`;
+}
 
 /** A checker for `Authorization` headers against `token`, comparing in constant time. */
 export function bearerChecker(token: string): (authorization: string | undefined) => boolean {

@@ -4,6 +4,7 @@
  * `<id>--<tool>`), so every mistake is found before anything is spawned.
  */
 import { z } from 'zod';
+import { canonicalOrigin } from './auth.ts';
 
 const Narrowing = z.object({
   tools: z.array(z.string()).optional(),
@@ -164,12 +165,38 @@ const Approvals = z.object({
   answerTimeoutMs: z.number().positive().optional(),
 }).strict();
 
+/** `serve --http`'s bounds and allowed origins (docs/serve.md, "What a peer can cost"); each absent key keeps its default. */
+const Http = z.object({
+  /** Origins (`scheme://host[:port]`) whose browser pages may call serve, besides loopback ones. */
+  allowedOrigins: z.array(z.string().refine((o) => canonicalOrigin(o) !== undefined, 'must be an origin: http(s)://host[:port], without path, query or credentials')).optional(),
+  /** Sessions open at once (default 128). */
+  maxSessions: z.number().int().min(1).optional(),
+  /** Sessions one client (bearer token, or address without one) may hold (default 32). */
+  maxSessionsPerClient: z.number().int().min(1).optional(),
+  /** Conversations one session may use, its own included (default 65). */
+  maxConversationsPerSession: z.number().int().min(1).optional(),
+  /** HTTP requests one session may have open at once (default 32). */
+  maxRequestsPerSession: z.number().int().min(1).optional(),
+  /** Largest request body in bytes (default 4 MiB). */
+  maxBodyBytes: z.number().int().min(1024).optional(),
+  /** Bytes of request bodies held at once, all connections together (default 64 MiB). */
+  maxBufferedBodyBytes: z.number().int().min(1024).optional(),
+  /** Time from a request's headers to its body's last byte, in ms (default 30 000). */
+  bodyTimeoutMs: z.number().int().min(100).optional(),
+  /** Time for a request's headers to arrive, in ms (default 15 000). */
+  headersTimeoutMs: z.number().int().min(100).optional(),
+  /** A session with no open request for this long is ended, in ms (default 30 minutes). */
+  idleSessionMs: z.number().int().min(1000).optional(),
+}).strict();
+
 export const ServeConfigSchema = z.object({
   /** Conversation id for calls whose request names none (`_meta["agent-framework/conversationId"]`). */
   conversationId: z.string().min(1).default('serve'),
   servers: z.array(Server).default([]),
   /** `false` leaves code_execution out. */
   codeExecution: z.union([z.literal(false), CodeExecution]).default({}),
+  /** `serve --http` only: bounds on what a peer can cost, and the origins allowed besides loopback. */
+  http: Http.optional(),
   /** Calls that need the client's user's approval; absent, nothing waits. */
   approvals: Approvals.optional(),
   /** OpenTelemetry: every call as a span, and the metrics, exported over OTLP/HTTP (src/telemetry/). */

@@ -34,8 +34,24 @@ export interface ServeConfig {
   runtime: { engine?: 'quickjs' | 'v8'; isolation?: 'auto' | 'bwrap' | 'none' };
   /** Which calls wait for the client's user (tools by `*` pattern, classes); absent, none do. */
   approvals?: { tools?: string[]; classes?: string[]; answerTimeoutMs?: number };
+  /** `serve --http`'s bounds and allowed origins; absent keys keep serveHttp's defaults (docs/serve.md). */
+  http?: ServeHttpConfig;
   /** OTLP/HTTP export of every call as a span, and of the metrics; absent, serve never loads OpenTelemetry. */
   telemetry?: { otlp: { url: string; headers?: Record<string, string>; metricsIntervalMs?: number } };
+}
+
+/** The config file's `http` block, as `serveHttp` takes it. */
+export interface ServeHttpConfig {
+  allowedOrigins?: string[];
+  maxSessions?: number;
+  maxSessionsPerClient?: number;
+  maxRequestsPerSession?: number;
+  maxConversationsPerSession?: number;
+  maxBodyBytes?: number;
+  maxBufferedBodyBytes?: number;
+  bodyTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  idleSessionMs?: number;
 }
 
 /** A config file that cannot be used; `problems` has one `path: what` line per mistake. */
@@ -74,8 +90,14 @@ export function parseServeConfig(raw: unknown, source: string, base: string): Se
     codeExecution,
     runtime,
     ...(data.approvals ? { approvals: data.approvals } : {}),
+    ...(data.http ? { http: definedKeys(data.http) } : {}),
     ...(data.telemetry ? { telemetry: { otlp: telemetryOtlp(data.telemetry.otlp) } } : {}),
   };
+}
+
+/** The keys the file gave (the config types are exact: no `undefined` values). */
+function definedKeys<T extends object>(value: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
 }
 
 /** The file's caps: JSON has no Infinity, so `null` lifts a cap. */

@@ -8,10 +8,16 @@
  * configured token is checked on every request, 401 otherwise. A loopback bind without a token
  * still checks the Host header, so a web page cannot reach it through DNS rebinding.
  *
+ * A browser page is refused (403) unless its `Origin` is loopback or configured.
+ *
+ * What a peer can cost is bounded (docs/security.md, "serve over HTTP"): bodies in bytes and
+ * time while they stream (http-body.ts), headers in time, sessions in total and per client
+ * (session-caps.ts), requests per session, conversations per session (session.ts).
+ *
  * How calls end: a client's `notifications/cancelled` aborts that call; a POST whose connection
  * drops before its answer aborts the calls it carried (nothing could ever deliver their answer:
  * there is no event store to resume from); a session's end (DELETE, transport close, idle
- * reaping, shutdown) aborts all of its calls.
+ * reaping, shutdown) aborts all of its calls and releases everything it held (session.ts).
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -21,11 +27,19 @@ import { isInitializeRequest, type RequestId } from '@modelcontextprotocol/sdk/t
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
-import { bearerChecker, isLoopbackHost } from './auth.ts';
-import { ServeSession } from './session.ts';
+import { bearerChecker, clientIdentity, isLoopbackHost, originChecker } from './auth.ts';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_CLIENT, SessionCaps } from './session-caps.ts';
+import { endServeSession, ServeSession } from './session.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
+import { BodyBudget, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BUFFERED_BODY_BYTES, HttpFailure, parseJson, readBody } from './http-body.ts';
 import type { GatewayHub } from './gateway/hub.ts';
+
+/**
+ * Time (ms) for a request's headers to arrive by default; node's own default is 60 s. A peer
+ * that opens connections and trickles headers holds each for at most this long.
+ */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 15_000;
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -39,10 +53,32 @@ export interface HttpServeOptions {
   /** Each session's conversation id is `<conversationPrefix>-<random id>` (not its session id). */
   conversationPrefix: string;
   logger: Logger;
-  /** Told once per session that ended, after its calls were aborted. */
+  /**
+   * Told once per session that ended, after everything it held was released: its calls
+   * aborted, its hub membership, and every conversation it used ended on the host.
+   */
   onSessionEnd?: (session: ServeSession) => void | Promise<void>;
-  /** Largest request body accepted (default 4 MiB); larger ones get 413. */
+  /** Largest request body accepted (default 4 MiB); a larger one gets 413 as it crosses the limit. */
   maxBodyBytes?: number;
+  /** Bytes of request bodies held at once across all connections (default 64 MiB); past it, 503. */
+  maxBufferedBodyBytes?: number;
+  /** Time from a request's headers to its body's last byte (default 30 s); later, 408. */
+  bodyTimeoutMs?: number;
+  /** Time for a request's headers to arrive (default 15 s); later, 408 (node's `headersTimeout`). */
+  headersTimeoutMs?: number;
+  /**
+   * Origins (`scheme://host[:port]`) whose pages may call serve, besides loopback ones; a
+   * request with any other `Origin` gets 403. Absent: loopback origins only.
+   */
+  allowedOrigins?: readonly string[];
+  /** Sessions open at once (default 128); past it, `initialize` gets 503. */
+  maxSessions?: number;
+  /** Sessions one client — its bearer token, or its address without a token — may hold (default 32); past it, 429. */
+  maxSessionsPerClient?: number;
+  /** Conversations one session may use, its own included (default 65: its own and 64 it names); past it, the call is refused. */
+  maxConversationsPerSession?: number;
+  /** HTTP requests one session may have open at once, its event stream included (default 32); past it, 429. */
+  maxRequestsPerSession?: number;
   /** A session with no open HTTP request for this long is closed (default 30 minutes). */
   idleSessionMs?: number;
   /** Wraps each call's dispatch (telemetry: the client's trace context as its parent). */
@@ -68,16 +104,15 @@ interface SessionEntry {
   server: Server;
   openRequests: number;
   lastSeen: number;
+  /** Gives the session's place back to the caps (idempotent). */
+  release: () => void;
 }
 
-class HttpFailure extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/**
+ * HTTP requests one session may have open at once by default (POSTs awaiting answers, its
+ * event stream). Each holds a response stream and its call's state; past it, 429.
+ */
+export const DEFAULT_MAX_REQUESTS_PER_SESSION = 32;
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -88,19 +123,23 @@ function rpcError(res: ServerResponse, status: number, message: string, headers:
   sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null }, headers);
 }
 
-async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw new HttpFailure(413, `request body larger than ${maxBytes} bytes`);
-    chunks.push(chunk);
+/** Whether a request announces a body (which an early refusal would otherwise have node drain). */
+const hasBody = (req: IncomingMessage): boolean =>
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined;
+
+/**
+ * Answers a refusal. One that must close (a body left unread) says `Connection: close` and
+ * destroys the socket once the answer is out, so the rest of the body is never read or drained.
+ */
+function refuse(req: IncomingMessage, res: ServerResponse, failure: HttpFailure): void {
+  if (!failure.close) return rpcError(res, failure.status, failure.message, failure.headers);
+  if (res.headersSent) {
+    req.socket.destroy();
+    return;
   }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new HttpFailure(400, 'request body is not JSON');
-  }
+  res.once('finish', () => req.socket.destroy());
+  res.shouldKeepAlive = false;
+  rpcError(res, failure.status, failure.message, { ...failure.headers, Connection: 'close' });
 }
 
 /** Ids of the JSON-RPC requests (not notifications or responses) in a POST body. */
@@ -131,7 +170,15 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     throw new Error(`refusing to serve on ${options.host}, which is not a loopback address, without a bearer token (--token-file)`);
   }
   const authorized = options.token !== undefined ? bearerChecker(options.token) : undefined;
-  const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024;
+  const originAllowed = originChecker(options.allowedOrigins);
+  const bodyBounds = {
+    maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS,
+    budget: new BodyBudget(options.maxBufferedBodyBytes ?? DEFAULT_MAX_BUFFERED_BODY_BYTES),
+  };
+  const headersTimeoutMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+  const caps = new SessionCaps(options.maxSessions ?? DEFAULT_MAX_SESSIONS, options.maxSessionsPerClient ?? DEFAULT_MAX_SESSIONS_PER_CLIENT);
+  const maxRequestsPerSession = options.maxRequestsPerSession ?? DEFAULT_MAX_REQUESTS_PER_SESSION;
   const idleSessionMs = options.idleSessionMs ?? 30 * 60_000;
   const { logger } = options;
   const sessions = new Map<string, SessionEntry>();
@@ -141,7 +188,13 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     const entry = sessions.get(id);
     if (!entry) return;
     sessions.delete(id);
-    entry.session.end(reason);
+    entry.release();
+    // Everything the session held goes: calls, hub membership, its conversations' state.
+    try {
+      await endServeSession(host, entry.session, reason);
+    } catch (error) {
+      logger.warn({ err: error, conversationId: entry.session.conversationId }, 'releasing what a session held failed');
+    }
     logger.info({ conversationId: entry.session.conversationId, reason }, 'MCP session ended');
     try {
       await options.onSessionEnd?.(entry.session);
@@ -150,12 +203,15 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     }
   };
 
-  /** A new session: its own conversation, SDK server and transport; registered once `initialize` succeeds. */
-  const openSession = (): SessionEntry => {
+  /**
+   * A new session: its own conversation, SDK server and transport, holding the place `release`
+   * gives back; registered once `initialize` succeeds.
+   */
+  const openSession = (release: () => void): SessionEntry => {
     const id = randomUUID();
     // The conversation id observers and logs see is its own random value, not the session id:
     // the `Mcp-Session-Id` is what a client presents to act as the session, so it is never shown.
-    const session = new ServeSession(`${options.conversationPrefix}-${randomUUID()}`);
+    const session = new ServeSession(`${options.conversationPrefix}-${randomUUID()}`, true, options.maxConversationsPerSession);
     const server = createToolServer(host, session, logger, options.aroundDispatch, options.clients, options.gateway);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
@@ -164,7 +220,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
         logger.info({ conversationId: session.conversationId }, 'MCP session started');
       },
     });
-    const entry: SessionEntry = { session, server, transport, openRequests: 0, lastSeen: Date.now() };
+    const entry: SessionEntry = { session, server, transport, openRequests: 0, lastSeen: Date.now(), release };
     server.onclose = () => void endSession(id, 'the session closed');
     return entry;
   };
@@ -184,45 +240,95 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     });
   };
 
+  /**
+   * A POST without a session: only `initialize` may open one. The caps are asked before the
+   * body is read; a session the transport refuses (its `initialize` answered with an error)
+   * is closed at once, leaving no place, session or hub membership behind.
+   */
+  const initialize = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const release = caps.admit(clientIdentity(req.headers.authorization, req.socket.remoteAddress, authorized !== undefined));
+    let entry: SessionEntry | undefined;
+    try {
+      const body = await readBody(req, bodyBounds, parseJson);
+      if (Array.isArray(body) || !isInitializeRequest(body)) return rpcError(res, 400, 'no mcp-session-id: the first request of a session is initialize');
+      entry = openSession(release);
+      await entry.server.connect(entry.transport);
+      await entry.transport.handleRequest(req, res, body);
+    } finally {
+      const opened = entry?.transport.sessionId;
+      if (opened === undefined || sessions.get(opened) !== entry) {
+        release();
+        if (entry) {
+          // It never ran a call, so only what it joined (the hub) is released.
+          try {
+            entry.session.end('initialize was refused');
+          } catch (error) {
+            logger.warn({ err: error }, 'releasing what a refused session held failed');
+          }
+          await entry.server.close();
+        }
+      }
+    }
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path !== MCP_PATH) return rpcError(res, 404, `not found: MCP is served at ${MCP_PATH}`);
+    // Refusals before the body is read close the connection when there is one: never drained.
+    const early = (status: number, message: string, headers: Record<string, string> = {}) => refuse(req, res, new HttpFailure(status, message, hasBody(req), headers));
+    if (path !== MCP_PATH) return early(404, `not found: MCP is served at ${MCP_PATH}`);
+    // Before the token: a page in the user's browser is refused whatever it holds.
+    const origin = Array.isArray(req.headers.origin) ? req.headers.origin[0] : req.headers.origin;
+    if (!originAllowed(origin)) {
+      return early(403, `Origin ${JSON.stringify(origin).slice(0, 200)} is not allowed (loopback origins and serve's http.allowedOrigins are)`);
+    }
     if (authorized && !authorized(req.headers.authorization)) {
-      return rpcError(res, 401, 'missing or wrong bearer token', { 'WWW-Authenticate': 'Bearer realm="toolcell"' });
+      return early(401, 'missing or wrong bearer token', { 'WWW-Authenticate': 'Bearer realm="toolcell"' });
     }
     if (allowedHosts && !allowedHosts.has((req.headers.host ?? '').toLowerCase())) {
-      return rpcError(res, 403, `Host ${JSON.stringify(req.headers.host ?? '')} is not this server's loopback address`);
+      return early(403, `Host ${JSON.stringify(req.headers.host ?? '')} is not this server's loopback address`);
     }
     const sessionHeader = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(sessionHeader) ? sessionHeader[0] : sessionHeader;
     const known = sessionId !== undefined ? sessions.get(sessionId) : undefined;
-    if (sessionId !== undefined && !known) return rpcError(res, 404, `unknown or ended session ${sessionId}; initialize a new one`);
+    if (sessionId !== undefined && !known) return early(404, `unknown or ended session ${sessionId}; initialize a new one`);
+    // Notifications and responses (a cancellation, an elicitation's answer) are never refused:
+    // they are answered at once and are how a client frees its places.
+    const full = (entry: SessionEntry) =>
+      entry.openRequests >= maxRequestsPerSession
+        ? new HttpFailure(429, `${maxRequestsPerSession} requests of this session are open already (serve's cap per session); wait for one to be answered`, false, { 'Retry-After': '1' })
+        : undefined;
     if (req.method === 'POST') {
-      const body = await readJsonBody(req, maxBodyBytes);
-      if (!known) {
-        if (Array.isArray(body) || !isInitializeRequest(body)) return rpcError(res, 400, 'no mcp-session-id: the first request of a session is initialize');
-        const entry = openSession();
-        await entry.server.connect(entry.transport);
-        return entry.transport.handleRequest(req, res, body);
-      }
+      if (!known) return initialize(req, res);
+      const body = await readBody(req, bodyBounds, parseJson);
+      const refused = requestIds(body).length > 0 ? full(known) : undefined;
+      if (refused) throw refused;
       track(known, res, body);
       return known.transport.handleRequest(req, res, body);
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
       if (!known) return rpcError(res, 400, 'mcp-session-id header required');
+      const refused = req.method === 'GET' ? full(known) : undefined;
+      if (refused) throw refused;
       track(known, res);
       return known.transport.handleRequest(req, res);
     }
-    return rpcError(res, 405, `method ${req.method} not allowed`, { Allow: 'GET, POST, DELETE' });
+    return early(405, `method ${req.method} not allowed`, { Allow: 'GET, POST, DELETE' });
   };
 
-  const http = createServer((req, res) => {
+  // Node checks its own timeouts only this often; a quarter of the headers bound keeps the cut near it.
+  const connectionsCheckingInterval = Math.max(250, Math.min(5_000, Math.floor(headersTimeoutMs / 4)));
+  const http = createServer({ connectionsCheckingInterval }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (error instanceof HttpFailure) return rpcError(res, error.status, error.message);
+      if (error instanceof HttpFailure) return refuse(req, res, error);
       logger.error({ err: error }, 'MCP HTTP request failed');
       rpcError(res, 500, 'internal error');
     });
   });
+  // Stated, not node's defaults (60 s for headers, 300 s for a whole request): headers that
+  // never finish are answered 408 and closed after `headersTimeoutMs`; node's whole-request
+  // timeout is only the backstop behind the body timeout readBody enforces itself.
+  http.headersTimeout = headersTimeoutMs;
+  http.requestTimeout = headersTimeoutMs + bodyBounds.timeoutMs + 5_000;
   const address = await listen(http, options.host, options.port);
   const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   if (loopback) {

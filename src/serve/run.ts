@@ -94,9 +94,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
         port: options.http.port,
         ...(token !== undefined ? { token } : {}),
         conversationPrefix: config.conversationId,
+        ...config.http,
         logger,
-        // The session's conversation ends with it: its VM, interpreter, inferences and grants go.
-        onSessionEnd: async (session) => void (await host.endConversation(session.conversationId, 'the MCP session ended')),
         ...(around ? { aroundDispatch: around } : {}),
         ...(clients ? { clients } : {}),
         gateway,
@@ -109,7 +108,14 @@ export async function runServe(options: ServeOptions): Promise<number> {
     await stop;
     await serving.close();
   } else {
-    await serveStdio(host, config.conversationId, logger, stop, around, clients, gateway);
+    await serveStdio(host, {
+      conversationId: config.conversationId,
+      logger,
+      stop,
+      ...(around ? { around } : {}),
+      ...(clients ? { clients } : {}),
+      gateway,
+    });
   }
   await shutdown();
   return 0;

@@ -1,36 +1,54 @@
 /**
  * Serve mode over stdio: one MCP session for the life of the process (stdout is the protocol,
- * logs go to stderr). Resolves when the client goes away or the process is told to stop.
+ * logs go to stderr). Resolves when the client goes away or the process is told to stop, once
+ * the session released everything it held (see session.ts: its calls, hub membership, and the
+ * conversations it used).
  */
+import type { Readable, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
-import { ServeSession } from './session.ts';
+import { endServeSession, ServeSession } from './session.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
 import type { GatewayHub } from './gateway/hub.ts';
 
-/** Serves `host` on this process's stdin/stdout until stdin ends, the transport closes or `stop` resolves. */
-export async function serveStdio(
-  host: ToolHost,
-  conversationId: string,
-  logger: Logger,
-  stop: Promise<unknown>,
-  around?: AroundDispatch,
-  clients?: ServeClients,
-  gateway?: GatewayHub,
-): Promise<void> {
-  const session = new ServeSession(conversationId, false);
-  const server = createToolServer(host, session, logger, around, clients, gateway);
-  const transport = new StdioServerTransport();
+export interface StdioServeOptions {
+  /** Conversation of requests that name none. */
+  conversationId: string;
+  logger: Logger;
+  /** Serving stops when this settles (a signal). */
+  stop: Promise<unknown>;
+  around?: AroundDispatch;
+  clients?: ServeClients;
+  gateway?: GatewayHub;
+  /** The protocol's input and output (default: this process's stdin and stdout). */
+  stdin?: Readable;
+  stdout?: Writable;
+}
+
+/** Serves `host` on stdin/stdout until stdin ends, the transport closes or `stop` settles. */
+export async function serveStdio(host: ToolHost, options: StdioServeOptions): Promise<void> {
+  const { logger } = options;
+  const stdin = options.stdin ?? process.stdin;
+  const session = new ServeSession(options.conversationId, false);
+  const server = createToolServer(host, session, logger, options.around, options.clients, options.gateway);
+  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
-    void stop.then(() => resolve());
+    stdin.once('end', () => resolve());
+    void options.stop.then(
+      () => resolve(),
+      () => resolve(),
+    );
   });
   await server.connect(transport);
   logger.info({ tools: host.listTools().length }, 'toolcell serving MCP on stdio');
   await closed;
-  session.end('the client closed the session');
+  try {
+    await endServeSession(host, session, 'the client closed the session');
+  } catch (error) {
+    logger.warn({ err: error }, 'releasing what the session held failed');
+  }
   await server.close();
 }

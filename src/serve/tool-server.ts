@@ -35,7 +35,7 @@ export type AroundDispatch = <T>(meta: Record<string, unknown> | undefined, disp
 export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger, around?: AroundDispatch, clients?: ServeClients, gateway?: GatewayHub): Server {
   const capabilities = gateway ? gateway.capabilities() : { tools: {} };
   const server = new Server(SERVER_INFO, { capabilities });
-  if (gateway) registerGateway(server, gateway, capabilities);
+  if (gateway) session.onEnd(registerGateway(server, gateway, capabilities));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listServedTools(host) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const meta = request.params._meta;

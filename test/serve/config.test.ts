@@ -272,3 +272,15 @@ test('jsonErrorPlace finds the first place a text stops being JSON, and nothing 
   for (const text of ['{}', ' [1, -2.5e+3, "x\\u00e9\\n", true, false, null, {"a": {}}] ', '"s"', '0']) assert.equal(jsonErrorPlace(text), undefined, text);
   assert.match(jsonErrorPlace('['.repeat(600))!.reason, /at most 512 levels of nesting/);
 });
+
+test("the http block: allowedOrigins and serve --http's bounds are kept; a non-origin or a bad bound is named by path", () => {
+  const config = parseServeConfig({ http: { allowedOrigins: ['https://app.example.com'], maxSessions: 10, maxSessionsPerClient: 2, bodyTimeoutMs: 5000 } }, 'toolcell.json', '/base');
+  assert.deepEqual(config.http, { allowedOrigins: ['https://app.example.com'], maxSessions: 10, maxSessionsPerClient: 2, bodyTimeoutMs: 5000 });
+  assert.equal(parseServeConfig({}, 'toolcell.json', '/base').http, undefined);
+  const lines = problems({ http: { allowedOrigins: ['https://app.example.com/path', 'app.example.com', 'null'], maxSessions: 0, headersTimeoutMs: 'soon', bogus: 1 } });
+  assert.deepEqual(lines.filter((l) => l.startsWith('http.allowedOrigins')).length, 3, lines.join('\n'));
+  assert.ok(lines.some((l) => l.startsWith('http.allowedOrigins[0]: must be an origin')), lines.join('\n'));
+  assert.ok(lines.some((l) => l.startsWith('http.maxSessions: expected an integer ≥ 1')), lines.join('\n'));
+  assert.ok(lines.some((l) => l.startsWith('http.headersTimeoutMs:')), lines.join('\n'));
+  assert.ok(lines.includes('http.bogus: unknown key'), lines.join('\n'));
+});

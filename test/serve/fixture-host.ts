@@ -12,8 +12,9 @@ import { ToolHost } from '../../src/host/tool-host.ts';
 import { textResult } from '../../src/host/results.ts';
 import type { HostLifecycleEvent } from '../../src/lifecycle/events.ts';
 import { registerCodeExecution, type CodeExecution } from '../../src/code-execution/index.ts';
-import { serveHttp, type HttpServing } from '../../src/serve/http.ts';
+import { serveHttp, type HttpServeOptions, type HttpServing } from '../../src/serve/http.ts';
 import type { ServeSession } from '../../src/serve/session.ts';
+import { GatewayHub } from '../../src/serve/gateway/hub.ts';
 
 export interface ServedHost {
   host: ToolHost;
@@ -22,12 +23,25 @@ export interface ServedHost {
   /** Every lifecycle event the host emitted, in order. */
   events: HostLifecycleEvent[];
   endedSessions: ServeSession[];
+  /** The gateway hub sessions join, when asked for (`hub: true`). */
+  hub?: GatewayHub;
   /** How many callers wait in `rendezvous` now. */
   waiting(): number;
   close(): Promise<void>;
 }
 
-export async function serveFixtureHost(options: { token?: string; rendezvousOf?: number; idleSessionMs?: number; languages?: ('javascript' | 'python')[] } = {}): Promise<ServedHost> {
+export async function serveFixtureHost(
+  options: {
+    token?: string;
+    rendezvousOf?: number;
+    idleSessionMs?: number;
+    languages?: ('javascript' | 'python')[];
+    /** Further options of `serveHttp` (bounds, origins). */
+    serve?: Partial<HttpServeOptions>;
+    /** Sessions join a gateway hub on this host (no providers: what is counted is membership). */
+    hub?: boolean;
+  } = {},
+): Promise<ServedHost> {
   const logger = pino({ level: process.env.TOOLCELL_LOG_LEVEL ?? 'silent' });
   const host = new ToolHost({ logger });
   const events: HostLifecycleEvent[] = [];
@@ -73,6 +87,7 @@ export async function serveFixtureHost(options: { token?: string; rendezvousOf?:
   });
   const codeExecution = registerCodeExecution(host, { languages: options.languages ?? ['javascript'] });
   const endedSessions: ServeSession[] = [];
+  const hub = options.hub ? new GatewayHub(host, logger, () => true) : undefined;
   const serving = await serveHttp(host, {
     host: '127.0.0.1',
     port: 0,
@@ -81,6 +96,8 @@ export async function serveFixtureHost(options: { token?: string; rendezvousOf?:
     ...(options.idleSessionMs !== undefined ? { idleSessionMs: options.idleSessionMs } : {}),
     logger,
     onSessionEnd: (session) => void endedSessions.push(session),
+    ...(hub ? { gateway: hub } : {}),
+    ...options.serve,
   });
   return {
     host,
@@ -88,9 +105,11 @@ export async function serveFixtureHost(options: { token?: string; rendezvousOf?:
     codeExecution,
     events,
     endedSessions,
+    ...(hub ? { hub } : {}),
     waiting: () => arrivals.length,
     close: async () => {
       await serving.close();
+      hub?.close();
       await codeExecution.close();
       await host.close();
     },

@@ -11,14 +11,24 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { makePeer, REPO_ROOT, scratchDir } from '../helpers/peers.ts';
 import { connectClient } from './fixture-host.ts';
+import { INITIALIZE, postHead, rawConnect } from './raw-http.ts';
+
+/** Status of a raw initialize carrying `headers`. */
+async function statusOf(url: string, headers: Record<string, string>): Promise<number | undefined> {
+  const peer = await rawConnect(url);
+  peer.write(postHead(url, { 'Content-Length': INITIALIZE.length, Connection: 'close', ...headers }) + INITIALIZE);
+  const end = await peer.response;
+  peer.socket.destroy();
+  return end.status;
+}
 
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 
-test('serve --http with --token-file: tools of the config served to a client holding the token', async () => {
+test('serve --http with --token-file: tools of the config served to a client holding the token; http.allowedOrigins applies', async () => {
   const dir = scratchDir();
   const provider = makePeer(dir, 'x', { tools: [{ name: 'run', classes: ['shell'] }] });
   const configPath = join(dir, 'toolcell.json');
-  writeFileSync(configPath, JSON.stringify({ servers: [provider.config], codeExecution: { languages: ['javascript'] } }));
+  writeFileSync(configPath, JSON.stringify({ servers: [provider.config], codeExecution: { languages: ['javascript'] }, http: { allowedOrigins: ['https://app.example.com'] } }));
   const tokenFile = join(dir, 'token');
   writeFileSync(tokenFile, 'tok-123\n', { mode: 0o600 });
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', `--config=${configPath}`, '--http', '127.0.0.1:0', '--token-file', tokenFile], {
@@ -41,6 +51,9 @@ test('serve --http with --token-file: tools of the config served to a client hol
       child.once('exit', (code) => reject(new Error(`serve exited with ${code} before serving`)));
     });
     await assert.rejects(connectClient(url), /bearer token/);
+    // The config's allowedOrigins reach the server: its origin is served, another is refused.
+    assert.equal(await statusOf(url, { Authorization: 'Bearer tok-123', Origin: 'https://app.example.com' }), 200);
+    assert.equal(await statusOf(url, { Authorization: 'Bearer tok-123', Origin: 'https://other.example.com' }), 403);
     const { client } = await connectClient(url, 'tok-123');
     try {
       const { tools } = await client.listTools();

@@ -81,6 +81,9 @@ export class GatewayHub {
     return { subscriptions: member.subscriptions, leave: () => void this.members.delete(member) };
   }
 
+  /** Sessions in the hub now (tests check that ended and refused sessions leave it). */
+  get memberCount(): number { return this.members.size; }
+
   /** Whether another session still subscribes to `uri` (the provider's subscription is shared). */
   subscribed(uri: string): boolean {
     for (const m of this.members) if (m.subscriptions.has(uri)) return true;
