@@ -24,6 +24,7 @@ import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
 import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
 import { explainFinalExpression, normalizeScript, restorePositions, syntaxErrorReport, type NormalizedScript } from './normalize.ts';
+import { codeTooLarge, DEFAULT_MAX_CODE_BYTES } from './code-size.ts';
 import { DEFAULT_MAX_CONTENT_BYTES, MAX_CONTENT_BLOCKS, takeReturnedContent, type ContentLimits } from './returned-content.ts';
 
 /** What {@link registerCodeExecution} returns: the registered tool's handle. */
@@ -64,6 +65,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const maxResultChars = options.maxResultChars ?? DEFAULTS.maxResultChars;
   const contentLimits: ContentLimits = { maxBytes: options.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES, maxBlocks: MAX_CONTENT_BLOCKS };
   if (!(Number.isSafeInteger(contentLimits.maxBytes) && contentLimits.maxBytes >= 1)) throw new Error('maxContentBytes must be a whole number of bytes ≥ 1');
+  const maxCodeBytes = options.maxCodeBytes ?? DEFAULT_MAX_CODE_BYTES;
+  if (!(Number.isSafeInteger(maxCodeBytes) && maxCodeBytes >= 1)) throw new Error('maxCodeBytes must be a whole number of bytes ≥ 1');
   const whenBusy = options.whenBusy ?? 'refuse';
   if (whenBusy !== 'refuse' && whenBusy !== 'wait') throw new Error(`whenBusy must be 'refuse' or 'wait', got ${String(whenBusy)}`);
   const busyWaitMs = options.busyWaitMs ?? DEFAULTS.busyWaitMs;
@@ -115,6 +118,9 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     // Read now: an abort that came before this point must reach the script (the signal is lazy).
     const signal = ctx.signal;
     const written = args.code;
+    // The size first: everything below does work in proportion to it.
+    const tooLarge = typeof written === 'string' ? codeTooLarge(written, maxCodeBytes) : undefined;
+    if (tooLarge !== undefined) return refusalResult(tooLarge);
     if (typeof written !== 'string' || written.trim() === '') return refusalResult('code_execution needs `code`: a non-empty string.');
     const language = (args.language ?? 'javascript') as ScriptLanguage;
     if (!languages.includes(language)) return refusalResult(`language must be one of: ${languages.join(', ')}.`);
