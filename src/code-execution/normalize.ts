@@ -6,10 +6,11 @@
  * wrote, and turns a script that is neither JavaScript nor TypeScript into a syntax error
  * that says what was expected, before any engine starts.
  *
- * JavaScript order: fence → acorn parse → (only if that fails) TypeScript → `export default`,
+ * JavaScript order: fence → acorn parse → (only if that fails) prose around one fenced block, then
+ * TypeScript → `export default`,
  * else a lone function, else a final expression. A plain JavaScript script pays one acorn parse.
  */
-import { stripFence } from '../runtime/js/normalize/fence.ts';
+import { stripFence, stripProse } from '../runtime/js/normalize/fence.ts';
 import { loneFunctionEdits } from '../runtime/js/normalize/lone-function.ts';
 import { exportDefaultEdits } from '../runtime/js/normalize/export-default.ts';
 import { finalExpressionEdits } from '../runtime/js/normalize/final-expression.ts';
@@ -49,6 +50,14 @@ export function normalizeScript(code: string, language: ScriptLanguage): Normali
   if (language !== 'javascript') return { code, normalized, positions: identity };
   let positions = identity;
   let parsed = parseScript(code);
+  // Prose around one fenced block ("Here is the script:" … "It returns …"): dropped only when
+  // the script as written does not parse, so code that merely mentions a fence stays as it is.
+  const prose = !parsed.ok && unfenced === undefined ? stripProse(code, language) : undefined;
+  if (prose !== undefined) {
+    code = prose;
+    normalized.push('fence');
+    parsed = parseScript(code);
+  }
   if (!parsed.ok) {
     const stripped = stripTypeScript(code);
     if (!stripped.ok) {
