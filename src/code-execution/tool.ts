@@ -23,7 +23,8 @@ import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguag
 import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
 import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
-import { explainFinalExpression, normalizeScript, restorePositions, syntaxErrorReport, type NormalizedScript } from './normalize.ts';
+import { explainFinalExpression, prepareForRun, restorePositions, syntaxErrorReport, type NormalizedScript } from './normalize.ts';
+import { NormalizePool } from '../runtime/js/normalize/pool.ts';
 import { codeTooLarge, DEFAULT_MAX_CODE_BYTES } from './code-size.ts';
 import { DEFAULT_MAX_CONTENT_BYTES, MAX_CONTENT_BLOCKS, takeReturnedContent, type ContentLimits } from './returned-content.ts';
 
@@ -95,6 +96,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   // the engine and prepares a VM while the model is still thinking. A bad option still surfaces
   // at the first run, from the same promise.
   if (languages.includes('javascript')) runners.javascript().catch(() => {});
+  // Scripts that are large or TypeScript are prepared on threads of their own (normalize.ts).
+  const normalizePool = new NormalizePool();
   const allow = options.allowTool ?? (() => true);
   const maxDescriptionChars = options.maxDescriptionChars ?? DEFAULTS.maxDescriptionChars;
   const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs, maxChars: maxDescriptionChars }), allow);
@@ -125,7 +128,9 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const language = (args.language ?? 'javascript') as ScriptLanguage;
     if (!languages.includes(language)) return refusalResult(`language must be one of: ${languages.join(', ')}.`);
     // Normalized first, so that the up-front approval reads the same script that runs.
-    const script = normalizeScript(written, language);
+    const prepared = await prepareForRun(written, language, normalizePool, ctx.conversationId);
+    if (!prepared.ok) return refusalResult(prepared.message);
+    const { script } = prepared;
     const { code } = script;
     if (code.trim() === '') return refusalResult('code_execution needs `code`: the fenced script is empty.');
     const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
@@ -224,9 +229,9 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     describe,
     builds: cache.builds,
     endConversation,
-    close: () => {
+    close: async () => {
       unhook();
-      return runners.close();
+      await Promise.all([runners.close(), normalizePool.close()]);
     },
     runners,
   };

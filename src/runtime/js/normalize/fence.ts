@@ -25,6 +25,13 @@ interface Line {
   end: number;
 }
 
+/** Every line's start and end, in typed arrays: one allocation each, however many lines. */
+interface Lines {
+  count: number;
+  starts: Uint32Array;
+  ends: Uint32Array;
+}
+
 /** A fence line's marker (`` ` `` or `~`), how many, and its language tag ('' for none). */
 interface FenceLine {
   char: string;
@@ -32,17 +39,23 @@ interface FenceLine {
   tag: string;
 }
 
-function splitLines(code: string): Line[] {
-  const lines: Line[] = [];
+function splitLines(code: string): Lines {
+  let count = 1;
+  for (let nl = code.indexOf('\n'); nl !== -1; nl = code.indexOf('\n', nl + 1)) count++;
+  const starts = new Uint32Array(count);
+  const ends = new Uint32Array(count);
   let start = 0;
-  for (;;) {
+  for (let i = 0; i < count; i++) {
     const nl = code.indexOf('\n', start);
     const stop = nl === -1 ? code.length : nl;
-    lines.push({ start, end: stop > start && code.charCodeAt(stop - 1) === 13 ? stop - 1 : stop });
-    if (nl === -1) return lines;
+    starts[i] = start;
+    ends[i] = stop > start && code.charCodeAt(stop - 1) === 13 ? stop - 1 : stop;
     start = nl + 1;
   }
+  return { count, starts, ends };
 }
+
+const line = (lines: Lines, i: number): Line => ({ start: lines.starts[i]!, end: lines.ends[i]! });
 
 const isBlankOrTab = (c: number) => c === 32 || c === 9;
 const isTagChar = (c: number) =>
@@ -72,8 +85,13 @@ function fenceLine(code: string, line: Line): FenceLine | undefined {
   return i === line.end ? { char: marker.char, count: marker.count, tag } : undefined;
 }
 
-function isBlank(code: string, line: Line): boolean {
-  for (let i = line.start; i < line.end; i++) if (code[i]!.trim() !== '') return false;
+/** Whether the line is only whitespace (what `trim()` removes), read by character code. */
+function isBlank(code: string, { start, end }: Line): boolean {
+  for (let i = start; i < end; i++) {
+    const c = code.charCodeAt(i);
+    if (c === 32 || (c >= 9 && c <= 13)) continue;
+    if (c < 128 || code[i]!.trim() !== '') return false;
+  }
   return true;
 }
 
@@ -82,8 +100,8 @@ const opens = (fence: FenceLine | undefined, language: FenceLanguage): fence is 
 const closes = (fence: FenceLine | undefined, open: FenceLine) => fence !== undefined && fence.tag === '' && fence.char === open.char && fence.count >= open.count;
 
 /** Lines `from`..`to` (exclusive) as the script to run, behind one empty line per line before them. */
-function body(code: string, lines: readonly Line[], from: number, to: number): string {
-  const text = to > from ? code.slice(lines[from]!.start, lines[to - 1]!.end) : '';
+function body(code: string, lines: Lines, from: number, to: number): string {
+  const text = to > from ? code.slice(lines.starts[from], lines.ends[to - 1]) : '';
   return '\n'.repeat(from) + text;
 }
 
@@ -91,14 +109,14 @@ function body(code: string, lines: readonly Line[], from: number, to: number): s
 export function stripFence(code: string, language: FenceLanguage): string | undefined {
   const lines = splitLines(code);
   let first = 0;
-  while (first < lines.length && isBlank(code, lines[first]!)) first++;
-  let last = lines.length - 1;
-  while (last > first && isBlank(code, lines[last]!)) last--;
+  while (first < lines.count && isBlank(code, line(lines, first))) first++;
+  let last = lines.count - 1;
+  while (last > first && isBlank(code, line(lines, last))) last--;
   if (last <= first) return undefined;
-  const open = fenceLine(code, lines[first]!);
-  if (!opens(open, language) || !closes(fenceLine(code, lines[last]!), open)) return undefined;
+  const open = fenceLine(code, line(lines, first));
+  if (!opens(open, language) || !closes(fenceLine(code, line(lines, last)), open)) return undefined;
   // A second fence inside means several blocks or prose between them: not one fenced script.
-  for (let i = first + 1; i < last; i++) if (markerAt(code, lines[i]!) !== undefined) return undefined;
+  for (let i = first + 1; i < last; i++) if (markerAt(code, line(lines, i)) !== undefined) return undefined;
   return body(code, lines, first + 1, last);
 }
 
@@ -113,13 +131,13 @@ export function stripFence(code: string, language: FenceLanguage): string | unde
 export function stripProse(code: string, language: FenceLanguage): string | undefined {
   const lines = splitLines(code);
   const markers: number[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    if (markerAt(code, lines[i]!) === undefined) continue;
+  for (let i = 0; i < lines.count; i++) {
+    if (markerAt(code, line(lines, i)) === undefined) continue;
     if (markers.push(i) > 2) return undefined;
   }
   if (markers.length !== 2) return undefined;
   const [from, to] = markers as [number, number];
-  const open = fenceLine(code, lines[from]!);
-  if (!opens(open, language) || !closes(fenceLine(code, lines[to]!), open)) return undefined;
+  const open = fenceLine(code, line(lines, from));
+  if (!opens(open, language) || !closes(fenceLine(code, line(lines, to)), open)) return undefined;
   return body(code, lines, from + 1, to);
 }
