@@ -1,32 +1,30 @@
 /**
  * Turns a script as a model wrote it into one the runtimes run, and names every change made,
- * so the result envelope can tell the model what happened (`normalized`). Each step is a
- * pure function in the runtime room (src/runtime/js/normalize/); this file orders them per
- * language, keeps the way back from positions in the script that ran to the script the model
- * wrote, and turns a script that is neither JavaScript nor TypeScript into a syntax error
- * that says what was expected, before any engine starts.
- *
- * JavaScript order: fence → acorn parse → (only if that fails) TypeScript → `export default`,
- * else a lone function, else a final expression. A plain JavaScript script pays one acorn parse.
+ * so the result envelope can tell the model what happened (`normalized`). The steps are pure
+ * functions in the runtime room (src/runtime/js/normalize/, script.ts orders them); this file
+ * decides where they run — on the host's thread only when their cost is provably small
+ * ({@link HOST_PREPARE_MAX_BYTES}), otherwise on a thread of the normalize pool under its time
+ * bound — keeps the way back from positions in the script that ran to the script the model
+ * wrote, and turns a script that is neither JavaScript nor TypeScript into a syntax error that
+ * says what was expected, before any engine starts.
  */
-import { stripFence } from '../runtime/js/normalize/fence.ts';
-import { loneFunctionEdits } from '../runtime/js/normalize/lone-function.ts';
-import { exportDefaultEdits } from '../runtime/js/normalize/export-default.ts';
-import { finalExpressionEdits } from '../runtime/js/normalize/final-expression.ts';
-import { parseScript } from '../runtime/js/normalize/parse.ts';
-import { stripTypeScript } from '../runtime/js/normalize/typescript.ts';
-import { applyEdits, composeMaps, editsMap, identity, type PositionMap } from '../runtime/js/normalize/edits.ts';
-import { formatSyntaxError } from '../runtime/js/sandbox/syntax-error.mjs';
+import { prepareScript, stepsMap, type Normalization, type PreparedScript } from '../runtime/js/normalize/script.ts';
+import type { NormalizePool } from '../runtime/js/normalize/pool.ts';
+import { identity, type PositionMap } from '../runtime/js/normalize/edits.ts';
 import type { ScriptLanguage } from './options.ts';
 import type { RunReport } from './result.ts';
 
+export type { Normalization } from '../runtime/js/normalize/script.ts';
+
 /**
- * A normalization applied to a script, as reported in the envelope's `normalized`:
- * `fence` (one Markdown fence removed), `typescript` (types stripped), `export-default` (the
- * default export called, or its value returned), `function` (a lone function called),
- * `final-expression` (the last expression statement's value returned).
+ * Largest JavaScript prepared on the host's own thread: 4 KiB. Every step there is linear in the
+ * script (the fence scan, acorn, the rewrites); the slowest acorn input measured (regular
+ * expression literals, ~2 µs a byte) costs ≲ 10 ms at this size, and most model-written scripts
+ * are smaller, so `return 1` pays no thread hand-off. A larger script, and any script that needs
+ * the TypeScript stripper, is prepared on the normalize pool's threads. Python's only step is
+ * the fence scan (linear, ~1 ms at the 256 KiB code limit): it always stays on the host.
  */
-export type Normalization = 'fence' | 'typescript' | 'export-default' | 'function' | 'final-expression';
+export const HOST_PREPARE_MAX_BYTES = 4 * 1024;
 
 /** The script to run and the normalizations that produced it (empty when it runs as written). */
 export interface NormalizedScript {
@@ -38,47 +36,34 @@ export interface NormalizedScript {
   syntaxError?: { message: string; stack: string; line: number; column: number };
 }
 
-/** Applies the normalizations that fit `language`; code that needs none is returned unchanged. */
+function normalizedOf({ steps, ...prepared }: PreparedScript): NormalizedScript {
+  return { ...prepared, positions: stepsMap(steps) };
+}
+
+/**
+ * Applies the normalizations that fit `language`, all on the calling thread (tests and benches;
+ * the tool uses {@link prepareForRun}). Code that needs none is returned unchanged.
+ */
 export function normalizeScript(code: string, language: ScriptLanguage): NormalizedScript {
-  const normalized: Normalization[] = [];
-  const unfenced = stripFence(code, language);
-  if (unfenced !== undefined) {
-    code = unfenced;
-    normalized.push('fence');
+  return normalizedOf(prepareScript(code, language)!);
+}
+
+/**
+ * The script normalized for a run: on the host's thread when that is provably cheap, otherwise
+ * on `pool`'s threads (bounded in time; a failure or a timeout is a sentence for the model).
+ */
+export async function prepareForRun(
+  code: string,
+  language: ScriptLanguage,
+  pool: NormalizePool,
+  conversation: string,
+): Promise<{ ok: true; script: NormalizedScript } | { ok: false; message: string }> {
+  if (language === 'python' || code.length <= HOST_PREPARE_MAX_BYTES) {
+    const prepared = prepareScript(code, language, false);
+    if (prepared !== undefined) return { ok: true, script: normalizedOf(prepared) };
   }
-  if (language !== 'javascript') return { code, normalized, positions: identity };
-  let positions = identity;
-  let parsed = parseScript(code);
-  if (!parsed.ok) {
-    const stripped = stripTypeScript(code);
-    if (!stripped.ok) {
-      const { line, column } = stripped.error;
-      return { code, normalized, positions, syntaxError: { ...formatSyntaxError(stripped.error.message, code, line, column), line, column } };
-    }
-    // Nothing stripped: JavaScript acorn does not know yet; the engine decides.
-    if (stripped.code === code) return { code, normalized, positions };
-    code = stripped.code;
-    positions = stripped.map;
-    normalized.push('typescript');
-    parsed = parseScript(code);
-    if (!parsed.ok) return { code, normalized, positions };
-  }
-  const { program } = parsed;
-  let edits;
-  let step: Normalization | undefined;
-  if (parsed.module) {
-    edits = exportDefaultEdits(program, code);
-    step = 'export-default';
-  } else if ((edits = loneFunctionEdits(program)) !== undefined) {
-    step = 'function';
-  } else {
-    edits = finalExpressionEdits(program);
-    step = 'final-expression';
-  }
-  if (edits === undefined) return { code, normalized, positions };
-  normalized.push(step);
-  positions = composeMaps(editsMap(code, edits), positions);
-  return { code: applyEdits(code, edits), normalized, positions };
+  const outcome = await pool.prepare(code, language, conversation);
+  return outcome.ok ? { ok: true, script: normalizedOf(outcome.prepared) } : outcome;
 }
 
 const AT = /script\.js:(\d+)(?::(\d+))?/g;

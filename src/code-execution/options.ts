@@ -77,6 +77,12 @@ export interface CodeExecutionOptions {
    * past it the least recently used idle conversation's interpreter is ended.
    */
   maxPythonInterpreters?: number;
+  /**
+   * Largest `code` accepted, in UTF-8 bytes (default 256 KiB: `DEFAULT_MAX_CODE_BYTES`). A larger
+   * script is refused before any work is done on it, with an `invalid_request` message naming
+   * this limit; nothing runs.
+   */
+  maxCodeBytes?: number;
   /** Cap on the serialized result text handed back to the model (default 64 KiB). */
   maxResultChars?: number;
   /**

@@ -19,7 +19,11 @@ import { LINK_FIELDS } from './content-objects.ts';
 
 /** Bounds of what one run may return as content. */
 export interface ContentLimits {
-  /** Total bytes: decoded media and blobs plus the UTF-8 text of text items and resources. */
+  /**
+   * Total bytes: decoded media and blobs plus the UTF-8 text of text items and resources, plus
+   * the UTF-8 bytes of every other string field a block carries to the model (uri, name, title,
+   * description, mimeType): see {@link fieldBytes}.
+   */
   maxBytes: number;
   /** Most blocks one run may return. */
   maxBlocks: number;
@@ -113,6 +117,26 @@ function checkKeys(item: Record<string, unknown>, type: string): void {
 
 const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
 
+/** The payload fields, counted as {@link ContentSummary.bytes} (decoded, or UTF-8). */
+const PAYLOAD = new Set(['data', 'blob', 'text']);
+
+/**
+ * UTF-8 bytes of a block's fields other than its payload — every string it carries to the
+ * model (a link's uri, name, title, description; a resource's uri; MIME types), nested
+ * `resource` included — plus the digits of numbers. Counted against `maxBytes` with the
+ * payload: left out, a link's fields carried 14 MB past a 64 KiB limit.
+ */
+function fieldBytes(block: Record<string, unknown>): number {
+  let bytes = 0;
+  for (const [key, value] of Object.entries(block)) {
+    if (key === 'type' || PAYLOAD.has(key)) continue;
+    if (typeof value === 'string') bytes += utf8(value);
+    else if (typeof value === 'number') bytes += String(value).length;
+    else if (isRecord(value)) bytes += fieldBytes(value);
+  }
+  return bytes;
+}
+
 /** One item as a block and its summary; throws a ContentError saying what is wrong. */
 function toBlock(item: unknown): { block: ContentBlock; summary: ContentSummary } {
   if (typeof item === 'string') return { block: { type: 'text', text: item }, summary: { type: 'text', bytes: utf8(item) } };
@@ -193,7 +217,7 @@ export function returnedContent(value: unknown, limits: ContentLimits): Returned
       const { block, summary: s } = toBlock(items[i]);
       blocks.push(block);
       summary.push(s);
-      total += s.bytes;
+      total += s.bytes + fieldBytes(block as Record<string, unknown>);
     } catch (error) {
       if (!(error instanceof ContentError)) throw error;
       const where = single ? 'the returned content object' : `item ${i} of the returned content array`;

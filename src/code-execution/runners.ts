@@ -14,6 +14,15 @@ import { ConversationLock, type AcquireOptions, type Acquired } from './conversa
 /** Default cap on warm Python interpreters per host: ~24 MB each, so ~200 MB at most. */
 export const DEFAULT_MAX_PYTHON_INTERPRETERS = 8;
 
+/**
+ * Longest `close()` takes: 5 s. It kills every interpreter (SIGKILL to its process group or
+ * namespace), every start-up probe, and every JavaScript sandbox thread or process, then waits
+ * for them to be gone; a kill is answered in milliseconds, so the bound is only reached on a
+ * machine too loaded to reap a process, and then close() returns anyway (what remains is
+ * already killed and unreferenced: it cannot hold the host's process open).
+ */
+export const CLOSE_LIMIT_MS = 5_000;
+
 export class ConversationRunners {
   private readonly lock = new ConversationLock();
   /** In least-recently-used order: the first entry is the next to be evicted. */
@@ -122,10 +131,18 @@ export class ConversationRunners {
     await runner?.close();
   }
 
+  /** Ends every interpreter, probe and sandbox; returns when they are gone, or after {@link CLOSE_LIMIT_MS}. */
   async close(): Promise<void> {
     this.lock.close();
-    await Promise.all([...this.python.values()].map((r) => r.close()));
+    const python = [...this.python.values()].map((r) => r.close());
     this.python.clear();
-    if (this.js) await (await this.js).close();
+    const js = this.js?.then((runtime) => runtime.close());
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_LIMIT_MS)));
+    try {
+      await Promise.race([Promise.all([...python, js]), limit]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

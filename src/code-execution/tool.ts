@@ -26,7 +26,9 @@ import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguag
 import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
 import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
-import { explainFinalExpression, normalizeScript, restorePositions, syntaxErrorReport, type NormalizedScript } from './normalize.ts';
+import { explainFinalExpression, prepareForRun, restorePositions, syntaxErrorReport, type NormalizedScript } from './normalize.ts';
+import { NormalizePool } from '../runtime/js/normalize/pool.ts';
+import { codeTooLarge, DEFAULT_MAX_CODE_BYTES } from './code-size.ts';
 import { DEFAULT_MAX_CONTENT_BYTES, MAX_CONTENT_BLOCKS, takeReturnedContent, type ContentLimits } from './returned-content.ts';
 
 /** What {@link registerCodeExecution} returns: the registered tool's handle. */
@@ -67,6 +69,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const maxResultChars = options.maxResultChars ?? DEFAULTS.maxResultChars;
   const contentLimits: ContentLimits = { maxBytes: options.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES, maxBlocks: MAX_CONTENT_BLOCKS };
   if (!(Number.isSafeInteger(contentLimits.maxBytes) && contentLimits.maxBytes >= 1)) throw new Error('maxContentBytes must be a whole number of bytes ≥ 1');
+  const maxCodeBytes = options.maxCodeBytes ?? DEFAULT_MAX_CODE_BYTES;
+  if (!(Number.isSafeInteger(maxCodeBytes) && maxCodeBytes >= 1)) throw new Error('maxCodeBytes must be a whole number of bytes ≥ 1');
   const whenBusy = options.whenBusy ?? 'refuse';
   if (whenBusy !== 'refuse' && whenBusy !== 'wait') throw new Error(`whenBusy must be 'refuse' or 'wait', got ${String(whenBusy)}`);
   const busyWaitMs = options.busyWaitMs ?? DEFAULTS.busyWaitMs;
@@ -95,6 +99,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   // the engine and prepares a VM while the model is still thinking. A bad option still surfaces
   // at the first run, from the same promise.
   if (languages.includes('javascript')) runners.javascript().catch(() => {});
+  // Scripts that are large or TypeScript are prepared on threads of their own (normalize.ts).
+  const normalizePool = new NormalizePool();
   const allow = options.allowTool ?? (() => true);
   const maxDescriptionChars = options.maxDescriptionChars ?? DEFAULTS.maxDescriptionChars;
   const shapes = new ShapeLearner();
@@ -121,11 +127,16 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     // Read now: an abort that came before this point must reach the script (the signal is lazy).
     const signal = ctx.signal;
     const written = args.code;
+    // The size first: everything below does work in proportion to it.
+    const tooLarge = typeof written === 'string' ? codeTooLarge(written, maxCodeBytes) : undefined;
+    if (tooLarge !== undefined) return refusalResult(tooLarge);
     if (typeof written !== 'string' || written.trim() === '') return refusalResult('code_execution needs `code`: a non-empty string.');
     const language = (args.language ?? 'javascript') as ScriptLanguage;
     if (!languages.includes(language)) return refusalResult(`language must be one of: ${languages.join(', ')}.`);
     // Normalized first, so that the up-front approval reads the same script that runs.
-    const script = normalizeScript(written, language);
+    const prepared = await prepareForRun(written, language, normalizePool, ctx.conversationId);
+    if (!prepared.ok) return refusalResult(prepared.message);
+    const { script } = prepared;
     const { code } = script;
     if (code.trim() === '') return refusalResult('code_execution needs `code`: the fenced script is empty.');
     const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
@@ -232,10 +243,10 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     describe,
     builds: cache.builds,
     endConversation,
-    close: () => {
+    close: async () => {
       unhook();
       relist.close();
-      return runners.close();
+      await Promise.all([runners.close(), normalizePool.close()]);
     },
     runners,
   };

@@ -73,8 +73,13 @@ function refilled(level: number, elapsedMs: number, rate: number, cap: number): 
 export interface DeliveryStats {
   /** Messages handed to the transport. */
   sent: number;
-  /** Calls whose opening was dropped because the queue was full. */
+  /**
+   * Calls whose opening the observer never received: refused because the queue or the rate
+   * budget was full, or still waiting (or in a failed write) when the queue stopped.
+   */
   droppedCalls: number;
+  /** Messages the observer never received because they were waiting, or in a failed write, when the queue stopped. */
+  droppedMessages: number;
   /** Messages waiting now. */
   queued: number;
   /** Highest number of messages ever waiting at once. */
@@ -111,6 +116,11 @@ export interface DeliveryQueueOptions {
   minWriteIntervalMs?: number;
   /** The spacing a sustained stream of messages grows to (default {@link DEFAULT_MAX_WRITE_INTERVAL_MS}). */
   maxWriteIntervalMs?: number;
+  /**
+   * The counts of the queue this one takes over from (the observer's previous connection):
+   * `sent`, `droppedCalls` and `droppedMessages` go on from there, so they never go back.
+   */
+  carried?: Pick<DeliveryStats, 'sent' | 'droppedCalls' | 'droppedMessages'>;
 }
 
 export class DeliveryQueue {
@@ -146,7 +156,7 @@ export class DeliveryQueue {
   /** The timer of a drain waiting for write credit. */
   private pacedTimer: ReturnType<typeof setTimeout> | undefined;
   private idleWaiters: (() => void)[] = [];
-  readonly stats: DeliveryStats = { sent: 0, droppedCalls: 0, queued: 0, highWater: 0, queuedBytes: 0, highWaterBytes: 0, writeIntervalMs: 0 };
+  readonly stats: DeliveryStats = { sent: 0, droppedCalls: 0, droppedMessages: 0, queued: 0, highWater: 0, queuedBytes: 0, highWaterBytes: 0, writeIntervalMs: 0 };
 
   /**
    * @param write writes newline-terminated messages; resolves when the pipe has room again
@@ -169,6 +179,10 @@ export class DeliveryQueue {
     this.tokens = this.rate;
     this.paceCapacity = Math.max(1, (this.rate * 2 * this.maxWriteIntervalMs) / 1000);
     this.writeCredit = this.paceCapacity;
+    if (options.carried !== undefined) {
+      const { sent, droppedCalls, droppedMessages } = options.carried;
+      Object.assign(this.stats, { sent, droppedCalls, droppedMessages });
+    }
   }
 
 
@@ -270,6 +284,9 @@ export class DeliveryQueue {
         await this.write(batch);
         this.stats.sent += count;
       } catch (error) {
+        // The batch never reached the observer: its calls and messages are dropped.
+        this.stats.droppedCalls += opened;
+        this.stats.droppedMessages += count;
         this.stop();
         this.onError(error instanceof Error ? error : new Error(String(error)));
         break;
@@ -312,8 +329,10 @@ export class DeliveryQueue {
     return this.idle();
   }
 
-  /** Discards what is waiting and refuses everything after (connection gone). */
+  /** Discards what is waiting, counted as dropped, and refuses everything after (connection gone). */
   stop(): void {
+    for (let i = this.head; i < this.items.length; i++) if (this.openings[i]) this.stats.droppedCalls += 1;
+    this.stats.droppedMessages += this.items.length - this.head;
     this.stopped = true;
     clearTimeout(this.pacedTimer);
     this.pacedTimer = undefined;

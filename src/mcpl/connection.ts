@@ -162,7 +162,8 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     return (this.stateView = { grant: this.lifecycle, filter: this.filter, key: this.stateKey });
   }
 
-  private newQueue(): DeliveryQueue {
+  /** A fresh queue; after a reconnect it goes on from the old one's counts (drops survive reconnects). */
+  private newQueue(previous?: DeliveryQueue): DeliveryQueue {
     return new DeliveryQueue(
       (data) => this.transport?.writeRaw(data) ?? Promise.reject(new Error('not connected')),
       (error) => this.emit('diagnostic', { code: 'delivery-failed', message: `lifecycle delivery stopped: ${error.message}` }),
@@ -170,6 +171,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
         ...(this.config.maxQueuedNotifications !== undefined ? { maxQueued: this.config.maxQueuedNotifications } : {}),
         ...(this.config.maxQueuedBytes !== undefined ? { maxQueuedBytes: this.config.maxQueuedBytes } : {}),
         maxCallsPerSecond: this.config.maxObservedCallsPerSecond ?? 1_000,
+        ...(previous !== undefined ? { carried: previous.stats } : {}),
       },
     );
   }
@@ -206,8 +208,9 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     this.policyEstablished = false;
     this.filter = null;
     this.stateKey = undefined;
+    // What the old queue still held is counted as dropped, and the new one goes on from its counts.
     this.queue.stop();
-    this.queue = this.newQueue();
+    this.queue = this.newQueue(this.queue);
     // Each epoch's failure is explained by its own process's stderr.
     this.stderrTail = '';
     const transport = createTransport(this.config);

@@ -116,6 +116,8 @@ const CodeExecution = z.object({
   innerCallGraceMs: z.number().min(0).optional(),
   jsPoolSize: z.number().int().min(1).optional(),
   maxResultChars: z.number().int().min(1).optional(),
+  /** Largest script accepted, in UTF-8 bytes; a larger one is refused (invalid_request). */
+  maxCodeBytes: z.number().int().min(1).optional(),
   /** Bytes of content (images, audio, resources, text) one script may return as content blocks. */
   maxContentBytes: z.number().int().min(1).optional(),
   /** Most tool calls one script may open; the next is refused. */

@@ -66,14 +66,12 @@ export class ToolMetrics {
       let entry = this.seen.get(connection.id);
       // Providers that never observe have nothing to report.
       if (entry === undefined && now === 0 && !connection.lifecycle?.observe) continue;
+      // A reconnect's queue goes on from the old one's count (DeliveryQueueOptions.carried):
+      // the count is monotonic per connection as it is.
       if (entry === undefined) this.seen.set(connection.id, (entry = { queue, read: now, total: now }));
-      else if (entry.queue !== queue) {
-        // A reconnect starts a fresh queue at zero: keep the total monotonic.
+      else {
         entry.queue = queue;
-        entry.total += now;
-        entry.read = now;
-      } else {
-        entry.total += now - entry.read;
+        entry.total = Math.max(entry.total, now);
         entry.read = now;
       }
       result.observe(entry.total, redactAttributes({ [OBSERVER_ID]: connection.id }));

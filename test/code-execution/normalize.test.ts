@@ -35,6 +35,8 @@ const CASES: Case[] = [
   { name: 'fenced lone arrow', language: 'javascript', code: '```js\nasync () => {\n  return (await tools.get_user({ id: 8 })).name;\n}\n```', value: 'Ada', normalized: ['fence', 'function'] },
   { name: 'main declared and called by the script: untouched', language: 'javascript', code: 'async function main() { return (await tools.get_user({ id: 9 })).name; }\nreturn await main();', value: 'Ada' },
   { name: 'a lone function not named main: untouched', language: 'javascript', code: 'async function helper() { return 1; }', value: undefined },
+  { name: 'prose before and after a ```typescript fence', language: 'javascript', code: 'Here is the script:\n\n```typescript\nconst u: { name: string } = await tools.get_user({ id: 10 });\nreturn u.name;\n```\n\nIt returns the name.', value: 'Ada', normalized: ['fence', 'typescript'] },
+  { name: 'code that parses with a fenced example in a comment: untouched', language: 'javascript', code: '/* usage:\n```js\nexample()\n```\n*/\nreturn 18;', value: 18 },
   { name: '```python fence', language: 'python', code: '```python\nu = await tools.get_user({"id": 1})\nu["name"]\n```', value: 'Ada', normalized: ['fence'] },
   { name: 'unfenced Python', language: 'python', code: 'u = await tools.get_user({"id": 1})\nu["name"]', value: 'Ada' },
 ];

@@ -50,8 +50,8 @@ export interface ProcessHandlers {
 type Refable = { ref?(): void; unref?(): void };
 
 /** The launch request for `python` under the chosen isolation, or why there is none. */
-async function prepare(options: LaunchOptions): Promise<LaunchRequest | { description: string; diagnostics: string }> {
-  const interp = await resolveInterpreter(options.python, options.env);
+async function prepare(options: LaunchOptions, signal: AbortSignal): Promise<LaunchRequest | { description: string; diagnostics: string }> {
+  const interp = await resolveInterpreter(options.python, options.env, signal);
   if ('description' in interp) return interp;
   let isolation;
   try {
@@ -102,13 +102,15 @@ export class PythonProcess {
   #spawnError: Error | null = null;
   #violation: string | null = null;
   #outq: string[] = [];
+  /** Aborted by kill(): a start still resolving its interpreter gives up at once. */
+  readonly #starting = new AbortController();
   #markExited!: (info: ExitInfo) => void;
   /** Settles once the process is gone (after `exit` was reported). */
   readonly exited = new Promise<ExitInfo>((resolve) => (this.#markExited = resolve));
 
   constructor(options: LaunchOptions, handlers: ProcessHandlers) {
     this.#handlers = handlers;
-    prepare(options).then(
+    prepare(options, this.#starting.signal).then(
       (request) => this.#spawn(request),
       (err: unknown) => this.#reportFailure(`the Python interpreter could not be prepared: ${(err as Error).message}`, ''),
     );
@@ -189,6 +191,9 @@ export class PythonProcess {
   kill(): void {
     if (this.#reported) return;
     this.#killed = true;
+    // Not spawned yet (its interpreter still being probed): the start gives up now, and the
+    // exit is reported as soon as prepare() returns, not when a hanging probe would time out.
+    this.#starting.abort();
     this.#proc?.killAll();
   }
 

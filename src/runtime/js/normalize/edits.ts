@@ -55,14 +55,16 @@ function lineColumns(code: string, offsets: readonly number[]): Array<{ line: nu
 }
 
 /**
- * The map from positions in `applyEdits(code, edits)` back to positions in `code`. A position
- * inside inserted text maps to where the text was inserted.
+ * Per line (1-based) of the edited script, each edit there: output column where it starts, its
+ * output width and its input width. Plain data, so it crosses a thread as it is (../normalize
+ * runs off the host's thread: see code-execution/normalize-pool.ts).
  */
-export function editsMap(code: string, edits: readonly Edit[]): PositionMap {
-  if (edits.length === 0) return identity;
+export type EditTable = Array<[line: number, edits: Array<{ outColumn: number; outWidth: number; inWidth: number }>]>;
+
+/** The table of {@link editsMap}, as data. */
+export function editsTable(code: string, edits: readonly Edit[]): EditTable {
   const sorted = [...edits].sort((a, b) => a.start - b.start || a.end - b.end);
   const places = lineColumns(code, sorted.map((e) => e.start));
-  // Per line (1-based), each edit as output column where it starts, its output width and its input width.
   const byLine = new Map<number, Array<{ outColumn: number; outWidth: number; inWidth: number }>>();
   let shift = 0;
   let line = -1;
@@ -77,6 +79,13 @@ export function editsMap(code: string, edits: readonly Edit[]): PositionMap {
     byLine.set(line + 1, list);
     shift += edit.text.length - (edit.end - edit.start);
   });
+  return [...byLine];
+}
+
+/** The position map of an edit table. */
+export function tableMap(table: EditTable): PositionMap {
+  if (table.length === 0) return identity;
+  const byLine = new Map(table);
   return ({ line, column }) => {
     const list = byLine.get(line);
     if (list === undefined) return { line, column };
@@ -90,6 +99,15 @@ export function editsMap(code: string, edits: readonly Edit[]): PositionMap {
     c -= back;
     return { line, column: c + 1 };
   };
+}
+
+/**
+ * The map from positions in `applyEdits(code, edits)` back to positions in `code`. A position
+ * inside inserted text maps to where the text was inserted.
+ */
+export function editsMap(code: string, edits: readonly Edit[]): PositionMap {
+  if (edits.length === 0) return identity;
+  return tableMap(editsTable(code, edits));
 }
 
 /** Maps through `later` (the step that ran last) and then `earlier`, back to the first script. */

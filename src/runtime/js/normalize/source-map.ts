@@ -9,7 +9,7 @@ const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/
 const DIGIT = new Map([...BASE64].map((c, i) => [c, i]));
 
 /** One segment: generated column, source line, source column (all 0-based). */
-type Segment = [number, number, number];
+export type Segment = [number, number, number];
 
 /** Segments per generated line, each line's sorted by generated column. */
 export function decodeMappings(mappings: string): Segment[][] {

@@ -12,7 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import { identity, type PositionMap } from './edits.ts';
-import { decodeMappings, originalPosition } from './source-map.ts';
+import { decodeMappings, originalPosition, type Segment } from './source-map.ts';
 
 /** Why TypeScript was rejected: swc's message ("Expected ',', got ';'"), 1-based line and column. */
 export interface TypeScriptFailure {
@@ -21,7 +21,20 @@ export interface TypeScriptFailure {
   column: number;
 }
 
-export type Stripped = { ok: true; code: string; map: PositionMap; transformed: boolean } | { ok: false; error: TypeScriptFailure };
+/**
+ * The way back from a transformed script's positions, as data (it crosses a thread): the
+ * decoded source map and the offsets of the wrapper. {@link sourcePositions} makes it a map.
+ */
+export interface SourcePositions {
+  lines: Segment[][];
+  lineOffset: number;
+  outOffset: number;
+  scriptLines: number;
+}
+
+export type Stripped =
+  | { ok: true; code: string; map: PositionMap; transformed: boolean; source?: SourcePositions }
+  | { ok: false; error: TypeScriptFailure };
 
 interface SwcError {
   code: 'UnsupportedSyntax' | 'InvalidSyntax';
@@ -104,11 +117,15 @@ function transformed(code: string, source: string, wrap: boolean, lineOffset: nu
     outOffset = 1;
   }
   const lines = result.map === undefined ? [] : decodeMappings((JSON.parse(result.map) as { mappings: string }).mappings);
-  const scriptLines = code.split('\n').length;
-  const map: PositionMap = ({ line, column }) => {
+  const way: SourcePositions = { lines, lineOffset, outOffset, scriptLines: code.split('\n').length };
+  return { ok: true, code: out, map: sourcePositions(way), transformed: true, source: way };
+}
+
+/** The position map of a transformed script: through its source map back to the script. */
+export function sourcePositions({ lines, lineOffset, outOffset, scriptLines }: SourcePositions): PositionMap {
+  return ({ line, column }) => {
     const found = originalPosition(lines, line - 1 + outOffset, column - 1);
     if (found === undefined) return { line, column };
     return { line: Math.min(scriptLines, Math.max(1, found.line - lineOffset + 1)), column: found.column + 1 };
   };
-  return { ok: true, code: out, map, transformed: true };
 }
