@@ -149,3 +149,26 @@ test('each client gets its own upstream session; ending a session releases it; p
     await serve.stop();
   }
 });
+
+test('log messages of a client\'s script calls go to that client alone, not to an idle other client', async () => {
+  const serve = await serveHttp({ servers: [EVERYTHING], codeExecution: { languages: ['javascript'] } });
+  const a = await httpClient(serve.url, 'alice', { roots: {} });
+  const b = await httpClient(serve.url, 'bob');
+  try {
+    a.client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///home/alice', name: 'alice' }] }));
+    const aLogs: unknown[] = [];
+    const bLogs: unknown[] = [];
+    a.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void aLogs.push(n.params.data));
+    b.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void bLogs.push(n.params.data));
+    const ran = await a.client.callTool({ name: 'code_execution', arguments: { code: 'return await tools["get-roots-list"]({})' } });
+    assert.match(JSON.stringify(ran.structuredContent), /file:\/\/\/home\/alice/);
+    await until('alice to hear the provider log her roots', () => aLogs.some((d) => /Roots updated: 1 root/.test(String(d))));
+    await b.client.ping();
+    await b.client.listTools();
+    assert.deepEqual(bLogs, []);
+  } finally {
+    await a.end();
+    await b.end();
+    await serve.stop();
+  }
+});
