@@ -22,7 +22,8 @@ export function clientCapabilities(handlers: ServerRequestHandlers | undefined):
   return {
     ...(handlers?.elicitation ? { elicitation: { form: {} } } : {}),
     ...(handlers?.sampling ? { sampling: {} } : {}),
-    ...(handlers?.roots ? { roots: {} } : {}),
+    // listChanged: a gateway passes its client's roots/list_changed on (McplConnection.notify).
+    ...(handlers?.roots ? { roots: { listChanged: true } } : {}),
   };
 }
 

@@ -102,3 +102,24 @@ test('stdio: a provider that asked for roots before the client came asks the cli
     await client.close();
   }
 });
+
+test('http: a client\'s roots/list_changed reaches its upstream session, and the provider asks that client again', async () => {
+  const serve = await serveHttp({ servers: [EVERYTHING], codeExecution: false });
+  const a = await httpClient(serve.url, 'alice', { roots: { listChanged: true } });
+  try {
+    let root = 'file:///home/alice/one';
+    const askedAgain = signal('alice to be asked again after her roots changed', 30_000);
+    a.client.setRequestHandler(ListRootsRequestSchema, async () => {
+      if (root.endsWith('two')) askedAgain.resolve();
+      return { roots: [{ uri: root }] };
+    });
+    assert.match(textOf(await a.client.callTool({ name: 'get-roots-list', arguments: {} })), /home\/alice\/one/);
+    root = 'file:///home/alice/two';
+    await a.client.sendRootsListChanged();
+    await askedAgain.promise;
+    assert.match(textOf(await a.client.callTool({ name: 'get-roots-list', arguments: {} })), /home\/alice\/two/);
+  } finally {
+    await a.end();
+    await serve.stop();
+  }
+});
