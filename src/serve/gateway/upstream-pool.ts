@@ -3,22 +3,31 @@
  * uses it (`"upstreamSessions": { "mode": "per-client" }`, the default over HTTP), so that a
  * stateful provider keeps each client's state, roots, log level and subscriptions apart. Each
  * is a connection of its own — for a spawned provider, a process of its own. Their number per
- * provider is bounded ({@link DEFAULT_MAX_UPSTREAM_SESSIONS}, or the server's
- * `upstreamSessions.max`); past it, a client's use of that provider is refused with an error
+ * provider is bounded ({@link DEFAULT_MAX_UPSTREAM_SESSIONS} spawned,
+ * {@link DEFAULT_MAX_REMOTE_UPSTREAM_SESSIONS} remote, or the server's `upstreamSessions.max`);
+ * past it, a client's use of that provider is refused with an error
  * naming the bound, never served from another client's session.
  */
 import type { Logger } from 'pino';
 import { McplConnection } from '../../mcpl/connection.ts';
+import { isHttpConfig } from '../../mcpl/config.ts';
 import type { ServerRequestHandlers } from '../../mcpl/client-features/types.ts';
 import type { ProviderNotification } from '../../mcpl/gateway-hooks.ts';
 import type { GatewayServerConfig } from './connect-servers.ts';
 
 /**
- * Upstream sessions one provider may have at once, by default. Each costs what one client of
- * the provider costs it — for a spawned Node provider such as server-everything, one process
- * (measured: ~70 MiB resident; docs/serve-gateway.md).
+ * Upstream sessions a spawned provider may have at once, by default. Each is a process of its
+ * own — for server-everything, measured ~67 MiB resident (docs/serve-gateway.md).
  */
 export const DEFAULT_MAX_UPSTREAM_SESSIONS = 16;
+
+/**
+ * Upstream sessions a remote (Streamable HTTP) provider may have at once, by default: each is
+ * an MCP session, a few KiB in serve (and what the provider keeps per session). Higher than for
+ * spawned ones, since clients that never end their session (no DELETE) hold theirs until serve
+ * reaps them idle.
+ */
+export const DEFAULT_MAX_REMOTE_UPSTREAM_SESSIONS = 256;
 
 /** A client's use of a provider refused: its upstream sessions are all taken. */
 export class UpstreamLimitError extends Error {
@@ -62,7 +71,8 @@ export class UpstreamPool {
 
   /** The bound on `serverId`'s upstream sessions. */
   max(serverId: string): number {
-    return this.configs.get(serverId)?.upstreamSessions?.max ?? DEFAULT_MAX_UPSTREAM_SESSIONS;
+    const config = this.configs.get(serverId);
+    return config?.upstreamSessions?.max ?? (config && isHttpConfig(config) ? DEFAULT_MAX_REMOTE_UPSTREAM_SESSIONS : DEFAULT_MAX_UPSTREAM_SESSIONS);
   }
 
   /**
