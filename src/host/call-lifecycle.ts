@@ -61,7 +61,8 @@ export class CallLifecycle {
 
   constructor(
     private readonly emitter: LifecycleEmitter,
-    private readonly connection: (serverId: string) => McplConnection | undefined,
+    /** The connection for a server's call in a conversation (a gateway may route per client): maybe still connecting. */
+    private readonly connection: (serverId: string, conversationId: string) => McplConnection | Promise<McplConnection> | undefined,
     private readonly sink: CallEventSink,
     private readonly options: CallLifecycleOptions,
   ) {}
@@ -83,7 +84,7 @@ export class CallLifecycle {
       }
       void this.awaitApproval(call, request, gate);
     }
-    else this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs, request.onProgress);
+    else this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs, request.onProgress, request.meta);
     return call.outcome;
   }
 
@@ -215,7 +216,7 @@ export class CallLifecycle {
     this.instrumentation?.approved(call);
     this.emitter.start(call.emitted);
     if (this.sink.wantsLifecycle()) this.sink.lifecycle({ ...this.eventBase(call), phase: 'started', input: call.args, at: call.startedAt });
-    this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs, request.onProgress);
+    this.execute(call, request.timeoutMs ?? this.options.callTimeoutMs, request.onProgress, request.meta);
   }
 
   private openCall(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>, pending: boolean): OpenCall {
@@ -283,7 +284,7 @@ export class CallLifecycle {
     };
   }
 
-  private execute(call: OpenCall, timeoutMs: number, onProgress?: DispatchRequest['onProgress']): void {
+  private execute(call: OpenCall, timeoutMs: number, onProgress?: DispatchRequest['onProgress'], meta?: DispatchRequest['meta']): void {
     const tool = call.tool;
     const progress = this.progressRelay(call, onProgress);
     let pending: Promise<ToolResult>;
@@ -294,13 +295,14 @@ export class CallLifecycle {
         const hooks = this.instrumentation;
         pending = hooks === undefined ? tool.handler!(call.args, ctx) : instrumentedHandler(hooks, call, ctx);
       } else {
-        const connection = this.connection(tool.serverId!);
+        const connection = this.connection(tool.serverId!, call.inference.conversationId);
         if (!connection) throw new Error(`server ${tool.serverId} is gone`);
         // The SDK's own timeout sits past ours so the host's timer decides, and the SDK still
         // cleans up. The call's signal is the request's: aborting the call (stream end,
         // interrupt, its safety timeout, shutdown) sends `notifications/cancelled` downstream.
         const options: CallToolOptions = {
           signal: call.signal,
+          ...(meta ? { meta } : {}),
           ...(progress ? { onProgress: progress } : {}),
           onLate: (kind) => this.late(call, kind),
           owner: {
@@ -312,9 +314,9 @@ export class CallLifecycle {
           },
         };
         const hooks = this.instrumentation;
-        pending = hooks === undefined
-          ? connection.callTool(tool.serverTool!, call.args, timeoutMs + 1000, options)
-          : instrumentedServerCall(hooks, call, connection, timeoutMs + 1000, options);
+        const send = (c: McplConnection): Promise<ToolResult> =>
+          hooks === undefined ? c.callTool(tool.serverTool!, call.args, timeoutMs + 1000, options) : instrumentedServerCall(hooks, call, c, timeoutMs + 1000, options);
+        pending = connection instanceof Promise ? connection.then(send) : send(connection);
       }
     } catch (error) {
       // Dispatch threw after the call opened: it may have done work, so this is `failed`, not a refusal.
@@ -443,5 +445,6 @@ function instrumentedServerCall(
   options: CallToolOptions,
 ): Promise<ToolResult> {
   const meta = hooks.requestMeta(call);
-  return hooks.execute(call, () => connection.callTool(call.tool.serverTool!, call.args, timeoutMs, meta ? { ...options, meta } : options));
+  // The instrumentation's members (its trace context) win over the caller's of the same name.
+  return hooks.execute(call, () => connection.callTool(call.tool.serverTool!, call.args, timeoutMs, meta ? { ...options, meta: { ...options.meta, ...meta } } : options));
 }

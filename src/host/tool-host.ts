@@ -102,6 +102,12 @@ export interface ToolHostEvents {
 }
 
 /**
+ * Which connection runs a call of `conversationId` to server `serverId` (see
+ * {@link ToolHost.routeCalls}); undefined: the server's own connection.
+ */
+export type CallRouter = (serverId: string, conversationId: string) => McplConnection | Promise<McplConnection> | undefined;
+
+/**
  * What a conversation left behind is freed here when it ends: code_execution's VM, interpreter
  * and session. May be async; {@link ToolHost.endConversation} waits for it.
  */
@@ -166,6 +172,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   private listing: { version: number; tools: readonly ToolListing[] } | undefined;
   /** How many times the model-facing listing was built (tests count rebuilds with it). */
   listingBuilds = 0;
+  /** See {@link routeCalls}. */
+  private callRouter: CallRouter | undefined;
 
   constructor(options: ToolHostOptions = {}) {
     super();
@@ -177,7 +185,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     this.emitter = new LifecycleEmitter(options.inputBoundBytes ?? 16 * 1024);
     this.calls = new CallLifecycle(
       this.emitter,
-      (id) => this.connections.get(id),
+      (id, conversationId) => this.callRouter?.(id, conversationId) ?? this.connections.get(id),
       {
         wantsLifecycle: () => this.listenerCount('lifecycle') > 0,
         lifecycle: (event) => this.emit('lifecycle', event),
@@ -380,6 +388,20 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       const timer = setTimeout(wake, ms);
       this.backoffs.add(wake);
     });
+  }
+
+  /**
+   * Routes server tool calls by conversation: `router` may name another connection to the
+   * same server for a conversation (a gateway's per-client upstream session), or a promise of
+   * one still connecting; undefined keeps the server's own connection. A router that throws
+   * fails the call with its message. One router at a time; returns its removal.
+   */
+  routeCalls(router: CallRouter): () => void {
+    if (this.callRouter) throw new Error('a call router is already installed on this host');
+    this.callRouter = router;
+    return () => {
+      if (this.callRouter === router) this.callRouter = undefined;
+    };
   }
 
   /** The connection with this id, if any. */

@@ -167,6 +167,12 @@ export interface DispatchRequest {
    * the approval request of a call that must wait for its own decision.
    */
   callSite?: CallSite;
+  /**
+   * Members for a server tool's `tools/call` `params._meta`, passed to the server as given (a
+   * gateway forwards its client's request `_meta` this way). An installed instrumentation's
+   * members (trace context) replace those of the same name; the progress token is the host's.
+   */
+  meta?: Record<string, unknown>;
 }
 
 /** A budget of calls shared by the requests that carry it; `opened` is the host's count. */

@@ -125,6 +125,9 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   private tracker = new CallTracker();
   /** Calls in flight on this connection, to attribute server→client requests to one. */
   private readonly openCalls = new Set<OpenServerCall>();
+  /** The re-list after `tools/list_changed` in flight, and whether another notification came meanwhile. */
+  private relisting: Promise<void> | undefined;
+  private relistAgain = false;
 
   constructor(
     private readonly config: ServerConfig,
@@ -232,11 +235,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     this.client = client;
     installServerRequestHandlers(client, this.id, this.serverRequests, () => this.openCalls);
     client.setRequestHandler(ToolsObserveRequest, (request) => this.handleObserve(request.params));
-    client.setNotificationHandler(ToolsListChanged, () => {
-      this.refreshTools().catch((error: Error) =>
-        this.emit('diagnostic', { code: 'relist-failed', message: `re-list after list_changed failed: ${error.message}` }),
-      );
-    });
+    client.setNotificationHandler(ToolsListChanged, () => this.relistSoon());
     client.fallbackNotificationHandler = async (notification) => void this.emit('notification', notification);
     client.onerror = (error) => {
       // The SDK reports responses to requests it no longer tracks here (late answers after a timeout).
@@ -395,6 +394,29 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     return {};
   }
 
+  /**
+   * A `tools/list_changed` arrived: re-list, coalesced. While a re-list is in flight, any
+   * number of further notifications cause one more re-list after it, never one each: a
+   * server sending thousands costs a few listings, and the host (and a gateway's clients)
+   * hear of a few changes, not thousands.
+   */
+  private relistSoon(): void {
+    if (this.relisting) {
+      this.relistAgain = true;
+      return;
+    }
+    this.relisting = (async () => {
+      do {
+        this.relistAgain = false;
+        await this.refreshTools();
+      } while (this.relistAgain);
+    })()
+      .catch((error: Error) => void this.emit('diagnostic', { code: 'relist-failed', message: `re-list after list_changed failed: ${error.message}` }))
+      .finally(() => {
+        this.relisting = undefined;
+      });
+  }
+
   /** Lists the server's tools (following pagination) and announces them. */
   async refreshTools(timeout = this.config.requestTimeoutMs ?? 30_000): Promise<void> {
     if (!this.client) return;
@@ -473,6 +495,11 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     }
   }
 
+  /** The `instructions` the server gave in `initialize`, if any. */
+  get instructions(): string | undefined {
+    return this.client?.getInstructions();
+  }
+
   /** The capabilities the server declared in `initialize` (undefined before it answered). */
   get serverCapabilities(): ServerCapabilities | undefined {
     return this.client?.getServerCapabilities();
@@ -483,6 +510,13 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     const client = this.client;
     if (!client || !this.isConnected) return Promise.reject(new Error(`server ${this.id} is not connected`));
     return sendProviderRequest(client, method, params, schema, { timeoutMs: this.config.requestTimeoutMs ?? 30_000, ...options });
+  }
+
+  /** Sends a notification to the server (a gateway passing its client's `notifications/roots/list_changed` on). */
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    const client = this.client;
+    if (!client || !this.isConnected) throw new Error(`server ${this.id} is not connected`);
+    await client.notification({ method, ...(params !== undefined ? { params } : {}) });
   }
 
   /** Sends any request on this connection (custom MCPL methods, test barriers). */

@@ -30,6 +30,8 @@ const common = {
   prefixTools: z.boolean().optional(),
   /** `true`: serve does not start without this server (otherwise it serves the rest and retries). */
   required: z.boolean().optional(),
+  /** serve --http: one upstream session per client session (default) or one shared by all; see docs/serve-gateway.md. */
+  upstreamSessions: z.object({ mode: z.enum(['per-client', 'shared']).optional(), max: z.number().int().min(1).optional() }).strict().optional(),
 };
 
 /** Keys only a spawned server takes. */

@@ -16,7 +16,7 @@ import { loadServeConfig } from './config.ts';
 import { serveHttp } from './http.ts';
 import { serveStdio } from './stdio.ts';
 import { GatewayHub } from './gateway/hub.ts';
-import { CallOwners, forwardServerRequests } from './gateway/server-requests.ts';
+import { forwardServerRequests } from './gateway/server-requests.ts';
 import { connectServers, type ConnectedServers } from './gateway/connect-servers.ts';
 import { startInteractiveAuth, type InteractiveServers } from './interactive-auth.ts';
 import { describeServerStartup, serverStartup } from './startup-report.ts';
@@ -50,9 +50,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   // With `approvals`, the gate is the MCP client: the calls it names ask the client's user.
   const clients = config.approvals ? new ServeClients(config.approvals.answerTimeoutMs ?? 600_000) : undefined;
   const approvalGate = config.approvals && clients ? new ElicitationGate(config.approvals, (id) => clients.clientFor(id)) : undefined;
-  // A provider's elicitation, sampling and roots requests go to the client whose call it is.
-  const owners = new CallOwners();
-  const host = new ToolHost({ logger, serverRequests: forwardServerRequests(owners), ...(approvalGate ? { approvalGate } : {}) });
+  // A provider's elicitation, sampling and roots requests on serve's own connection go to the
+  // client whose call they name (gateway/hub.ts); the hub is made below, before any server connects.
+  const serverRequests = forwardServerRequests((ctx, what) => gateway.sharedTarget(ctx, what));
+  const host = new ToolHost({ logger, serverRequests, ...(approvalGate ? { approvalGate } : {}) });
   let codeExecution: CodeExecution | undefined;
   // Loaded only when configured: without telemetry, serve never loads OpenTelemetry (its
   // packages are optional peers; a missing one is refused here, naming what to install).
@@ -72,7 +73,13 @@ export async function runServe(options: ServeOptions): Promise<number> {
     await telemetry?.shutdown();
   };
   const prefixed = new Map(config.servers.map((s) => [s.id, s.prefixTools !== false]));
-  const gateway = new GatewayHub(host, logger, (id) => prefixed.get(id) ?? true, owners, () => servers?.awaited() ?? []);
+  const gateway = new GatewayHub(host, logger, {
+    prefixed: (id) => prefixed.get(id) ?? true,
+    awaited: () => servers?.awaited() ?? [],
+    servers: config.servers,
+    // Over HTTP several clients share serve: each gets its own upstream sessions (gateway/upstream-pool.ts).
+    multiClient: options.http !== undefined,
+  });
   let servers: ConnectedServers | undefined;
   try {
     interactive = await startInteractiveAuth(config.servers);

@@ -11,7 +11,7 @@ import type { ToolHost } from '../host/tool-host.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { progressForwarder } from './progress.ts';
 import { listServedTools } from './served-tools.ts';
-import { registerGateway } from './gateway/handlers.ts';
+import { forwardedMeta, registerGateway } from './gateway/handlers.ts';
 import type { GatewayHub } from './gateway/hub.ts';
 import type { ServeSession } from './session.ts';
 
@@ -34,8 +34,9 @@ export type AroundDispatch = <T>(meta: Record<string, unknown> | undefined, disp
  */
 export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger, around?: AroundDispatch, clients?: ServeClients, gateway?: GatewayHub): Server {
   const capabilities = gateway ? gateway.capabilities() : { tools: {} };
-  const server = new Server(SERVER_INFO, { capabilities });
-  if (gateway) session.onEnd(registerGateway(server, gateway, capabilities));
+  const instructions = gateway?.instructions();
+  const server = new Server(SERVER_INFO, { capabilities, ...(instructions !== undefined ? { instructions } : {}) });
+  if (gateway) registerGateway(server, gateway, capabilities, session.conversationId);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listServedTools(host) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const meta = request.params._meta;
@@ -47,10 +48,10 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
     const unregister = clients?.register(inferenceId, server, extra.requestId);
     const cancel = () => stream.end('the client cancelled the request');
     extra.signal.addEventListener('abort', cancel, { once: true });
+    // What a provider sends for this call (its log messages, its requests) goes to this client, related to this request.
     const serverId = gateway ? host.registry.get(request.params.name)?.serverId : undefined;
-    // The provider's log messages during this call go to this client, related to this request.
-    const unroute = gateway && serverId !== undefined ? gateway.callStarted(serverId, (n) => extra.sendNotification(n)) : undefined;
-    const unown = gateway?.owners.running(conversationId, server, extra.requestId);
+    const unroute = gateway?.callStarted({ conversationId, requestId: extra.requestId, serverId, sink: (n) => extra.sendNotification(n) });
+    const forwarded = forwardedMeta(meta, [CONVERSATION_META_KEY]);
     const token = meta?.progressToken;
     const onProgress = token !== undefined ? progressForwarder(token, (n) => extra.sendNotification(n), logger) : undefined;
     try {
@@ -63,6 +64,8 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
           inferenceId,
           name: request.params.name,
           input: request.params.arguments ?? {},
+          // The client's `_meta` (its trace context...) goes on to a provider's tool as it came.
+          ...(gateway && forwarded ? { meta: forwarded } : {}),
           ...(onProgress ? { onProgress } : {}),
         });
       const outcome = await (around ? around(meta, dispatch) : dispatch());
@@ -72,7 +75,6 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
       untrack();
       unregister?.();
       unroute?.();
-      unown?.();
       stream.end('request answered');
     }
   });

@@ -119,6 +119,15 @@ test('prefixTools and required are booleans, kept on the server they name', () =
   assert.equal(config.servers[0]?.required, true);
 });
 
+test('upstreamSessions takes a mode and a positive bound, kept on the server it names; mistakes are named by path', () => {
+  const found = problems({ servers: [{ id: 'a', command: 'x', upstreamSessions: { mode: 'sometimes', max: 0, extra: 1 } }] });
+  assert.equal(found.length, 3, found.join('\n'));
+  for (const key of ['mode', 'max']) assert.ok(found.some((p) => p.startsWith(`servers[0].upstreamSessions.${key}:`)), found.join('\n'));
+  assert.ok(found.some((p) => /upstreamSessions.*extra/.test(p)), found.join('\n'));
+  const config = parseServeConfig({ servers: [{ id: 'a', command: 'x', upstreamSessions: { mode: 'shared', max: 4 } }] }, 'f', '/');
+  assert.deepEqual(config.servers[0]?.upstreamSessions, { mode: 'shared', max: 4 });
+});
+
 test('a remote server\'s auth key selects a provider; mistakes are named by path, one line each', async () => {
   const { mkdtempSync, writeFileSync } = await import('node:fs');
   const { join } = await import('node:path');

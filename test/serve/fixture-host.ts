@@ -87,7 +87,7 @@ export async function serveFixtureHost(
   });
   const codeExecution = registerCodeExecution(host, { languages: options.languages ?? ['javascript'] });
   const endedSessions: ServeSession[] = [];
-  const hub = options.hub ? new GatewayHub(host, logger, () => true) : undefined;
+  const hub = options.hub ? new GatewayHub(host, logger, { prefixed: () => true, multiClient: true }) : undefined;
   const serving = await serveHttp(host, {
     host: '127.0.0.1',
     port: 0,

@@ -101,6 +101,9 @@ test(`${via}: a provider that starts late, and one that reconnects, reaches a cl
     cwd: REPO_ROOT,
     env: { GATEWAY_PROVIDER_GATE: gate },
     reconnect: { maxAttempts: 30, delayMs: 100 },
+    // One provider process for every client (over HTTP each client would otherwise get its own
+    // upstream session, and `quit` would end only that one, not the provider serve reconnects).
+    upstreamSessions: { mode: 'shared' },
   };
   writeFileSync(config, JSON.stringify({ servers: [late], codeExecution: false }));
   const { client, listening, stop } = await serveAndConnect(config, via);

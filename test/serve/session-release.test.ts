@@ -33,7 +33,7 @@ function approvingHost() {
   host.on('lifecycle', (e) => events.push(e));
   host.registerTool({ name: 'send', description: 'Sends.', inputSchema: { type: 'object' }, classes: ['comms'], handler: async () => textResult('sent') });
   const codeExecution = registerCodeExecution(host, { languages: ['javascript'] });
-  const hub = new GatewayHub(host, logger, () => true);
+  const hub = new GatewayHub(host, logger, { prefixed: () => true, multiClient: true });
   return {
     logger,
     clients,

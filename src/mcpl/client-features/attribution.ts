@@ -19,15 +19,18 @@ export interface OpenServerCall {
   taskId?: string | undefined;
 }
 
-export function attributeRequest(open: ReadonlySet<OpenServerCall>, meta: Record<string, unknown> | undefined): OpenServerCall | undefined {
+/** How a request was attributed: by what it carries (rules 1, 2), or only because one call was open (rule 3). */
+export type Attribution = 'meta' | 'only-open-call';
+
+export function attributeRequest(open: ReadonlySet<OpenServerCall>, meta: Record<string, unknown> | undefined): { call: OpenServerCall; by: Attribution } | undefined {
   const token = meta?.progressToken;
   if (token !== undefined) {
-    for (const call of open) if (call.progressToken === token) return call;
+    for (const call of open) if (call.progressToken === token) return { call, by: 'meta' };
   }
   const related = meta?.[RELATED_TASK_META_KEY] as { taskId?: unknown } | undefined;
   if (typeof related?.taskId === 'string') {
-    for (const call of open) if (call.taskId === related.taskId) return call;
+    for (const call of open) if (call.taskId === related.taskId) return { call, by: 'meta' };
   }
-  if (open.size === 1) return open.values().next().value;
+  if (open.size === 1) return { call: open.values().next().value!, by: 'only-open-call' };
   return undefined;
 }

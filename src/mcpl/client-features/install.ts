@@ -22,7 +22,8 @@ export function clientCapabilities(handlers: ServerRequestHandlers | undefined):
   return {
     ...(handlers?.elicitation ? { elicitation: { form: {} } } : {}),
     ...(handlers?.sampling ? { sampling: {} } : {}),
-    ...(handlers?.roots ? { roots: {} } : {}),
+    // listChanged: a gateway passes its client's roots/list_changed on (McplConnection.notify).
+    ...(handlers?.roots ? { roots: { listChanged: true } } : {}),
   };
 }
 
@@ -40,7 +41,8 @@ export function installServerRequestHandlers(
 ): void {
   type Extra = RequestHandlerExtra<never, never>;
   const context = (meta: Record<string, unknown> | undefined, extra: Extra): ServerRequestContext => {
-    const call = attributeRequest(openCalls(), meta);
+    const attributed = attributeRequest(openCalls(), meta);
+    const call = attributed?.call;
     const signal = call?.signal ? AbortSignal.any([extra.signal, call.signal]) : extra.signal;
     return {
       serverId,
@@ -49,14 +51,15 @@ export function installServerRequestHandlers(
       modelCallId: call?.owner?.modelCallId,
       parentToolCallId: call?.owner?.parentToolCallId,
       origin: call?.owner?.origin,
+      attributedBy: attributed?.by,
       signal,
     };
   };
   const elicitation = handlers?.elicitation;
-  if (elicitation) {
+  if (handlers && elicitation) {
     client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
       const result = await elicitation(request.params, context(request.params._meta, extra as Extra));
-      return applyElicitationDefaults(request.params, result);
+      return handlers.fillElicitationDefaults === false ? result : applyElicitationDefaults(request.params, result);
     });
   }
   const sampling = handlers?.sampling;

@@ -17,6 +17,12 @@ export interface ServerRequestContext {
   /** Set when that call was made by a script (the `code_execution` call's id). */
   parentToolCallId: string | undefined;
   origin: 'model' | 'script' | undefined;
+  /**
+   * How the call was found: `meta` when the request named it (its progress token or related
+   * task), `only-open-call` when it was the one call open to that server (a guess a gateway
+   * serving several clients on one connection must not act on); undefined when none was.
+   */
+  attributedBy: 'meta' | 'only-open-call' | undefined;
   /** Aborts when that call ends or the server cancels the request. */
   signal: AbortSignal;
 }
@@ -32,6 +38,12 @@ export interface ServerRequestHandlers {
   sampling?: (params: CreateMessageRequest['params'], ctx: ServerRequestContext) => Promise<CreateMessageResult>;
   /** `roots/list`. */
   roots?: (ctx: ServerRequestContext) => Promise<ListRootsResult>;
+  /**
+   * `false`: an accepted elicitation's answer goes back exactly as the handler returned it,
+   * without the schema's defaults filled in (a gateway passing its client's answer through).
+   * Default true.
+   */
+  fillElicitationDefaults?: boolean;
 }
 
 /** What a connection knows of one of its open calls, to attribute a server request to it. */

@@ -1,5 +1,7 @@
 /**
- * Which provider answers for a resource, a resource template or a prompt. serve lists every
+ * Which provider answers for a resource, a resource template or a prompt, for one client
+ * session (each has its own catalog: what one client's upstream sessions list is not
+ * another's). serve lists every
  * provider's resources and prompts as one list; a later `resources/read`, `prompts/get`,
  * `resources/subscribe` or `completion/complete` must reach the provider that listed it. The
  * catalog remembers the owners from the last listing and, for a URI no listing named (a
@@ -9,23 +11,28 @@
  */
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { z } from 'zod';
-import type { ToolHost } from '../../host/tool-host.ts';
-import { providersOf } from './capabilities.ts';
 
 /** A result passed through as the provider sent it: nothing parsed away. */
 export const PassThrough = z.object({}).passthrough();
-const Listing = (key: string) => z.object({ [key]: z.array(z.object({}).passthrough()), nextCursor: z.string().optional() }).passthrough();
 
 type Entry = Record<string, unknown>;
 
+/** Sends `method` to the provider `serverId` as this client's session reaches it; the result as the provider sent it. */
+export type Ask = (serverId: string, method: string, params: Record<string, unknown>, signal?: AbortSignal) => Promise<Record<string, unknown>>;
+
+/** Connected providers offering a feature, in configuration order. */
+export type ProvidersOf = (feature: 'resources' | 'prompts') => string[];
+
 /** Pages of one provider's `method` listing, all of them (serve answers with one page). */
-async function listAll(host: ToolHost, serverId: string, method: string, key: string, signal?: AbortSignal): Promise<Entry[]> {
+async function listAll(ask: Ask, serverId: string, method: string, key: string, signal?: AbortSignal): Promise<Entry[]> {
   const entries: Entry[] = [];
   let cursor: string | undefined;
   do {
-    const page = await host.requestServer(serverId, method, cursor ? { cursor } : {}, Listing(key), signal ? { signal } : {});
-    entries.push(...((page[key] as Entry[] | undefined) ?? []));
-    cursor = page.nextCursor as string | undefined;
+    const page = await ask(serverId, method, cursor ? { cursor } : {}, signal);
+    const listed = page[key];
+    if (!Array.isArray(listed)) throw new Error(`server ${serverId} answered ${method} without a "${key}" list`);
+    entries.push(...(listed as Entry[]));
+    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : undefined;
   } while (cursor);
   return entries;
 }
@@ -36,7 +43,8 @@ export class GatewayCatalog {
   private readonly promptOwner = new Map<string, { serverId: string; name: string }>();
 
   constructor(
-    private readonly host: ToolHost,
+    private readonly ask: Ask,
+    private readonly providers: ProvidersOf,
     /** Whether a server's names carry its `<id>--` prefix (false for `prefixTools: false`). */
     private readonly prefixed: (serverId: string) => boolean,
   ) {}
@@ -44,8 +52,8 @@ export class GatewayCatalog {
   async listResources(signal?: AbortSignal): Promise<Entry[]> {
     const all: Entry[] = [];
     this.resourceOwner.clear();
-    for (const serverId of providersOf(this.host, 'resources')) {
-      for (const resource of await listAll(this.host, serverId, 'resources/list', 'resources', signal)) {
+    for (const serverId of this.providers('resources')) {
+      for (const resource of await listAll(this.ask, serverId, 'resources/list', 'resources', signal)) {
         const uri = String(resource.uri);
         if (!this.resourceOwner.has(uri)) this.resourceOwner.set(uri, serverId);
         all.push(resource);
@@ -57,8 +65,8 @@ export class GatewayCatalog {
   async listTemplates(signal?: AbortSignal): Promise<Entry[]> {
     const all: Entry[] = [];
     this.templates.length = 0;
-    for (const serverId of providersOf(this.host, 'resources')) {
-      for (const template of await listAll(this.host, serverId, 'resources/templates/list', 'resourceTemplates', signal)) {
+    for (const serverId of this.providers('resources')) {
+      for (const template of await listAll(this.ask, serverId, 'resources/templates/list', 'resourceTemplates', signal)) {
         const uriTemplate = String(template.uriTemplate);
         let matcher: UriTemplate | undefined;
         try {
@@ -77,8 +85,8 @@ export class GatewayCatalog {
   async listPrompts(signal?: AbortSignal): Promise<Entry[]> {
     const all: Entry[] = [];
     this.promptOwner.clear();
-    for (const serverId of providersOf(this.host, 'prompts')) {
-      for (const prompt of await listAll(this.host, serverId, 'prompts/list', 'prompts', signal)) {
+    for (const serverId of this.providers('prompts')) {
+      for (const prompt of await listAll(this.ask, serverId, 'prompts/list', 'prompts', signal)) {
         const name = String(prompt.name);
         const exposed = this.prefixed(serverId) ? `${serverId}--${name}` : name;
         if (this.promptOwner.has(exposed)) continue;
@@ -91,7 +99,7 @@ export class GatewayCatalog {
 
   /** The provider of a resource URI (listed, or matching a listed template); undefined when none claims it. */
   async resourceServer(uri: string): Promise<string | undefined> {
-    const providers = providersOf(this.host, 'resources');
+    const providers = this.providers('resources');
     if (providers.length === 1) return providers[0];
     if (!this.resourceOwner.has(uri)) await this.listResources();
     const listed = this.resourceOwner.get(uri);

@@ -11,8 +11,15 @@ import type { Logger } from 'pino';
 import type { ToolHost } from '../../host/tool-host.ts';
 import type { ServerConfig } from '../../mcpl/config.ts';
 
-/** A server as serve's config gives it: the host's config plus whether serve may start without it. */
-export type GatewayServerConfig = ServerConfig & { required?: boolean };
+/**
+ * A server as serve's config gives it: the host's config, whether serve may start without it,
+ * and how its clients reach it over HTTP (one upstream session each, the default, or shared;
+ * see upstream-pool.ts).
+ */
+export type GatewayServerConfig = ServerConfig & {
+  required?: boolean;
+  upstreamSessions?: { mode?: 'per-client' | 'shared'; max?: number };
+};
 
 /** Two servers (or a server and a host tool) offering one name. */
 export class ToolNameCollisionError extends Error {

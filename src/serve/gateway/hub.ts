@@ -1,114 +1,214 @@
 /**
- * The gateway's notifications, both ways. Every MCP session of serve joins the hub; what a
- * provider announces reaches the sessions it concerns:
- * - `notifications/message` during a call to that provider goes to the client whose call it is,
- *   related to its `tools/call` (over HTTP it rides that request's stream); outside any call
- *   it goes to every session;
- * - `notifications/resources/updated` goes to the sessions subscribed to that URI;
- * - resource, prompt and tool `list_changed` go to every session (a provider's tool change
- *   arrives as the host's re-list, so the listing a client then fetches is already new);
- * - a provider that connects after sessions exist (a late start, a reconnect) is announced to
- *   every session as `tools/list_changed`, and `resources/list_changed` and
- *   `prompts/list_changed` when it offers those; one that goes away likewise, since its tools,
- *   resources and prompts leave the lists meanwhile. It is given the last logging level a
- *   client set.
- * A session's own `logging/setLevel` and subscriptions are forwarded by handlers.ts.
+ * The gateway's client sessions and what providers send them. Clients never meet:
+ * - over HTTP (several clients), a provider is reached by each client through an upstream
+ *   session of its own (client-session.ts, upstream-pool.ts) unless configured `shared`; what
+ *   a provider sends on it — log messages, resource updates, list changes, elicitation,
+ *   sampling and roots requests — goes to that client alone;
+ * - on serve's own (shared) connection to a provider, a request goes to a client only when it
+ *   names the call it belongs to (its progress token or related task); anything else is
+ *   declined, never guessed from which calls happen to be open. Log messages there carry
+ *   nothing naming a call, so they are not forwarded to any client over HTTP;
+ * - on stdio there is one client: everything goes to it.
+ * Tool `list_changed` (serve's listing follows serve's own connections) and a provider coming
+ * or going are told to every client, coalesced per client (list-changed.ts). A client session
+ * joins when it initializes and leaves when its conversation ends (the host's
+ * `conversation-ended`, which serve emits as a session ends), releasing its upstream sessions.
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { LoggingLevel, ServerCapabilities, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type LoggingLevel, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { ToolHost } from '../../host/tool-host.ts';
+import type { McplConnection } from '../../mcpl/connection.ts';
+import type { ServerRequestContext } from '../../mcpl/client-features/types.ts';
 import type { ProviderNotification } from '../../mcpl/gateway-hooks.ts';
-import { GatewayCatalog, PassThrough } from './catalog.ts';
-import { gatewayCapabilities } from './capabilities.ts';
-import { CallOwners } from './server-requests.ts';
+import { PassThrough } from './catalog.ts';
+import { gatewayCapabilities, providersOf } from './capabilities.ts';
+import { ClientSession, type RunningCall } from './client-session.ts';
+import type { GatewayServerConfig } from './connect-servers.ts';
+import type { ListKind } from './list-changed.ts';
+import type { RequestTarget } from './server-requests.ts';
+import { UpstreamPool } from './upstream-pool.ts';
 
-/** A call in flight to a provider: where its provider's log messages go. */
-type CallSink = (notification: ServerNotification) => Promise<void>;
-
-interface Member {
-  server: Server;
-  /** What the session was told serve offers. */
-  capabilities: ServerCapabilities;
-  subscriptions: Set<string>;
-  /** Set once its transport was seen connected: a member without one since has closed. */
-  wasConnected: boolean;
+export interface GatewayOptions {
+  /** Whether a server's names carry its `<id>--` prefix (false for `prefixTools: false`). */
+  prefixed: (serverId: string) => boolean;
+  /** Configured servers not connected now that may still connect (serve is retrying them). */
+  awaited?: () => readonly string[];
+  /** The configured servers (their `upstreamSessions`). */
+  servers?: readonly GatewayServerConfig[];
+  /** Several clients (HTTP): per-client upstream sessions, strict attribution. False: stdio, one client. */
+  multiClient: boolean;
 }
 
 export class GatewayHub {
-  readonly catalog: GatewayCatalog;
-
-  private readonly members = new Set<Member>();
-  private readonly callsTo = new Map<string, Set<CallSink>>();
+  readonly pool: UpstreamPool;
+  private readonly members = new Map<string, ClientSession>();
   private readonly detach: () => void;
   /** The transport epoch of each provider last announced, to tell a (re)connect from a re-list. */
   private readonly announcedEpoch = new Map<string, number>();
-  /** The logging level a client set last, applied to providers that connect later. */
-  logLevel: LoggingLevel | undefined;
+  /** On stdio: the logging level the client set last, applied to providers that connect later. */
+  private logLevel: LoggingLevel | undefined;
 
   constructor(
     readonly host: ToolHost,
     private readonly logger: Logger,
-    prefixed: (serverId: string) => boolean,
-    /** Which client runs which conversation's call: where a provider's requests are forwarded. */
-    readonly owners: CallOwners = new CallOwners(),
-    /** Configured servers not connected now that may still connect (serve is retrying them). */
-    private readonly awaited: () => readonly string[] = () => [],
+    private readonly options: GatewayOptions,
   ) {
-    this.catalog = new GatewayCatalog(host, prefixed);
+    this.pool = new UpstreamPool(options.servers ?? [], logger);
     const onNotification = (info: { serverId: string; notification: ProviderNotification }) => this.fromProvider(info.serverId, info.notification);
     const onTools = (info: { serverId: string }) => this.providerListed(info.serverId);
     const onClosed = (info: { serverId: string }) => this.providerGone(info.serverId);
+    const onEnded = (info: { conversationId: string }) => void this.leave(info.conversationId);
     host.on('server-notification', onNotification);
     host.on('server-tools', onTools);
     host.on('server-closed', onClosed);
+    host.on('conversation-ended', onEnded);
+    const unroute = options.multiClient ? host.routeCalls((serverId, conversationId) => this.route(serverId, conversationId)) : () => undefined;
     this.detach = () => {
+      unroute();
       host.off('server-notification', onNotification);
       host.off('server-tools', onTools);
       host.off('server-closed', onClosed);
+      host.off('conversation-ended', onEnded);
     };
   }
 
   /** What a session starting now is told serve offers (see capabilities.ts). */
   capabilities(): ServerCapabilities {
-    return gatewayCapabilities(this.host, this.awaited());
+    return gatewayCapabilities(this.host, this.options.awaited?.() ?? []);
   }
 
-  /** Adds a session's server; the returned function removes it (the session ended). */
-  join(server: Server, capabilities: ServerCapabilities): { subscriptions: Set<string>; leave: () => void } {
-    const member: Member = { server, capabilities, subscriptions: new Set(), wasConnected: false };
-    this.members.add(member);
-    return { subscriptions: member.subscriptions, leave: () => void this.members.delete(member) };
+  /**
+   * The providers' `instructions`, combined: each under a line naming its server, in
+   * configuration order; undefined when none gave any.
+   */
+  instructions(): string | undefined {
+    const parts = this.host
+      .servers()
+      .filter((c) => typeof c.instructions === 'string' && c.instructions.trim() !== '')
+      .map((c) => `## Instructions of server "${c.id}"\n\n${c.instructions!.trim()}`);
+    return parts.length > 0 ? parts.join('\n\n') : undefined;
   }
 
-  /** Sessions in the hub now (tests check that ended and refused sessions leave it). */
-  get memberCount(): number { return this.members.size; }
+  /** A new client session (not yet joined: see {@link join}). `key` is its own conversation id. */
+  session(key: string, server: Server, capabilities: ServerCapabilities): ClientSession {
+    return new ClientSession(key, server, capabilities, {
+      pool: this.pool,
+      logger: this.logger,
+      shared: (id) => this.host.server(id),
+      providers: (feature) => providersOf(this.host, feature),
+      prefixed: this.options.prefixed,
+      ownUpstream: (id) => this.options.multiClient && this.pool.perClient(id),
+    });
+  }
 
-  /** Whether another session still subscribes to `uri` (the provider's subscription is shared). */
+  /**
+   * The session initialized: from now on it is told of changes. On stdio, serve's connections
+   * were made before the client came, so a provider that asked for roots then was declined:
+   * a client with roots is announced to them as a roots change, and they ask it.
+   */
+  join(member: ClientSession): void {
+    this.members.set(member.key, member);
+    if (!this.options.multiClient && member.server.getClientCapabilities()?.roots) void this.rootsChanged(member);
+  }
+
+  /**
+   * The client's roots changed (or became known): its upstream sessions are told, and on stdio
+   * serve's own connections (the one client's). Over HTTP serve's shared connections are not:
+   * they belong to no one client.
+   */
+  async rootsChanged(member: ClientSession): Promise<void> {
+    const targets = this.options.multiClient ? await member.openUpstreams() : this.host.servers().filter((c) => c.isConnected);
+    await Promise.all(
+      targets.map((c) =>
+        c.notify('notifications/roots/list_changed').catch((error: Error) => this.logger.debug({ serverId: c.id, err: error }, 'a roots change could not be passed to a server')),
+      ),
+    );
+  }
+
+  /** The session of `key` left: it is told nothing more and its upstream sessions are closed. */
+  async leave(key: string): Promise<void> {
+    const member = this.members.get(key);
+    if (!member) return;
+    this.members.delete(key);
+    await member.end();
+  }
+
+  /** Client sessions joined now. */
+  get memberCount(): number {
+    return this.members.size;
+  }
+
+  /** The client session that owns `conversationId` (its own, or `<own>/<name>`); on stdio, the one client. */
+  memberOf(conversationId: string): ClientSession | undefined {
+    if (!this.options.multiClient) return this.members.values().next().value;
+    const own = this.members.get(conversationId);
+    if (own) return own;
+    for (let at = conversationId.lastIndexOf('/'); at > 0; at = conversationId.lastIndexOf('/', at - 1)) {
+      const member = this.members.get(conversationId.slice(0, at));
+      if (member) return member;
+    }
+    return undefined;
+  }
+
+  /** A `tools/call` of a client started; the returned function ends it. */
+  callStarted(call: RunningCall): () => void {
+    return this.memberOf(call.conversationId)?.callStarted(call) ?? (() => undefined);
+  }
+
+  /** Whether another session still subscribes to `uri` on a shared connection (the provider's subscription is shared). */
   subscribed(uri: string): boolean {
-    for (const m of this.members) if (m.subscriptions.has(uri)) return true;
+    for (const m of this.members.values()) if (m.subscriptions.has(uri)) return true;
     return false;
   }
 
-  /** A call to `serverId` is running; its provider's log messages go to `sink` until the returned function is called. */
-  callStarted(serverId: string, sink: CallSink): () => void {
-    let sinks = this.callsTo.get(serverId);
-    if (!sinks) this.callsTo.set(serverId, (sinks = new Set()));
-    sinks.add(sink);
-    return () => {
-      sinks.delete(sink);
-      if (sinks.size === 0 && this.callsTo.get(serverId) === sinks) this.callsTo.delete(serverId);
-    };
+  /** Sets the client's level on what it reaches: its upstream sessions, and on stdio serve's own connections. */
+  async setLogLevel(member: ClientSession, level: LoggingLevel, signal: AbortSignal): Promise<void> {
+    member.logLevel = level;
+    const targets = providersOf(this.host, 'logging').filter((id) => !this.options.multiClient || member.upstreamServers().includes(id));
+    if (!this.options.multiClient) this.logLevel = level;
+    const results = await Promise.allSettled(targets.map((id) => member.ask(id, 'logging/setLevel', { level }, signal)));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed && results.every((r) => r.status === 'rejected')) throw failed.reason;
+  }
+
+  /**
+   * Where a request on serve's own connection to a provider goes. On stdio: the one client. Over
+   * HTTP: the client whose call the request names (progress token, related task); one that
+   * names none is declined — the one call open to that provider is not proof it is its.
+   */
+  sharedTarget(ctx: ServerRequestContext, what: string): RequestTarget {
+    if (!this.options.multiClient) {
+      const member = this.members.values().next().value;
+      if (!member) throw new McpError(ErrorCode.InvalidRequest, `${what} declined: server ${ctx.serverId} asked while no MCP client is connected to toolcell`);
+      return member.target(ctx);
+    }
+    const member = ctx.attributedBy === 'meta' && ctx.conversationId !== undefined ? this.memberOf(ctx.conversationId) : undefined;
+    if (!member) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `${what} declined: server ${ctx.serverId} asked on toolcell's shared connection without naming the call it belongs to (no progress token or related task of an open call), so no client can be told it is theirs`,
+      );
+    }
+    return member.target(ctx);
+  }
+
+  /** Routes a call over HTTP: a per-client provider's call goes through its client's own upstream session. */
+  private route(serverId: string, conversationId: string): Promise<McplConnection> | undefined {
+    if (!this.pool.perClient(serverId)) return undefined;
+    const member = this.memberOf(conversationId);
+    if (!member) throw new Error(`no client session of toolcell owns conversation ${conversationId}, so server ${serverId} has no upstream session for it`);
+    return member.connection(serverId);
   }
 
   close(): void {
     this.detach();
-    this.members.clear();
+    for (const key of [...this.members.keys()]) void this.leave(key);
   }
 
   /** A provider's tools were listed: a re-list, or the first listing of a new connection. */
   private providerListed(serverId: string): void {
-    this.broadcast((server) => server.sendToolListChanged());
+    this.changed('tools');
     const connection = this.host.server(serverId);
     if (!connection || this.announcedEpoch.get(serverId) === connection.epoch) return;
     this.announcedEpoch.set(serverId, connection.epoch);
@@ -116,63 +216,64 @@ export class GatewayHub {
     this.announceFeatures(offered);
     if (offered?.logging && this.logLevel !== undefined) {
       this.host.requestServer(serverId, 'logging/setLevel', { level: this.logLevel }, PassThrough).catch((error: Error) =>
-        this.logger.warn({ serverId, err: error }, `server ${serverId} did not take the logging level clients asked for`),
+        this.logger.warn({ serverId, err: error }, `server ${serverId} did not take the logging level its client asked for`),
       );
     }
   }
 
   /** A provider's transport closed: its tools, resources and prompts are gone from the lists until it is back. */
   private providerGone(serverId: string): void {
-    this.broadcast((server) => server.sendToolListChanged());
+    this.changed('tools');
     this.announceFeatures(this.host.server(serverId)?.serverCapabilities);
   }
 
   private announceFeatures(offered: ServerCapabilities | undefined): void {
-    if (offered?.resources) this.broadcast((server) => server.sendResourceListChanged(), 'resources');
-    if (offered?.prompts) this.broadcast((server) => server.sendPromptListChanged(), 'prompts');
+    if (offered?.resources) this.changed('resources');
+    if (offered?.prompts) this.changed('prompts');
   }
 
+  /** A notification on serve's own connection to `serverId`. */
   private fromProvider(serverId: string, notification: ProviderNotification): void {
     const params = notification.params ?? {};
+    // Over HTTP a per-client provider's own connection serves no client: each hears its own session.
+    const perClient = this.options.multiClient && this.pool.perClient(serverId);
     switch (notification.method) {
       case 'notifications/message': {
-        const calls = this.callsTo.get(serverId);
-        const message = { method: 'notifications/message', params } as ServerNotification;
-        if (calls && calls.size > 0) for (const sink of calls) this.deliver(sink(message));
-        else this.broadcast((server) => server.notification(message));
+        if (this.options.multiClient) {
+          this.logger.debug({ serverId }, 'a log message on a shared connection names no client: not forwarded');
+          return;
+        }
+        this.memberOf('')?.log(serverId, params);
         return;
       }
       case 'notifications/resources/updated': {
+        if (perClient) return;
         const uri = String(params.uri);
-        for (const m of this.members) if (m.subscriptions.has(uri)) this.deliver(m.server.sendResourceUpdated({ ...params, uri }));
+        for (const m of this.members.values()) if (m.subscriptions.has(uri)) m.deliver(m.server.sendResourceUpdated({ ...params, uri }));
         return;
       }
       case 'notifications/resources/list_changed':
-        this.broadcast((server) => server.sendResourceListChanged());
+        if (!perClient) this.changed('resources');
         return;
       case 'notifications/prompts/list_changed':
-        this.broadcast((server) => server.sendPromptListChanged());
+        if (!perClient) this.changed('prompts');
         return;
       default:
         this.logger.debug({ serverId, method: notification.method }, 'provider notification not passed through');
     }
   }
 
-  /** Sends to every session; with `feature`, to those that were told serve has it (the others cannot be told of it). */
-  private broadcast(send: (server: Server) => Promise<void>, feature?: 'resources' | 'prompts'): void {
-    for (const m of this.members) {
+  /** Tells every session a list changed, coalesced per session; only sessions told serve has the feature. */
+  private changed(kind: ListKind): void {
+    for (const [key, m] of this.members) {
       // A session whose transport is not connected yet cannot be told; one that closed has left.
       if (!m.server.transport) {
-        if (m.wasConnected) this.members.delete(m);
+        if (m.wasConnected) void this.leave(key);
         continue;
       }
       m.wasConnected = true;
-      if (feature && !m.capabilities[feature]) continue;
-      this.deliver(send(m.server));
+      if (kind !== 'tools' && !m.capabilities[kind]) continue;
+      m.changes.changed(kind);
     }
-  }
-
-  private deliver(sent: Promise<void>): void {
-    sent.catch((error: Error) => this.logger.debug({ err: error }, 'a notification could not be delivered to a client'));
   }
 }

@@ -1,67 +1,66 @@
 /**
- * A provider's requests of its client, forwarded to serve's MCP client whose call is running:
- * `elicitation/create`, `sampling/createMessage` and `roots/list` arriving during a call of
- * conversation C go to the client whose `tools/call` opened C's call — related to that
- * request, so over HTTP they ride its stream — never to another client. A client that did not
- * declare the capability, or a request arriving outside any call, is declined with an error
- * that says why (the provider sees it as its request's error).
+ * A provider's requests of its client (`elicitation/create`, `sampling/createMessage`,
+ * `roots/list`), forwarded to one of serve's MCP clients: the one a {@link TargetOf} names from
+ * the upstream session the request came on and the call it belongs to (see hub.ts). Nothing is
+ * guessed here: a request no client can be named for is declined with an error that says why,
+ * and the provider sees it as its request's error.
+ *
+ * What passes is passed unchanged: the provider's params as they came (no `mode` added, no
+ * schema rewritten) and the client's answer as it came (no defaults filled in, no `format` or
+ * schema check — the provider is the judge of its own schema), and the client's error with
+ * its own code and message (errors.ts).
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ErrorCode, McpError, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageResultSchema,
+  CreateMessageResultWithToolsSchema,
+  ElicitResultSchema,
+  ErrorCode,
+  ListRootsResultSchema,
+  McpError,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ServerRequestContext, ServerRequestHandlers } from '../../mcpl/client-features/types.ts';
+import { passingErrors } from './errors.ts';
 
-interface RunningCall {
+/** The client a provider's request goes to, and the client's request it belongs to (over HTTP: the stream it rides). */
+export interface RequestTarget {
   server: Server;
-  requestId: RequestId;
+  /** Undefined: the client's session as a whole (over HTTP, its standalone GET stream). */
+  relatedRequestId: RequestId | undefined;
 }
 
-/** serve's MCP clients by the conversation of the call each is running. */
-export class CallOwners {
-  private readonly byConversation = new Map<string, RunningCall[]>();
-
-  /** `server`'s request `requestId` runs a call of `conversationId` until the returned function is called. */
-  running(conversationId: string, server: Server, requestId: RequestId): () => void {
-    const call = { server, requestId };
-    const list = this.byConversation.get(conversationId) ?? [];
-    list.push(call);
-    this.byConversation.set(conversationId, list);
-    return () => {
-      const at = list.indexOf(call);
-      if (at >= 0) list.splice(at, 1);
-      if (list.length === 0 && this.byConversation.get(conversationId) === list) this.byConversation.delete(conversationId);
-    };
-  }
-
-  /** The client to ask for a request that arrived in `ctx` (the latest call of its conversation). */
-  ownerOf(ctx: ServerRequestContext, what: string): RunningCall {
-    const list = ctx.conversationId !== undefined ? this.byConversation.get(ctx.conversationId) : undefined;
-    const call = list?.[list.length - 1];
-    if (!call) throw new McpError(ErrorCode.InvalidRequest, `${what} declined: server ${ctx.serverId} asked outside any call of a toolcell client, so there is nobody to ask`);
-    return call;
-  }
-}
+/** Names the client for a provider's request; throws (an `McpError` saying why) when there is none. */
+export type TargetOf = (ctx: ServerRequestContext, what: string) => RequestTarget;
 
 function declined(ctx: ServerRequestContext, what: string, capability: string): McpError {
   return new McpError(ErrorCode.InvalidRequest, `${what} declined: the MCP client whose call server ${ctx.serverId} is answering did not declare the "${capability}" capability`);
 }
 
-/** The handlers serve gives its host: each forwards to the owner of the call. */
-export function forwardServerRequests(owners: CallOwners): ServerRequestHandlers {
+/** The handlers serve gives a provider connection: each forwards, unchanged, to the client `target` names. */
+export function forwardServerRequests(target: TargetOf): ServerRequestHandlers {
+  const options = (to: RequestTarget, ctx: ServerRequestContext) => ({
+    ...(to.relatedRequestId !== undefined ? { relatedRequestId: to.relatedRequestId } : {}),
+    signal: ctx.signal,
+  });
   return {
+    fillElicitationDefaults: false,
     elicitation: async (params, ctx) => {
-      const { server, requestId } = owners.ownerOf(ctx, 'elicitation/create');
-      if (!server.getClientCapabilities()?.elicitation) throw declined(ctx, 'elicitation/create', 'elicitation');
-      return server.elicitInput(params, { relatedRequestId: requestId, signal: ctx.signal });
+      const to = target(ctx, 'elicitation/create');
+      if (!to.server.getClientCapabilities()?.elicitation) throw declined(ctx, 'elicitation/create', 'elicitation');
+      return passingErrors(() => to.server.request({ method: 'elicitation/create', params }, ElicitResultSchema, options(to, ctx)));
     },
     sampling: async (params, ctx) => {
-      const { server, requestId } = owners.ownerOf(ctx, 'sampling/createMessage');
-      if (!server.getClientCapabilities()?.sampling) throw declined(ctx, 'sampling/createMessage', 'sampling');
-      return server.createMessage(params, { relatedRequestId: requestId, signal: ctx.signal });
+      const to = target(ctx, 'sampling/createMessage');
+      if (!to.server.getClientCapabilities()?.sampling) throw declined(ctx, 'sampling/createMessage', 'sampling');
+      // With tools, the answer may hold tool_use blocks: parsed by the schema that admits them.
+      const schema = params.tools || params.toolChoice ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema;
+      return passingErrors(() => to.server.request({ method: 'sampling/createMessage', params }, schema as typeof CreateMessageResultSchema, options(to, ctx)));
     },
     roots: async (ctx) => {
-      const { server, requestId } = owners.ownerOf(ctx, 'roots/list');
-      if (!server.getClientCapabilities()?.roots) throw declined(ctx, 'roots/list', 'roots');
-      return server.listRoots(undefined, { relatedRequestId: requestId, signal: ctx.signal });
+      const to = target(ctx, 'roots/list');
+      if (!to.server.getClientCapabilities()?.roots) throw declined(ctx, 'roots/list', 'roots');
+      return passingErrors(() => to.server.request({ method: 'roots/list' }, ListRootsResultSchema, options(to, ctx)));
     },
   };
 }

@@ -2,7 +2,8 @@
  * A provider for the gateway tests, on the official SDK's McpServer over stdio: resources
  * (static, a template with completion, one to subscribe to), a prompt with an argument to
  * complete, logging, and tools whose results carry every content type, that log during the
- * call, that touch the watched resource and that change the tool list. `GATEWAY_PROVIDER_NAME`
+ * call, that touch the watched resource, that change the tool list (once, or `churn`: many
+ * times) and that answer with their request's `_meta`. `GATEWAY_PROVIDER_NAME`
  * gives its names a suffix, so two of them can run side by side. With `GATEWAY_PROVIDER_GATE`
  * naming a file, it exits at once (fails to start) until that file exists: a provider that
  * comes up late. Its `quit` tool exits the process after answering (a provider that goes away).
@@ -64,6 +65,14 @@ server.registerTool(`grow${suffix}`, { description: 'Adds a tool (tools/list_cha
   server.registerTool(`grown${suffix}`, { description: 'Added at run time' }, async () => ({ content: [{ type: 'text', text: 'grown' }] }));
   return { content: [{ type: 'text', text: 'grew' }] };
 });
+
+server.registerTool(`churn${suffix}`, { description: 'Sends tools/list_changed `count` times', inputSchema: { count: z.number().int().min(1) } }, async ({ count }) => {
+  for (let i = 0; i < count; i++) await server.server.sendToolListChanged();
+  return { content: [{ type: 'text', text: `churned ${count}` }] };
+});
+server.registerTool(`meta${suffix}`, { description: "Answers with the _meta of its request" }, async (extra) => ({
+  content: [{ type: 'text', text: JSON.stringify(extra._meta ?? {}) }],
+}));
 
 server.registerTool(`quit${suffix}`, { description: 'Exits the process once answered' }, async () => {
   setTimeout(() => process.exit(0), 50);
