@@ -26,6 +26,9 @@ import { ServeSession } from './session.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
 import type { GatewayHub } from './gateway/hub.ts';
+import { modernEndpoint } from './modern/serve-endpoint.ts';
+import { answerModernHttp } from './modern/http.ts';
+import { isModernRequest } from './modern/wire.ts';
 
 /** The path MCP is served at. */
 export const MCP_PATH = '/mcp';
@@ -136,6 +139,26 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const { logger } = options;
   const sessions = new Map<string, SessionEntry>();
   let allowedHosts: Set<string> | undefined;
+  // 2026-07-28 requests carry no session: each runs in a session of its own that ends with it (modern/).
+  const modern = modernEndpoint({
+    host,
+    logger,
+    around: options.aroundDispatch,
+    clients: options.clients,
+    gateway: options.gateway,
+    sessionFor: () => {
+      const session = new ServeSession(`${options.conversationPrefix}-${randomUUID()}`);
+      return { session, release: () => void endEphemeral(session) };
+    },
+  });
+  const endEphemeral = async (session: ServeSession): Promise<void> => {
+    session.end('the 2026-era request was answered');
+    try {
+      await options.onSessionEnd?.(session);
+    } catch (error) {
+      logger.warn({ err: error, conversationId: session.conversationId }, 'cleanup after a 2026-era request failed');
+    }
+  };
 
   const endSession = async (id: string, reason: string): Promise<void> => {
     const entry = sessions.get(id);
@@ -199,6 +222,8 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     if (sessionId !== undefined && !known) return rpcError(res, 404, `unknown or ended session ${sessionId}; initialize a new one`);
     if (req.method === 'POST') {
       const body = await readJsonBody(req, maxBodyBytes);
+      const protocolHeader = req.headers['mcp-protocol-version'];
+      if (!known && isModernRequest(body, Array.isArray(protocolHeader) ? protocolHeader[0] : protocolHeader)) return answerModernHttp(modern, req, res, body as never, logger);
       if (!known) {
         if (Array.isArray(body) || !isInitializeRequest(body)) return rpcError(res, 400, 'no mcp-session-id: the first request of a session is initialize');
         const entry = openSession();
@@ -245,6 +270,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     sessionCount: () => sessions.size,
     close: async () => {
       clearInterval(reaper);
+      await modern.close();
       const closing = [...sessions.keys()].map(async (id) => {
         const entry = sessions.get(id)!;
         await endSession(id, 'the server is shutting down');

@@ -9,6 +9,8 @@ import { ServeSession } from './session.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
 import type { GatewayHub } from './gateway/hub.ts';
+import { modernEndpoint } from './modern/serve-endpoint.ts';
+import { interceptModern } from './modern/stdio.ts';
 
 /** Serves `host` on this process's stdin/stdout until stdin ends, the transport closes or `stop` resolves. */
 export async function serveStdio(
@@ -29,8 +31,12 @@ export async function serveStdio(
     void stop.then(() => resolve());
   });
   await server.connect(transport);
+  // 2026-07-28 requests (no handshake) are answered beside the SDK session: see modern/.
+  const modern = modernEndpoint({ host, logger, around, clients, gateway, sessionFor: () => ({ session, release: () => {} }) });
+  interceptModern(transport, modern, logger);
   logger.info({ tools: host.listTools().length }, 'toolcell serving MCP on stdio');
   await closed;
+  await modern.close();
   session.end('the client closed the session');
   await server.close();
 }
