@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import type { ServeSession } from '../session.ts';
 import { Exchange, type Outcome } from './exchange.ts';
 import { SuspendedExchanges, bindingOf } from './suspended.ts';
-import { ErrorCodes, META_SERVER_INFO, MODERN_VERSION, ModernError, REMOVED_METHODS, SUPPORTED_VERSIONS, readRequestMeta, type RequestMeta } from './wire.ts';
+import { ErrorCodes, META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN_VERSION, ModernError, REMOVED_METHODS, SUPPORTED_VERSIONS, readRequestMeta, type RequestMeta } from './wire.ts';
 
 /**
  * How long a client may keep a listing before fetching it again (`ttlMs`): lists change when a
@@ -25,6 +25,16 @@ import { ErrorCodes, META_SERVER_INFO, MODERN_VERSION, ModernError, REMOVED_METH
 export const LIST_TTL_MS = 30_000;
 /** How long serve's `server/discover` answer stays fresh: capabilities change only as providers come and go. */
 export const DISCOVER_TTL_MS = 60_000;
+
+/** Most `subscriptions/listen` streams open at once, over all clients (each holds a session in the gateway hub). */
+export const MAX_LISTENERS = 64;
+
+/** The list changes a `subscriptions/listen` stream can ask for, by the notification that announces each. */
+const LIST_CHANGES: Readonly<Record<string, string>> = {
+  'notifications/tools/list_changed': 'toolsListChanged',
+  'notifications/prompts/list_changed': 'promptsListChanged',
+  'notifications/resources/list_changed': 'resourcesListChanged',
+};
 
 /** Methods whose results carry cache hints (spec: caching). */
 const CACHEABLE: ReadonlySet<string> = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
@@ -52,6 +62,7 @@ function errorResponse(id: JSONRPCRequest['id'], code: number, message: string, 
 
 export class ModernEndpoint {
   readonly suspended = new SuspendedExchanges();
+  private readonly listeners = new Set<Exchange>();
 
   constructor(private readonly options: ModernEndpointOptions) {}
 
@@ -64,6 +75,7 @@ export class ModernEndpoint {
     const meta = readRequestMeta(request);
     if (REMOVED_METHODS.has(request.method)) throw new ModernError(ErrorCodes.methodNotFound, `Method not found: ${request.method} is not part of protocol ${MODERN_VERSION}`, 404);
     if (request.method === 'server/discover') return this.discover(request);
+    if (request.method === 'subscriptions/listen') return this.listen(request, meta, notify, signal);
     const filtered = this.notifications(meta, notify);
     const state = (request.params as { requestState?: unknown } | undefined)?.requestState;
     if (typeof state === 'string') return this.resume(request, state, filtered, signal);
@@ -78,9 +90,48 @@ export class ModernEndpoint {
     return this.drive(exchange, request.id, release, filtered, signal);
   }
 
-  /** Closes every exchange waiting for input. */
-  close(): Promise<void> {
-    return this.suspended.closeAll('the server is shutting down');
+  /** Closes every exchange waiting for input and every listening stream. */
+  async close(): Promise<void> {
+    await Promise.all([...this.listeners].map((l) => l.close('the server is shutting down')));
+    await this.suspended.closeAll('the server is shutting down');
+  }
+
+  /**
+   * `subscriptions/listen`: acknowledges the list changes serve can announce of those asked for,
+   * then passes each such change on, tagged with the subscription's id (the request's id),
+   * until the client goes away or serve stops. The announcements come from the gateway hub,
+   * which the stream's own session joins like any 2025 session.
+   */
+  private async listen(request: JSONRPCRequest, meta: RequestMeta, notify: (n: JSONRPCNotification) => void, signal: AbortSignal): Promise<ModernResponse> {
+    if (this.listeners.size >= MAX_LISTENERS) return errorResponse(request.id, -32000, `serve has ${MAX_LISTENERS} subscription streams open already; try again later`);
+    const asked = ((request.params as { notifications?: unknown } | undefined)?.notifications ?? {}) as Record<string, unknown>;
+    const subscriptionId = request.id;
+    const honoured = Object.fromEntries(Object.values(LIST_CHANGES).filter((k) => asked[k] === true).map((k) => [k, true]));
+    const tag = { [META_SUBSCRIPTION_ID]: subscriptionId };
+    notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: honoured, _meta: tag } });
+    const { session, release } = this.options.sessionFor();
+    let stream: Exchange;
+    try {
+      stream = await Exchange.start(this.options.newServer(session), meta, request, false);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    this.listeners.add(stream);
+    const stop = () => void stream.close('the subscription ended');
+    signal.addEventListener('abort', stop, { once: true });
+    if (signal.aborted) stop();
+    try {
+      await stream.next((n) => {
+        const key = LIST_CHANGES[n.method];
+        if (key !== undefined && honoured[key]) notify({ jsonrpc: '2.0', method: n.method, params: { _meta: tag } });
+      }).catch(() => undefined);
+    } finally {
+      signal.removeEventListener('abort', stop);
+      this.listeners.delete(stream);
+      release();
+    }
+    return { jsonrpc: '2.0', id: request.id, result: { resultType: 'complete', _meta: { ...tag, [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
   }
 
   private discover(request: JSONRPCRequest): ModernResponse {

@@ -81,8 +81,12 @@ export class Exchange {
     this.transport = new Loopback((message) => this.fromServer(message));
   }
 
-  /** Opens the loopback session for `request` (its `_meta` as the handshake) and sends the request. */
-  static async start(server: Server, meta: RequestMeta, request: JSONRPCRequest): Promise<Exchange> {
+  /**
+   * Opens the loopback session for `request` (its `_meta` as the handshake) and sends the
+   * request — unless `send` is false (`subscriptions/listen`: the session only listens, and
+   * {@link next} then waits until the exchange is closed).
+   */
+  static async start(server: Server, meta: RequestMeta, request: JSONRPCRequest, send = true): Promise<Exchange> {
     const exchange = new Exchange(server, request);
     await server.connect(exchange.transport);
     const ready = new Promise<void>((resolve) => (exchange.initialized = resolve));
@@ -94,7 +98,7 @@ export class Exchange {
     });
     await ready;
     exchange.transport.deliver({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    exchange.transport.deliver(request);
+    if (send) exchange.transport.deliver(request);
     return exchange;
   }
 

@@ -127,7 +127,8 @@ export function checkHeaders(request: JSONRPCRequest, header: (name: string) => 
   }
   const name = nameOf(request);
   const sentName = header('mcp-name');
-  if (name !== undefined && sentName !== undefined && sentName !== name) {
+  if (name !== undefined && sentName === undefined) throw new ModernError(ErrorCodes.headerMismatch, `Header mismatch: Mcp-Name header is required for ${request.method}`, 400);
+  if (name !== undefined && sentName !== name) {
     throw new ModernError(ErrorCodes.headerMismatch, `Header mismatch: Mcp-Name ${sentName} but the body names ${name}`, 400);
   }
 }
