@@ -113,6 +113,14 @@ test('2026 over HTTP: malformed requests get the era’s typed errors with their
     assert.equal(wrongName.body.error.code, -32020);
     assert.equal(wrongName.body.id, ids);
 
+    // A proxy routing on the headers must see what runs: the name is required when the body has one.
+    const noName = await post(url, 'tools/call', { name: 'progressive', arguments: {} }, { 'Mcp-Name': undefined });
+    assert.equal(noName.status, 400);
+    assert.equal(noName.body.error.code, -32020);
+    const noMethod = await post(url, 'tools/list', {}, { 'Mcp-Method': undefined });
+    assert.equal(noMethod.status, 400);
+    assert.equal(noMethod.body.error.code, -32020);
+
     const removed = await post(url, 'ping');
     assert.equal(removed.status, 404);
     assert.equal(removed.body.error.code, -32601);
