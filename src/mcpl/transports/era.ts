@@ -43,7 +43,10 @@ export function modernHeaders(body: string): Record<string, string> | undefined 
 }
 
 interface Tracked {
+  /** The request as the SDK client sent it (its id is the one the answer must carry). */
   request: JSONRPCRequest;
+  /** The id of the latest attempt on the wire: each retry is a new request with an id of its own. */
+  wireId: RequestId;
   rounds: number;
   /** Synthetic server-request id → the key its answer goes under. */
   waiting: Map<RequestId, string>;
@@ -87,12 +90,12 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
       discoverWaiter?.(m);
       return;
     }
-    const entry = state.era === 'modern' && m.id !== undefined && 'result' in m ? tracked.get(m.id as RequestId) : undefined;
+    const entry = state.era === 'modern' && m.id !== undefined && ('result' in m || 'error' in m) ? tracked.get(m.id as RequestId) : undefined;
     const result = m.result as Json | undefined;
     if (entry && result?.resultType === 'input_required') {
       entry.rounds += 1;
       if (entry.rounds > MAX_INPUT_ROUNDS) {
-        tracked.delete(entry.request.id);
+        tracked.delete(entry.wireId);
         toClient?.({ jsonrpc: '2.0', id: entry.request.id, error: { code: -32603, message: `the server asked for input more than ${MAX_INPUT_ROUNDS} times` } });
         return;
       }
@@ -104,7 +107,7 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
       for (const [key, request] of asked) {
         const id = `__toolcell_era_input_${++serial}__`;
         entry.waiting.set(id, key);
-        synthetic.set(id, entry.request.id);
+        synthetic.set(id, entry.wireId);
         const params = { ...((request.params ?? {}) as Json) };
         // The call's progress token attributes the request to the call (docs/mcp-client.md).
         if (token !== undefined) params._meta = { ...(params._meta as Json | undefined), progressToken: token };
@@ -112,12 +115,19 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
       }
       return;
     }
-    if (entry) tracked.delete(entry.request.id);
+    if (entry) {
+      tracked.delete(entry.wireId);
+      // The answer goes to the SDK client under the id it sent the request with.
+      return void toClient?.({ ...m, id: entry.request.id } as JSONRPCMessage);
+    }
     toClient?.(message);
   };
 
   const resend = (entry: Tracked): void => {
-    const retry = withMeta(entry.request, { inputResponses: entry.answers, ...(entry.requestState !== undefined ? { requestState: entry.requestState } : {}) });
+    tracked.delete(entry.wireId);
+    entry.wireId = `__toolcell_era_retry_${++serial}__`;
+    tracked.set(entry.wireId, entry);
+    const retry = { ...withMeta(entry.request, { inputResponses: entry.answers, ...(entry.requestState !== undefined ? { requestState: entry.requestState } : {}) }), id: entry.wireId };
     send(retry).catch((error: Error) => toClient?.({ jsonrpc: '2.0', id: entry.request.id, error: { code: -32603, message: `re-sending with the answers failed: ${error.message}` } }));
   };
 
@@ -135,9 +145,9 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
     if (m.id !== undefined && !('method' in m)) {
       // The SDK client's answer to an input request: collected, and once all are in, the request goes again.
       const owner = synthetic.get(m.id as RequestId);
+      synthetic.delete(m.id as RequestId);
       const entry = owner !== undefined ? tracked.get(owner) : undefined;
       if (!entry) return;
-      synthetic.delete(m.id as RequestId);
       const key = entry.waiting.get(m.id as RequestId)!;
       entry.waiting.delete(m.id as RequestId);
       entry.answers[key] = 'result' in m ? m.result : { action: 'cancel' };
@@ -146,7 +156,7 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
     }
     if (m.id !== undefined && typeof m.method === 'string') {
       const request = withMeta(message as JSONRPCRequest);
-      tracked.set(request.id, { request, rounds: 0, waiting: new Map(), answers: {}, requestState: undefined });
+      tracked.set(request.id, { request, wireId: request.id, rounds: 0, waiting: new Map(), answers: {}, requestState: undefined });
       return send(request, options);
     }
     return send(message, options);
@@ -159,17 +169,25 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
       'io.modelcontextprotocol/clientCapabilities': params.capabilities ?? {},
       'io.modelcontextprotocol/clientInfo': params.clientInfo,
     };
-    let timer: NodeJS.Timeout | undefined;
-    const answered = new Promise<Json | undefined>((resolve) => {
-      discoverWaiter = resolve;
-      timer = setTimeout(() => resolve(undefined), discoverTimeoutMs);
-    });
-    const discover = await send({ jsonrpc: '2.0', id: discoverId, method: 'server/discover', params: { _meta: meta } }).then(
-      () => answered,
-      () => undefined,
-    );
-    clearTimeout(timer);
-    discoverWaiter = undefined;
+    // One retry: a server may refuse the first request's version (-32022) naming 2026-07-28 among those it supports.
+    let discover: Json | undefined;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let timer: NodeJS.Timeout | undefined;
+      const answered = new Promise<Json | undefined>((resolve) => {
+        discoverWaiter = resolve;
+        timer = setTimeout(() => resolve(undefined), discoverTimeoutMs);
+      });
+      let refusal = '';
+      discover = await send({ jsonrpc: '2.0', id: discoverId, method: 'server/discover', params: { _meta: meta } }).then(
+        () => answered,
+        (error: Error) => void (refusal = String(error?.message)),
+      );
+      clearTimeout(timer);
+      discoverWaiter = undefined;
+      const error = discover?.error as { code?: unknown; data?: { supported?: unknown } } | undefined;
+      const offersModern = (error?.code === -32022 && Array.isArray(error.data?.supported) && error.data.supported.includes(MODERN_VERSION)) || (refusal.includes('-32022') && refusal.includes(MODERN_VERSION));
+      if (!offersModern) break;
+    }
     const result = discover?.result as Json | undefined;
     const versions = Array.isArray(result?.supportedVersions) ? (result.supportedVersions as unknown[]) : [];
     if (!result || !versions.includes(MODERN_VERSION)) {
