@@ -68,6 +68,13 @@ export interface ServerConfigBase {
    * an error naming the limit and the size; the connection goes on.
    */
   maxMessageBytes?: number;
+  /**
+   * Which MCP era to speak (docs/mcp-client.md): `"auto"` asks `server/discover` first and
+   * speaks 2026-07-28 to a server that lists it, else falls back to the `initialize`
+   * handshake (2025-11-25 and older); `"handshake"` goes straight to `initialize`.
+   * Default `"handshake"`.
+   */
+  protocolEra?: 'auto' | 'handshake';
 }
 
 /** A server the host spawns and speaks to over its stdin/stdout. */

@@ -24,6 +24,8 @@ import { computeLifecycleGrant, type OperatorPolicy } from '../lifecycle/grants.
 import { parseObserveParams, OBSERVE_LIMITS } from '../lifecycle/observe-params.ts';
 import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
 import type { ObserverEndpoint } from '../lifecycle/emitter.ts';
+import { speakBothEras } from './transports/era.ts';
+import { HttpTransport } from './transports/http.ts';
 import { readAdvertisement, derivePolicyExchange, type PolicyExchange } from './handshake.ts';
 import { lifecycleKey } from '../lifecycle/state-key.ts';
 import type { ServerToolListing } from '../host/registry.ts';
@@ -218,6 +220,12 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     this.stderrTail = '';
     const transport = createTransport(this.config);
     this.transport = transport;
+    // The 2026-07-28 era, when configured: discover first, handshake as the fallback (transports/era.ts).
+    if (this.config.protocolEra === 'auto') {
+      const era = speakBothEras(transport, this.config.requestTimeoutMs ?? 30_000);
+      const http: unknown = transport;
+      if (http instanceof HttpTransport) http.requestHeaders = era.headers;
+    }
     transport.ongarbage = (g) => this.emit('diagnostic', { code: 'garbage-line', message: `skipped an inbound message (${g.reason}): ${g.line}` });
     if (this.config.wireLog) transport.onwire = this.config.wireLog;
     transport.onstderr = (chunk) => {

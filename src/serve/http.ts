@@ -34,6 +34,9 @@ import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
 import { BodyBudget, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BUFFERED_BODY_BYTES, HttpFailure, parseJson, readBody } from './http-body.ts';
 import type { GatewayHub } from './gateway/hub.ts';
+import { modernEndpoint } from './modern/serve-endpoint.ts';
+import { answerModernHttp } from './modern/http.ts';
+import { isModernRequest } from './modern/wire.ts';
 
 /**
  * Time (ms) for a request's headers to arrive by default; node's own default is 60 s. A peer
@@ -183,6 +186,26 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
   const { logger } = options;
   const sessions = new Map<string, SessionEntry>();
   let allowedHosts: Set<string> | undefined;
+  // 2026-07-28 requests carry no session: each runs in a session of its own that ends with it (modern/).
+  const modern = modernEndpoint({
+    host,
+    logger,
+    around: options.aroundDispatch,
+    clients: options.clients,
+    gateway: options.gateway,
+    sessionFor: () => {
+      const session = new ServeSession(`${options.conversationPrefix}-${randomUUID()}`);
+      return { session, release: () => void endEphemeral(session) };
+    },
+  });
+  const endEphemeral = async (session: ServeSession): Promise<void> => {
+    session.end('the 2026-era request was answered');
+    try {
+      await options.onSessionEnd?.(session);
+    } catch (error) {
+      logger.warn({ err: error, conversationId: session.conversationId }, 'cleanup after a 2026-era request failed');
+    }
+  };
 
   const endSession = async (id: string, reason: string): Promise<void> => {
     const entry = sessions.get(id);
@@ -250,6 +273,10 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     let entry: SessionEntry | undefined;
     try {
       const body = await readBody(req, bodyBounds, parseJson);
+      // A 2026-07-28 request carries no session: answered on its own (modern/), holding its
+      // place in the caps only while it is read.
+      const protocolHeader = req.headers['mcp-protocol-version'];
+      if (isModernRequest(body, Array.isArray(protocolHeader) ? protocolHeader[0] : protocolHeader)) return await answerModernHttp(modern, req, res, body as never, logger);
       if (Array.isArray(body) || !isInitializeRequest(body)) return rpcError(res, 400, 'no mcp-session-id: the first request of a session is initialize');
       entry = openSession(release);
       await entry.server.connect(entry.transport);
@@ -351,6 +378,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     sessionCount: () => sessions.size,
     close: async () => {
       clearInterval(reaper);
+      await modern.close();
       const closing = [...sessions.keys()].map(async (id) => {
         const entry = sessions.get(id)!;
         await endSession(id, 'the server is shutting down');

@@ -12,6 +12,8 @@ import { endServeSession, ServeSession } from './session.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
 import type { GatewayHub } from './gateway/hub.ts';
+import { modernEndpoint } from './modern/serve-endpoint.ts';
+import { interceptModern } from './modern/stdio.ts';
 
 export interface StdioServeOptions {
   /** Conversation of requests that name none. */
@@ -43,8 +45,12 @@ export async function serveStdio(host: ToolHost, options: StdioServeOptions): Pr
     );
   });
   await server.connect(transport);
+  // 2026-07-28 requests (no handshake) are answered beside the SDK session: see modern/.
+  const modern = modernEndpoint({ host, logger, around: options.around, clients: options.clients, gateway: options.gateway, sessionFor: () => ({ session, release: () => {} }) });
+  interceptModern(transport, modern, logger);
   logger.info({ tools: host.listTools().length }, 'toolcell serving MCP on stdio');
   await closed;
+  await modern.close();
   try {
     await endServeSession(host, session, 'the client closed the session');
   } catch (error) {

@@ -20,7 +20,15 @@ export const CONVERSATION_META_KEY = 'agent-framework/conversationId';
 
 export const SERVER_INFO = { name: 'toolcell', version: '0.1.0' } as const;
 
-/** Builds the SDK server answering for one session; connect it to that session's transport. */
+/** What takes each session's server out of the gateway hub (see {@link leaveGateway}). */
+const gatewayMemberships = new WeakMap<Server, () => void>();
+
+/** Takes `server` (from {@link createToolServer}) out of the gateway hub: its session is over (modern/: after each 2026-era request). */
+export function leaveGateway(server: Server): void {
+  gatewayMemberships.get(server)?.();
+  gatewayMemberships.delete(server);
+}
+
 /**
  * Runs a call's dispatch inside whatever the request's `_meta` asks for (telemetry makes a
  * client's `traceparent` the parent of the call's span). Without one, dispatch runs as is.
@@ -36,7 +44,10 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
   const capabilities = gateway ? gateway.capabilities() : { tools: {} };
   const instructions = gateway?.instructions();
   const server = new Server(SERVER_INFO, { capabilities, ...(instructions !== undefined ? { instructions } : {}) });
-  if (gateway) registerGateway(server, gateway, capabilities, session.conversationId);
+  if (gateway) {
+    const member = registerGateway(server, gateway, capabilities, session.conversationId);
+    gatewayMemberships.set(server, () => void gateway.leaveMember(member));
+  }
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listServedTools(host) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const meta = request.params._meta;

@@ -76,8 +76,17 @@ export class HttpTransport implements HostTransport {
     });
   }
 
+  /** Extra headers for a request body (the 2026 era's routing headers, see era.ts); set by the connection. */
+  requestHeaders: ((body: string) => Record<string, string> | undefined) | undefined;
+
   private noteStatus(endpoint: string, base: FetchLike): FetchLike {
     return async (url, init) => {
+      const extra = typeof init?.body === 'string' ? this.requestHeaders?.(init.body) : undefined;
+      if (extra) {
+        const headers = new Headers(init!.headers);
+        for (const [k, v] of Object.entries(extra)) headers.set(k, v);
+        init = { ...init, headers };
+      }
       const response = await base(url, init);
       if (new URL(String(url)).href === endpoint) {
         this.lastStatus = response.status;

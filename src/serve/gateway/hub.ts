@@ -134,6 +134,16 @@ export class GatewayHub {
     await member.end();
   }
 
+  /**
+   * `member` leaves, if it is still the session joined under its key (a 2026-era request's
+   * session, modern/, leaves this way when it is answered; another session under the same key
+   * is left in place).
+   */
+  async leaveMember(member: ClientSession): Promise<void> {
+    if (this.members.get(member.key) === member) await this.leave(member.key);
+    else await member.end();
+  }
+
   /** Client sessions joined now. */
   get memberCount(): number {
     return this.members.size;

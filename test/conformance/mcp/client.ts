@@ -10,7 +10,7 @@ import { ToolHost, resultText } from '../../../src/index.ts';
 const url = process.argv.at(-1)!;
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 
-const SCENARIOS: Record<string, { tool?: string; args?: Record<string, unknown> }> = {
+const SCENARIOS: Record<string, { tool?: string; args?: Record<string, unknown>; all?: boolean }> = {
   initialize: {},
   tools_call: { tool: 'add_numbers', args: { a: 2, b: 3 } },
   // The user accepts without filling any field: toolcell applies the schema's defaults (SEP-1034).
@@ -19,7 +19,10 @@ const SCENARIOS: Record<string, { tool?: string; args?: Record<string, unknown> 
   'sse-retry': { tool: 'test_reconnection', args: {} },
 };
 
-const row = SCENARIOS[scenario];
+// Asked for 2026-07-28 (conformance 0.2.0), the client speaks that era; a scenario without a row
+// there is "call every tool the server lists" (its tools are the scenario's probes).
+const modern = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION === '2026-07-28';
+const row = SCENARIOS[scenario] ?? (modern ? { all: true } : undefined);
 if (!row) {
   console.error(`unknown scenario "${scenario}"; this client knows ${Object.keys(SCENARIOS).join(', ')}`);
   process.exit(2);
@@ -31,8 +34,15 @@ const host = new ToolHost({
   },
 });
 try {
-  await host.connectServer({ id: 'conf', url });
-  if (row.tool) {
+  await host.connectServer({ id: 'conf', url, ...(modern ? { protocolEra: 'auto' as const } : {}) });
+  if (row.all) {
+    const stream = host.openStream('conformance');
+    for (const tool of host.listTools()) {
+      const outcome = await host.dispatch({ inferenceId: stream.beginInference(), name: tool.name, input: {} });
+      console.log(tool.name, outcome.status, resultText(outcome.result).slice(0, 200));
+    }
+    stream.end();
+  } else if (row.tool) {
     const name = `conf--${row.tool}`;
     const listed = host.listTools().map((t) => t.name);
     if (!listed.includes(name)) throw new Error(`expected ${name}, got ${listed.join(', ')}`);

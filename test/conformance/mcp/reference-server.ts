@@ -58,9 +58,14 @@ const TOOLS = [
     inputSchema: {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
-      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      $defs: { address: { $anchor: 'address', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
       properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
       additionalProperties: false,
+      // Composition and conditional keywords (SEP-2106, checked by the 0.2.0 suite): kept as written.
+      allOf: [{ anyOf: [{ required: ['name'] }, { required: ['address'] }] }],
+      if: { required: ['address'] },
+      then: { properties: { name: { type: 'string', minLength: 1 } } },
+      else: { properties: { name: { type: 'string' } } },
     },
   },
 ];

@@ -1,0 +1,206 @@
+/**
+ * The client side of the 2026-07-28 era, as a layer on a connection's transport, so the SDK v1
+ * `Client` above it (and everything toolcell builds on it) stays as it is:
+ * - the SDK's `initialize` is first tried as `server/discover` (with the client's capabilities
+ *   and info in `_meta`); a server that lists 2026-07-28 gets the stateless era, and the SDK is
+ *   handed an `initialize` answer made of the discover result. Any other answer — an error, a
+ *   refused POST, no answer within the connection's request timeout — falls back to the real
+ *   `initialize` (2025-11-25 and older, the handshake);
+ * - in the stateless era each request gets the era's `_meta` (protocol version, capabilities,
+ *   client info), over HTTP the routing headers (see {@link modernHeaders}), and
+ *   `notifications/initialized` is not sent;
+ * - a result with `resultType: "input_required"` is turned into the server requests it carries,
+ *   delivered to the SDK client as if the server had sent them — so the same `serverRequests`
+ *   handlers answer them, attributed to the call by its progress token — and the request is
+ *   re-sent with their answers and the server's `requestState`, at most
+ *   {@link MAX_INPUT_ROUNDS} times.
+ */
+import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { HostTransport } from './types.ts';
+
+export const MODERN_VERSION = '2026-07-28';
+/** How long the first `server/discover` may take before the connection falls back to the handshake, unless the connection gives its own request timeout. */
+export const DISCOVER_TIMEOUT_MS = 30_000;
+/** Most `input_required` rounds one request may go through (a server asking forever is an error). */
+export const MAX_INPUT_ROUNDS = 16;
+/** The handshake-era version the SDK client is told it agreed (it knows no newer one). */
+const SDK_VERSION = '2025-11-25';
+
+type Json = Record<string, unknown>;
+
+/** The HTTP headers a 2026-era request body needs (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`); undefined for anything else. */
+export function modernHeaders(body: string): Record<string, string> | undefined {
+  let message: Json;
+  try {
+    message = JSON.parse(body) as Json;
+  } catch {
+    return undefined;
+  }
+  if (typeof message.method !== 'string') return { 'mcp-protocol-version': MODERN_VERSION };
+  const params = (message.params ?? {}) as Json;
+  const name = message.method === 'resources/read' ? params.uri : message.method === 'tools/call' || message.method === 'prompts/get' ? params.name : undefined;
+  return { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': message.method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}) };
+}
+
+interface Tracked {
+  /** The request as the SDK client sent it (its id is the one the answer must carry). */
+  request: JSONRPCRequest;
+  /** The id of the latest attempt on the wire: each retry is a new request with an id of its own. */
+  wireId: RequestId;
+  rounds: number;
+  /** Synthetic server-request id → the key its answer goes under. */
+  waiting: Map<RequestId, string>;
+  answers: Json;
+  requestState: string | undefined;
+}
+
+/** The era a connection settled on (`undefined` until `initialize`). */
+export interface EraState {
+  era: 'modern' | 'handshake' | undefined;
+}
+
+/**
+ * Puts the era layer on `transport` (before the SDK client connects). Over HTTP, give the
+ * transport {@link EraState.headers} for its requests' routing headers.
+ */
+export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISCOVER_TIMEOUT_MS): EraState & { headers: (body: string) => Record<string, string> | undefined } {
+  const state: EraState & { headers: (body: string) => Record<string, string> | undefined } = {
+    era: undefined,
+    // The era's headers on its requests: the discover probe, then everything once the server took the era.
+    headers: (body) => (state.era === 'modern' || (state.era === undefined && body.includes('"server/discover"')) ? modernHeaders(body) : undefined),
+  };
+  const send = transport.send.bind(transport);
+  const start = transport.start.bind(transport);
+  let meta: Json = {};
+  let toClient: ((m: JSONRPCMessage) => void) | undefined;
+  let discoverWaiter: ((m: Json | undefined) => void) | undefined;
+  const discoverId = '__toolcell_era_discover__';
+  const tracked = new Map<RequestId, Tracked>();
+  const synthetic = new Map<RequestId, RequestId>();
+  let serial = 0;
+
+  const withMeta = (request: JSONRPCRequest, extra: Json = {}): JSONRPCRequest => {
+    const params = (request.params ?? {}) as Json;
+    return { ...request, params: { ...params, ...extra, _meta: { ...(params._meta as Json | undefined), ...meta } } };
+  };
+
+  const inbound = (message: JSONRPCMessage): void => {
+    const m = message as Json;
+    if (m.id === discoverId && ('result' in m || 'error' in m)) {
+      discoverWaiter?.(m);
+      return;
+    }
+    const entry = state.era === 'modern' && m.id !== undefined && ('result' in m || 'error' in m) ? tracked.get(m.id as RequestId) : undefined;
+    const result = m.result as Json | undefined;
+    if (entry && result?.resultType === 'input_required') {
+      entry.rounds += 1;
+      if (entry.rounds > MAX_INPUT_ROUNDS) {
+        tracked.delete(entry.wireId);
+        toClient?.({ jsonrpc: '2.0', id: entry.request.id, error: { code: -32603, message: `the server asked for input more than ${MAX_INPUT_ROUNDS} times` } });
+        return;
+      }
+      entry.requestState = typeof result.requestState === 'string' ? result.requestState : undefined;
+      entry.answers = {};
+      const asked = Object.entries((result.inputRequests ?? {}) as Record<string, Json>);
+      if (asked.length === 0) return void resend(entry);
+      const token = ((entry.request.params as Json | undefined)?._meta as Json | undefined)?.progressToken;
+      for (const [key, request] of asked) {
+        const id = `__toolcell_era_input_${++serial}__`;
+        entry.waiting.set(id, key);
+        synthetic.set(id, entry.wireId);
+        const params = { ...((request.params ?? {}) as Json) };
+        // The call's progress token attributes the request to the call (docs/mcp-client.md).
+        if (token !== undefined) params._meta = { ...(params._meta as Json | undefined), progressToken: token };
+        toClient?.({ jsonrpc: '2.0', id, method: String(request.method), params } as JSONRPCMessage);
+      }
+      return;
+    }
+    if (entry) {
+      tracked.delete(entry.wireId);
+      // The answer goes to the SDK client under the id it sent the request with.
+      return void toClient?.({ ...m, id: entry.request.id } as JSONRPCMessage);
+    }
+    toClient?.(message);
+  };
+
+  const resend = (entry: Tracked): void => {
+    tracked.delete(entry.wireId);
+    entry.wireId = `__toolcell_era_retry_${++serial}__`;
+    tracked.set(entry.wireId, entry);
+    const retry = { ...withMeta(entry.request, { inputResponses: entry.answers, ...(entry.requestState !== undefined ? { requestState: entry.requestState } : {}) }), id: entry.wireId };
+    send(retry).catch((error: Error) => toClient?.({ jsonrpc: '2.0', id: entry.request.id, error: { code: -32603, message: `re-sending with the answers failed: ${error.message}` } }));
+  };
+
+  transport.start = async () => {
+    toClient = transport.onmessage as (m: JSONRPCMessage) => void;
+    transport.onmessage = inbound as typeof transport.onmessage;
+    return start();
+  };
+
+  transport.send = async (message, options) => {
+    const m = message as Json;
+    if (state.era === undefined && m.method === 'initialize') return initialize(message as JSONRPCRequest, options);
+    if (state.era !== 'modern') return send(message, options);
+    if (m.method === 'notifications/initialized' || m.method === 'notifications/roots/list_changed') return;
+    if (m.id !== undefined && !('method' in m)) {
+      // The SDK client's answer to an input request: collected, and once all are in, the request goes again.
+      const owner = synthetic.get(m.id as RequestId);
+      synthetic.delete(m.id as RequestId);
+      const entry = owner !== undefined ? tracked.get(owner) : undefined;
+      if (!entry) return;
+      const key = entry.waiting.get(m.id as RequestId)!;
+      entry.waiting.delete(m.id as RequestId);
+      entry.answers[key] = 'result' in m ? m.result : { action: 'cancel' };
+      if (entry.waiting.size === 0) resend(entry);
+      return;
+    }
+    if (m.id !== undefined && typeof m.method === 'string') {
+      const request = withMeta(message as JSONRPCRequest);
+      tracked.set(request.id, { request, wireId: request.id, rounds: 0, waiting: new Map(), answers: {}, requestState: undefined });
+      return send(request, options);
+    }
+    return send(message, options);
+  };
+
+  const initialize = async (request: JSONRPCRequest, options?: Parameters<HostTransport['send']>[1]): Promise<void> => {
+    const params = (request.params ?? {}) as Json;
+    meta = {
+      'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+      'io.modelcontextprotocol/clientCapabilities': params.capabilities ?? {},
+      'io.modelcontextprotocol/clientInfo': params.clientInfo,
+    };
+    // One retry: a server may refuse the first request's version (-32022) naming 2026-07-28 among those it supports.
+    let discover: Json | undefined;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let timer: NodeJS.Timeout | undefined;
+      const answered = new Promise<Json | undefined>((resolve) => {
+        discoverWaiter = resolve;
+        timer = setTimeout(() => resolve(undefined), discoverTimeoutMs);
+      });
+      let refusal = '';
+      discover = await send({ jsonrpc: '2.0', id: discoverId, method: 'server/discover', params: { _meta: meta } }).then(
+        () => answered,
+        (error: Error) => void (refusal = String(error?.message)),
+      );
+      clearTimeout(timer);
+      discoverWaiter = undefined;
+      const error = discover?.error as { code?: unknown; data?: { supported?: unknown } } | undefined;
+      const offersModern = (error?.code === -32022 && Array.isArray(error.data?.supported) && error.data.supported.includes(MODERN_VERSION)) || (refusal.includes('-32022') && refusal.includes(MODERN_VERSION));
+      if (!offersModern) break;
+    }
+    const result = discover?.result as Json | undefined;
+    const versions = Array.isArray(result?.supportedVersions) ? (result.supportedVersions as unknown[]) : [];
+    if (!result || !versions.includes(MODERN_VERSION)) {
+      state.era = 'handshake';
+      return send(request, options);
+    }
+    state.era = 'modern';
+    const serverInfo = ((result._meta as Json | undefined)?.['io.modelcontextprotocol/serverInfo'] ?? result.serverInfo ?? { name: 'unnamed-server', version: '0' }) as Json;
+    toClient?.({
+      jsonrpc: '2.0',
+      id: request.id,
+      result: { protocolVersion: SDK_VERSION, capabilities: result.capabilities ?? {}, serverInfo, ...(typeof result.instructions === 'string' ? { instructions: result.instructions } : {}) },
+    });
+  };
+  return state;
+}

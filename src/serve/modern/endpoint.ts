@@ -1,0 +1,231 @@
+/**
+ * serve's answer to a 2026-07-28 request, whatever carries it (stdio.ts and http.ts hand such
+ * requests here before the SDK's handshake-era session sees them):
+ * - `_meta` is checked (wire.ts); methods the era removed are "method not found";
+ * - `server/discover` says which versions serve speaks, what it offers and who it is;
+ * - every other request runs as an {@link Exchange} through the same SDK server code a 2025
+ *   session gets; a server request to the client during it (an approval, a provider's
+ *   elicitation, sampling or roots request) is answered `input_required`, and the client's
+ *   re-sent request — with `inputResponses` and the `requestState` it was given — resumes it;
+ * - results say `resultType`, name the server in `_meta`, and carry cache hints where the spec
+ *   asks for them (lists and `resources/read`).
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { ServeSession } from '../session.ts';
+import { Exchange, type Outcome } from './exchange.ts';
+import { SuspendedExchanges, bindingOf } from './suspended.ts';
+import { ErrorCodes, META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN_VERSION, ModernError, REMOVED_METHODS, SUPPORTED_VERSIONS, readRequestMeta, type RequestMeta } from './wire.ts';
+
+/**
+ * How long a client may keep a listing before fetching it again (`ttlMs`): lists change when a
+ * provider comes, goes or re-lists, which `subscriptions/listen` announces at once.
+ */
+export const LIST_TTL_MS = 30_000;
+/** How long serve's `server/discover` answer stays fresh: capabilities change only as providers come and go. */
+export const DISCOVER_TTL_MS = 60_000;
+
+/** Most `subscriptions/listen` streams open at once, over all clients (each holds a session in the gateway hub). */
+export const MAX_LISTENERS = 64;
+
+/** The list changes a `subscriptions/listen` stream can ask for, by the notification that announces each. */
+const LIST_CHANGES: Readonly<Record<string, string>> = {
+  'notifications/tools/list_changed': 'toolsListChanged',
+  'notifications/prompts/list_changed': 'promptsListChanged',
+  'notifications/resources/list_changed': 'resourcesListChanged',
+};
+
+/** Methods whose results carry cache hints (spec: caching). */
+const CACHEABLE: ReadonlySet<string> = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+
+/** Log levels by severity, to keep a provider's messages below the level a request asked for. */
+const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+export interface ModernEndpointOptions {
+  serverInfo: { name: string; version: string };
+  /** What serve offers now (the gateway's union of providers, or tools only). */
+  capabilities: () => ServerCapabilities;
+  /** The session a request runs in and what to do when its exchange is over. */
+  sessionFor: () => { session: ServeSession; release: () => void };
+  /** The SDK server answering for one session (createToolServer). */
+  newServer: (session: ServeSession) => Server;
+  logger: Logger;
+}
+
+/** A JSON-RPC response of the era (result or error) for the request `id`. */
+export type ModernResponse = JSONRPCMessage & { id: JSONRPCRequest['id'] };
+
+function errorResponse(id: JSONRPCRequest['id'], code: number, message: string, data?: unknown): ModernResponse {
+  return { jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined ? { data } : {}) } } as ModernResponse;
+}
+
+export class ModernEndpoint {
+  readonly suspended = new SuspendedExchanges();
+  private readonly listeners = new Set<Exchange>();
+
+  constructor(private readonly options: ModernEndpointOptions) {}
+
+  /**
+   * Answers one request. `notify` receives the notifications that belong to it (progress, log
+   * messages when `_meta` asked for a level); `signal` aborts when the client is gone (its call
+   * is cancelled). A request malformed for the era throws {@link ModernError}.
+   */
+  async handle(request: JSONRPCRequest, notify: (n: JSONRPCNotification) => void, signal: AbortSignal): Promise<ModernResponse> {
+    const meta = readRequestMeta(request);
+    if (REMOVED_METHODS.has(request.method)) throw new ModernError(ErrorCodes.methodNotFound, `Method not found: ${request.method} is not part of protocol ${MODERN_VERSION}`, 404);
+    if (request.method === 'server/discover') return this.discover(request);
+    if (request.method === 'subscriptions/listen') return this.listen(request, meta, notify, signal);
+    const filtered = this.notifications(meta, notify);
+    const state = (request.params as { requestState?: unknown } | undefined)?.requestState;
+    if (typeof state === 'string') return this.resume(request, state, filtered, signal);
+    const { session, release } = this.options.sessionFor();
+    let exchange: Exchange;
+    try {
+      exchange = await Exchange.start(this.options.newServer(session), meta, { ...request, params: this.innerParams(request) });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return this.drive(exchange, request.id, release, filtered, signal);
+  }
+
+  /** Closes every exchange waiting for input and every listening stream. */
+  async close(): Promise<void> {
+    await Promise.all([...this.listeners].map((l) => l.close('the server is shutting down')));
+    await this.suspended.closeAll('the server is shutting down');
+  }
+
+  /**
+   * `subscriptions/listen`: acknowledges the list changes serve can announce of those asked for,
+   * then passes each such change on, tagged with the subscription's id (the request's id),
+   * until the client goes away or serve stops. The announcements come from the gateway hub,
+   * which the stream's own session joins like any 2025 session.
+   */
+  private async listen(request: JSONRPCRequest, meta: RequestMeta, notify: (n: JSONRPCNotification) => void, signal: AbortSignal): Promise<ModernResponse> {
+    if (this.listeners.size >= MAX_LISTENERS) return errorResponse(request.id, -32000, `serve has ${MAX_LISTENERS} subscription streams open already; try again later`);
+    const asked = ((request.params as { notifications?: unknown } | undefined)?.notifications ?? {}) as Record<string, unknown>;
+    const subscriptionId = request.id;
+    const honoured = Object.fromEntries(Object.values(LIST_CHANGES).filter((k) => asked[k] === true).map((k) => [k, true]));
+    const tag = { [META_SUBSCRIPTION_ID]: subscriptionId };
+    notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: honoured, _meta: tag } });
+    const { session, release } = this.options.sessionFor();
+    let stream: Exchange;
+    try {
+      stream = await Exchange.start(this.options.newServer(session), meta, request, false);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    this.listeners.add(stream);
+    const stop = () => void stream.close('the subscription ended');
+    signal.addEventListener('abort', stop, { once: true });
+    if (signal.aborted) stop();
+    try {
+      await stream.next((n) => {
+        const key = LIST_CHANGES[n.method];
+        if (key !== undefined && honoured[key]) notify({ jsonrpc: '2.0', method: n.method, params: { _meta: tag } });
+      }).catch(() => undefined);
+    } finally {
+      signal.removeEventListener('abort', stop);
+      this.listeners.delete(stream);
+      release();
+    }
+    return { jsonrpc: '2.0', id: request.id, result: { resultType: 'complete', _meta: { ...tag, [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
+  }
+
+  private discover(request: JSONRPCRequest): ModernResponse {
+    return {
+      jsonrpc: '2.0',
+      id: request.id,
+      result: {
+        resultType: 'complete',
+        supportedVersions: [...SUPPORTED_VERSIONS],
+        capabilities: this.options.capabilities(),
+        cacheScope: 'private',
+        ttlMs: DISCOVER_TTL_MS,
+        _meta: { [META_SERVER_INFO]: this.options.serverInfo },
+      },
+    } as ModernResponse;
+  }
+
+  /** The params the loopback session gets: the era's own `_meta` keys and retry fields stay out. */
+  private innerParams(request: JSONRPCRequest): Record<string, unknown> {
+    const { _meta, inputResponses, requestState, ...rest } = (request.params ?? {}) as Record<string, unknown>;
+    const kept = Object.fromEntries(Object.entries((_meta ?? {}) as Record<string, unknown>).filter(([k]) => !k.startsWith('io.modelcontextprotocol/')));
+    return { ...rest, ...(Object.keys(kept).length > 0 ? { _meta: kept } : {}) };
+  }
+
+  /** Progress always (it only exists when asked for); log messages only at or above the level `_meta` names. */
+  private notifications(meta: RequestMeta, notify: (n: JSONRPCNotification) => void): (n: JSONRPCNotification) => void {
+    const floor = meta.logLevel !== undefined ? LEVELS.indexOf(meta.logLevel) : -1;
+    return (n) => {
+      if (n.method === 'notifications/progress') return notify(n);
+      if (n.method === 'notifications/message' && floor >= 0) {
+        const level = LEVELS.indexOf(String((n.params as { level?: unknown } | undefined)?.level));
+        if (level >= floor) notify(n);
+      }
+    };
+  }
+
+  private async resume(request: JSONRPCRequest, state: string, notify: (n: JSONRPCNotification) => void, signal: AbortSignal): Promise<ModernResponse> {
+    let taken;
+    try {
+      taken = this.suspended.take(state, bindingOf(request.method, request.params));
+    } catch (error) {
+      return errorResponse(request.id, ErrorCodes.invalidParams, `Invalid params: ${(error as Error).message}`);
+    }
+    if (!taken) return errorResponse(request.id, ErrorCodes.invalidParams, 'Invalid params: requestState is unknown, expired or already used; send the request again without it');
+    const responses = (request.params as { inputResponses?: unknown }).inputResponses;
+    if (responses && typeof responses === 'object') {
+      for (const [key, value] of Object.entries(responses as Record<string, unknown>)) taken.exchange.answer(key, value);
+    }
+    return this.drive(taken.exchange, request.id, taken.release, notify, signal);
+  }
+
+  /** Runs the exchange to its answer or its next input request. */
+  private async drive(exchange: Exchange, id: JSONRPCRequest['id'], release: () => void, notify: (n: JSONRPCNotification) => void, signal: AbortSignal): Promise<ModernResponse> {
+    const abandon = () => void exchange.close('the client went away before the answer').finally(release);
+    if (signal.aborted) {
+      abandon();
+      return errorResponse(id, -32000, 'the client went away');
+    }
+    signal.addEventListener('abort', abandon, { once: true });
+    let outcome: Outcome;
+    try {
+      outcome = await exchange.next(notify);
+    } catch (error) {
+      release();
+      return errorResponse(id, -32000, (error as Error).message);
+    } finally {
+      signal.removeEventListener('abort', abandon);
+    }
+    if (outcome.kind === 'input') {
+      const token = this.suspended.park(exchange, bindingOf(exchange.request.method, exchange.request.params), release);
+      if (token === undefined) {
+        await exchange.close('too many requests are waiting for input');
+        release();
+        return errorResponse(id, -32000, `serve holds ${this.suspended.size} requests waiting for input already; try again later`);
+      }
+      const inputRequests = Object.fromEntries([...outcome.requests].map(([key, r]) => [key, { method: r.method, ...(r.params !== undefined ? { params: r.params } : {}) }]));
+      return { jsonrpc: '2.0', id, result: { resultType: 'input_required', inputRequests, requestState: token, _meta: { [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
+    }
+    await exchange.close('answered');
+    release();
+    return this.finish(exchange.request.method, { ...outcome.message, id } as ModernResponse);
+  }
+
+  /** The era's decorations of a final answer: `resultType`, the server's name, cache hints. */
+  private finish(method: string, message: ModernResponse): ModernResponse {
+    const m = message as { result?: Record<string, unknown> };
+    if (!m.result) return message;
+    const result: Record<string, unknown> = { ...m.result, resultType: 'complete' };
+    result._meta = { ...(m.result._meta as Record<string, unknown> | undefined), [META_SERVER_INFO]: this.options.serverInfo };
+    if (CACHEABLE.has(method)) {
+      // A provider's own hints win; serve's listings are per authorization context, hence private.
+      if (typeof result.ttlMs !== 'number') result.ttlMs = method === 'resources/read' ? 0 : LIST_TTL_MS;
+      if (result.cacheScope !== 'public' && result.cacheScope !== 'private') result.cacheScope = 'private';
+    }
+    return { ...message, result } as ModernResponse;
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The {@link ModernEndpoint} of one serve transport, built from what that transport already
+ * has (host, approvals' clients, gateway, telemetry): each 2026-era request runs through a
+ * `createToolServer` session of its own, which leaves the gateway hub when the request is over.
+ */
+import type { Logger } from 'pino';
+import type { ToolHost } from '../../host/tool-host.ts';
+import type { ServeClients } from '../approval-clients.ts';
+import type { GatewayHub } from '../gateway/hub.ts';
+import type { ServeSession } from '../session.ts';
+import { SERVER_INFO, createToolServer, leaveGateway, type AroundDispatch } from '../tool-server.ts';
+import { ModernEndpoint } from './endpoint.ts';
+
+export interface ServeEndpointParts {
+  host: ToolHost;
+  logger: Logger;
+  around?: AroundDispatch | undefined;
+  clients?: ServeClients | undefined;
+  gateway?: GatewayHub | undefined;
+  /** The session a request runs in, and what ends it once the request is over. */
+  sessionFor: () => { session: ServeSession; release: () => void };
+}
+
+export function modernEndpoint(parts: ServeEndpointParts): ModernEndpoint {
+  const { host, logger, around, clients, gateway } = parts;
+  return new ModernEndpoint({
+    serverInfo: SERVER_INFO,
+    capabilities: () => (gateway ? gateway.capabilities() : { tools: {} }),
+    logger,
+    sessionFor: parts.sessionFor,
+    newServer: (session) => {
+      const server = createToolServer(host, session, logger, around, clients, gateway);
+      server.onclose = () => leaveGateway(server);
+      return server;
+    },
+  });
+}
