@@ -17,10 +17,10 @@
  * stream.end(); // aborts this stream's still-open model calls
  * ```
  */
-import { REDACTING_LOG_OPTIONS } from '../lifecycle/log-redaction.ts';
 import { EventEmitter } from 'eventemitter3';
 import { randomBytes } from 'node:crypto';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { defaultLogger } from './default-logger.ts';
 import type { ToolClass } from '../vocabulary/classes.ts';
 import { ApprovalGrants } from './approval-grants.ts';
 import { CallLifecycle } from './call-lifecycle.ts';
@@ -138,7 +138,11 @@ const WARN_CODES = new Set(['name-collision', 'grants-nothing', 'reconnect-faile
  */
 export class ToolHost extends EventEmitter<ToolHostEvents> {
   readonly registry: ToolRegistry;
-  readonly logger: Logger;
+  private givenLogger: Logger | undefined;
+  /** The logger given in the options, else pino to stderr, created on first use (default-logger.ts says why). */
+  get logger(): Logger {
+    return (this.givenLogger ??= defaultLogger());
+  }
   /**
    * Standing approvals: `list(conversationId)` and `revoke(conversationId, tool?)` for the
    * conversation grants a person gave; a revoked grant applies to the next call.
@@ -211,7 +215,7 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
       schemaProblems: this.schemaProblems,
       parentEnded: (id) => this.calls.hasEnded(id),
     };
-    this.logger = options.logger ?? pino({ name: 'toolcell', level: process.env.TOOLCELL_LOG_LEVEL ?? 'warn', ...REDACTING_LOG_OPTIONS }, pino.destination(2));
+    this.givenLogger = options.logger;
   }
 
   /** The approval gate in force, if any (code_execution asks it up front, see src/approvals/). */

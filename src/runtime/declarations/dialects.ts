@@ -19,17 +19,31 @@
  * - `addUsedSchema: false`: compiling never registers the schema's `$id` in the instance.
  */
 
-import { Ajv, type AnySchema, type Options, type ValidateFunction } from 'ajv';
-import { Ajv2019 } from 'ajv/dist/2019.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import formats from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, AnySchema, Options, ValidateFunction } from 'ajv';
+import type { Ajv2019 } from 'ajv/dist/2019.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { isPlainSchema } from './plain-schema.ts';
 
 type Dialect = 'draft-07' | '2019-09' | '2020-12';
 type AnyAjv = Ajv | Ajv2019 | Ajv2020;
 
-/** ajv-formats is CommonJS; under NodeNext its default import is the module, whose `default` is the plugin. */
-const addFormats = (formats as unknown as { default: (ajv: AnyAjv) => AnyAjv }).default;
+/**
+ * ajv (~100 modules) is required when a dialect's instance is first made, not imported with the
+ * package: importing `toolcell` loads only what the first call needs (issue 46), and a host whose
+ * schemas are all draft-07 never loads the 2019-09 and 2020-12 builds. ajv is CommonJS, so the
+ * synchronous compile below can load it where it is first needed.
+ */
+const require = createRequire(import.meta.url);
+
+function newAjv(dialect: Dialect, options: Options): AnyAjv {
+  if (dialect === '2020-12') return new (require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 }).Ajv2020(options);
+  if (dialect === '2019-09') return new (require('ajv/dist/2019.js') as { Ajv2019: typeof Ajv2019 }).Ajv2019(options);
+  return new (require('ajv') as { Ajv: typeof Ajv }).Ajv(options);
+}
+
+/** ajv-formats' plugin (CommonJS: `module.exports` is the plugin). */
+const addFormats = (ajv: AnyAjv): AnyAjv => (require('ajv-formats') as (ajv: AnyAjv) => AnyAjv)(ajv);
 
 /** Where ajv's warnings go while one schema compiles (compiling is synchronous). */
 let sink: string[] | undefined;
@@ -55,7 +69,7 @@ const instances = new Map<Dialect, AnyAjv>();
 function instance(dialect: Dialect): AnyAjv {
   let ajv = instances.get(dialect);
   if (!ajv) {
-    ajv = dialect === '2020-12' ? new Ajv2020(OPTIONS) : dialect === '2019-09' ? new Ajv2019(OPTIONS) : new Ajv(OPTIONS);
+    ajv = newAjv(dialect, OPTIONS);
     addFormats(ajv);
     instances.set(dialect, ajv);
   }

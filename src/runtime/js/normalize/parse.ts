@@ -4,7 +4,16 @@
  * default`) is parsed again as one. The parse decides every rewrite of normalize/, so code is
  * never matched as text. Pure: no I/O.
  */
-import { parse, type Options, type Program } from 'acorn';
+import { createRequire } from 'node:module';
+import type { Options, Program } from 'acorn';
+
+/**
+ * acorn is required at the first parse, not imported with the package (issue 46: importing
+ * `toolcell` loads only what the first call needs). Its CommonJS build is the same parser.
+ */
+const require = createRequire(import.meta.url);
+let acornParse: typeof import('acorn').parse | undefined;
+const parse: typeof import('acorn').parse = (input, options) => (acornParse ??= (require('acorn') as typeof import('acorn')).parse)(input, options);
 
 /** Where and why a parse failed: 1-based line, 1-based column. */
 export interface ParseFailure {
