@@ -26,7 +26,20 @@ async function initialize(url: string, options: { from?: string; headers?: Recor
   const end = await peer.response;
   peer.socket.destroy();
   const sessionId = /\r\nmcp-session-id: ([^\r]+)\r\n/i.exec(end.text)?.[1];
+  // A session joins the gateway hub once the client says it is initialized, as SDK clients do.
+  if (end.status === 200 && sessionId !== undefined) await initialized(url, sessionId, options.from, options.headers?.Authorization);
   return { status: end.status, sessionId, text: end.text };
+}
+
+/** The `notifications/initialized` a client sends after its `initialize` was answered. */
+async function initialized(url: string, sessionId: string, from?: string, authorization?: string): Promise<void> {
+  const body = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  const peer = await rawConnect(url, from);
+  const auth: Record<string, string> = authorization !== undefined ? { Authorization: authorization } : {};
+  peer.write(postHead(url, { 'Content-Length': body.length, Connection: 'close', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18', ...auth }) + body);
+  const end = await peer.response;
+  peer.socket.destroy();
+  assert.equal(end.status, 202, end.text);
 }
 
 async function remove(url: string, sessionId: string, headers: Record<string, string> = {}): Promise<number | undefined> {

@@ -117,7 +117,11 @@ test('http: a client\'s roots/list_changed reaches its upstream session, and the
     root = 'file:///home/alice/two';
     await a.client.sendRootsListChanged();
     await askedAgain.promise;
-    assert.match(textOf(await a.client.callTool({ name: 'get-roots-list', arguments: {} })), /home\/alice\/two/);
+    // The provider stores the answer after our handler returned it: read until it has (each
+    // read is a round trip through serve, so this waits on the provider, not on a clock).
+    let text = '';
+    for (let i = 0; i < 100 && !/home\/alice\/two/.test(text); i++) text = textOf(await a.client.callTool({ name: 'get-roots-list', arguments: {} }));
+    assert.match(text, /home\/alice\/two/);
   } finally {
     await a.end();
     await serve.stop();
