@@ -14,7 +14,7 @@ import { ToolHost } from '../../src/host/tool-host.ts';
 import { textResult } from '../../src/host/results.ts';
 import { registerCodeExecution } from '../../src/code-execution/index.ts';
 import { CLOSE_LIMIT_MS } from '../../src/code-execution/runners.ts';
-import { scratchDir, waitUntil } from '../helpers/peers.ts';
+import { processAlive, scratchDir, waitUntil } from '../helpers/peers.ts';
 
 /** A `python` that writes its pid and then hangs, as a broken shim or a stuck disk would. */
 function hangingPython(): { python: string; pidFile: string } {
@@ -25,14 +25,7 @@ function hangingPython(): { python: string; pidFile: string } {
   return { python, pidFile };
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const alive = processAlive;
 
 test('close() while the Python start-up probe hangs kills the probe and returns within its bound', async () => {
   const { python, pidFile } = hangingPython();

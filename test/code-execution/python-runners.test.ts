@@ -6,6 +6,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConversationRunners } from '../../src/code-execution/runners.ts';
+import { processAlive, waitUntil } from '../helpers/peers.ts';
 
 const opts = { tools: [], timeoutMs: 10_000 };
 const all: ConversationRunners[] = [];
@@ -16,22 +17,10 @@ const make = (...args: ConstructorParameters<typeof ConversationRunners>) => {
   return r;
 };
 
-async function waitFor(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const until = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** Waits for `check`, bounded by events polled every 10 ms (never by the machine's speed alone). */
+const waitFor = (what: string, check: () => boolean) => waitUntil(() => check() || undefined, what);
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const alive = processAlive;
 
 test('N+1 conversations keep at most N interpreters; the least recently used restarts fresh', async () => {
   const runners = make(1, {}, {}, 2);

@@ -97,6 +97,16 @@ export function makePeer(dir: string, id: string, options: PeerOptions = {}): Pe
 }
 
 /** Polls `probe` (with a short backoff) until it returns a value; fails with `label` on timeout. */
+/** Whether a process with `pid` exists (a process we may not signal still exists). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export async function waitUntil<T>(probe: () => T | undefined | Promise<T | undefined>, label: string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let delay = 2;
