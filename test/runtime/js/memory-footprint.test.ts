@@ -6,27 +6,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
 import { errorOf, valueOf } from './helpers.ts';
-
-/**
- * Fragments the VM's heap: each round allocates blocks of one size, keeps one in eight and asks
- * for blocks eight times larger next, which never fit the holes left. About `mb` MiB are
- * allocated in all, an eighth of it live: under heapMb 32 the allocator sees ~14 MiB live while
- * the VM's memory grows past 100 MiB (measured on the code before this bound).
- */
-export function fragmenting(mb: number): string {
-  return `
-const keep = [];
-let size = 512;
-for (let round = 0; round < 5; round++) {
-  const n = Math.max(8, Math.floor(${mb} * 1048576 / 5 / size));
-  const batch = [];
-  for (let i = 0; i < n; i++) batch.push('x'.repeat(size));
-  for (let i = 0; i < n; i += 8) keep.push(batch[i]);
-  size *= 8;
-}
-globalThis.kept = keep;
-return keep.reduce((a, b) => a + b.length, 0);`;
-}
+import { fragmenting } from './fragmenting.ts';
 
 for (const threads of [true, false]) {
   const runtime = new JsRuntime({ quickjsThreads: threads, pool: { maxProcesses: 1 } });

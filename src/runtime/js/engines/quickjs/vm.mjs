@@ -230,7 +230,8 @@ export class GuestRun {
     }
     if (!result.ok && result.error.kind !== 'script') this.keep = false;
     this.flush();
-    this.send({ t: 'done', run: this.id, ...result, fresh: this.fresh, kept: this.keep, bound: this.bound }, payloads);
+    const mem = this.keep ? this.guest.exports.memory.buffer.byteLength : 0;
+    this.send({ t: 'done', run: this.id, ...result, fresh: this.fresh, kept: this.keep, bound: this.bound, mem }, payloads);
     this.onEnd(this);
   }
 
