@@ -26,7 +26,7 @@ import type { IsolationMode, ScriptCaps } from '../../../isolation/index.ts';
 import type { RunProcess } from '../../session.ts';
 import { SandboxThread } from './thread.ts';
 import { placeOnThread } from './thread-placement.ts';
-import { overBudget, type HeldSession } from '../../../session-budget.ts';
+import { overBudget, tenantOf, type HeldSession } from '../../../session-budget.ts';
 
 /** Where VMs run: a sandbox process or a worker thread of the host (thread.ts); nothing else. */
 type VmHost = SandboxProcess | SandboxThread;
@@ -79,6 +79,8 @@ interface Conversation {
   keptBytes: number;
   /** Ended while a run used it: dropped once its last run is over. */
   ending: boolean;
+  /** Its tenant (src/runtime/session-budget.ts): the conversation id up to its first '/'. */
+  tenant: string;
   /** Threads: its thread was asked to park the kept VM; the next run waits for the snapshot. */
   parking: boolean;
   /** Threads: the kept VM, parked in the host; the next run restores it on any free thread. */
@@ -232,7 +234,7 @@ export class QuickjsPool {
     if (conversation === undefined) return;
     let c = this.conversations.get(conversation);
     if (c === undefined) {
-      c = { host, active: 0, lastUsed: 0, session: false, keptBytes: 0, ending: false, parking: false };
+      c = { host, active: 0, lastUsed: 0, session: false, keptBytes: 0, tenant: tenantOf(conversation), ending: false, parking: false };
       this.conversations.set(conversation, c);
       host.conversations.add(conversation);
     } else if (c.ending) {
@@ -326,8 +328,25 @@ export class QuickjsPool {
     if (c.host.process.alive) c.host.process.send({ t: 'drop', conv: name }, []);
   }
 
+  /**
+   * Threads: runs in progress of the tenant `conversation` belongs to. A tenant holds at most
+   * `maxProcesses` − 1 threads at once (at least 1): its further runs wait behind its own, so
+   * one serve client's many spinning conversations leave a thread to everyone else. Measured
+   * before (bench/neighbour-interleaved.ts, load 23): five spinning conversations of one tenant
+   * took every thread, the neighbour's session was parked and its next run waited 8.3 s for a
+   * thread to start beside them (30 s, the queue's limit, in another run).
+   */
+  private tenantFull(conversation: string | undefined): boolean {
+    if (!this.threads || conversation === undefined) return false;
+    const tenant = tenantOf(conversation);
+    let running = 0;
+    for (const c of this.conversations.values()) if (c.tenant === tenant) running += c.active;
+    return running >= Math.max(1, this.maxProcesses - 1);
+  }
+
   /** Where a run goes now, or null when it must wait. Starts a process when all are busy. */
   private place(conversation: string | undefined): Host | null {
+    if (this.tenantFull(conversation)) return null; // served when one of its tenant's runs ends
     const pinned = conversation === undefined ? undefined : this.conversations.get(conversation);
     if (pinned?.parking) return null; // its session is on its way to the host
     if (pinned?.host === null) return this.placeOnThread(conversation); // parked: any free thread
