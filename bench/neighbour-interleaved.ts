@@ -14,6 +14,7 @@
 import os from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { JsRuntime } from '../src/runtime/js/index.ts';
+import { tenantThreads } from '../src/runtime/js/engines/quickjs/pool.ts';
 
 export interface InterleavedFigures {
   aloneP50: number;
@@ -76,10 +77,9 @@ export async function measureInterleaved({ rounds = 3, runsPerPhase = 20, spinne
       let started = 0;
       let allStarted!: () => void;
       const spinning = new Promise<void>((resolve) => (allStarted = resolve));
-      // The default pool has max(4, 2 × cores) threads and a tenant holds all but one of them at
-      // most (engines/quickjs/pool.ts): that many busy runs start, the others wait behind them.
-      const threads = Math.max(4, 2 * os.availableParallelism());
-      const running = Math.min(spinners + 1, threads - 1);
+      // The default pool has max(4, 2 × cores) threads and a tenant holds half of them at most
+      // (engines/quickjs/pool.ts): that many busy runs start, the others wait behind them.
+      const running = Math.min(spinners + 1, tenantThreads(Math.max(4, 2 * os.availableParallelism())));
       const startedTool = {
         name: 'started',
         invoke: async () => {

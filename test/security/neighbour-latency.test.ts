@@ -5,7 +5,7 @@
  * compared with its p99 alone, measured in the same run, interleaved (bench/neighbour-interleaved.ts),
  * and the host's event-loop delay is sampled in both phases.
  *
- * Before a tenant was held to all threads but one (engines/quickjs/pool.ts, tenantFull), the busy
+ * Before a tenant was held to half the threads (engines/quickjs/pool.ts, tenantFull), the busy
  * tenant took every thread: the neighbour's session was parked and its next run waited for a new
  * thread to start beside the spinners, 8.3 s at load 23, or failed at capacity after 30 s.
  *

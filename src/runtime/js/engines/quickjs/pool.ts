@@ -31,6 +31,9 @@ import { overBudget, tenantOf, type HeldSession } from '../../../session-budget.
 /** Where VMs run: a sandbox process or a worker thread of the host (thread.ts); nothing else. */
 type VmHost = SandboxProcess | SandboxThread;
 
+/** Threads one tenant's runs may hold at once (QuickjsPool.tenantFull says why half). */
+export const tenantThreads = (maxProcesses: number): number => Math.max(1, Math.floor(maxProcesses / 2));
+
 /** How long a process may take to confirm a cancelled run before it is killed. */
 const CANCEL_GRACE_MS = 2_000;
 /**
@@ -329,19 +332,21 @@ export class QuickjsPool {
   }
 
   /**
-   * Threads: runs in progress of the tenant `conversation` belongs to. A tenant holds at most
-   * `maxProcesses` − 1 threads at once (at least 1): its further runs wait behind its own, so
-   * one serve client's many spinning conversations leave a thread to everyone else. Measured
-   * before (bench/neighbour-interleaved.ts, load 23): five spinning conversations of one tenant
-   * took every thread, the neighbour's session was parked and its next run waited 8.3 s for a
-   * thread to start beside them (30 s, the queue's limit, in another run).
+   * Threads: whether the tenant `conversation` belongs to holds its most threads already: half
+   * of `maxProcesses` (at least 1; the default pool's half is the number of cores). Its further
+   * runs wait behind its own, so one serve client's many spinning conversations leave threads,
+   * and cores, to everyone else. Measured (bench/neighbour-interleaved.ts, load 23–29, 2 cores):
+   * with no cap, four spinners and a heavy script of one tenant took every thread, a neighbour's
+   * session was parked and its next run waited 8.3 s for a thread to start beside them (30 s and
+   * a capacity failure in another run); capped at `maxProcesses` − 1 (3), its p50 beside them was
+   * 11.7–14.9 ms (1.4–1.6 alone); at half (2), 2.6–4.0 ms, p99 62–92 ms against 24–57 ms alone.
    */
   private tenantFull(conversation: string | undefined): boolean {
     if (!this.threads || conversation === undefined) return false;
     const tenant = tenantOf(conversation);
     let running = 0;
     for (const c of this.conversations.values()) if (c.tenant === tenant) running += c.active;
-    return running >= Math.max(1, this.maxProcesses - 1);
+    return running >= tenantThreads(this.maxProcesses);
   }
 
   /** Where a run goes now, or null when it must wait. Starts a process when all are busy. */
