@@ -10,6 +10,7 @@
 import { JsRuntime, type JsRuntimeOptions } from '../runtime/js/index.ts';
 import { PythonRunner, type PythonRunnerOptions } from '../runtime/python/index.ts';
 import { ConversationLock, type AcquireOptions, type Acquired } from './conversation-lock.ts';
+import { overBudget, type HeldSession } from '../runtime/session-budget.ts';
 
 /** Default cap on warm Python interpreters per host: ~24 MB each, so ~200 MB at most. */
 export const DEFAULT_MAX_PYTHON_INTERPRETERS = 8;
@@ -97,19 +98,24 @@ export class ConversationRunners {
   }
 
   /**
-   * Ends least recently used runners past the cap. A runner in use (its conversation is
-   * claimed, or it is running) is skipped, so the cap is exceeded only while more
+   * Ends runners past the cap: the least recently used of a tenant holding more than its share
+   * (src/runtime/session-budget.ts), so one tenant's many conversations end that tenant's own
+   * interpreters, not another's. A runner in use (its conversation is claimed, or it is
+   * running) is skipped but counts for its tenant, so the cap is exceeded only while more
    * conversations than that run Python at the same moment; the next call trims again.
    */
   private trimPython(): void {
-    let excess = this.python.size - this.maxPythonInterpreters;
-    if (excess <= 0) return;
+    if (this.python.size <= this.maxPythonInterpreters) return;
     const newest = [...this.python.keys()].at(-1);
+    const held: HeldSession[] = [];
+    let order = 0;
     for (const [id, runner] of this.python) {
-      if (excess <= 0) break;
-      if (id === newest || this.lock.isBusy(id) || runner.state === 'busy' || runner.state === 'starting') continue;
+      const pinned = id === newest || this.lock.isBusy(id) || runner.state === 'busy' || runner.state === 'starting';
+      held.push({ name: id, bytes: 1, lastUsed: order++, pinned });
+    }
+    for (const id of overBudget(held, this.maxPythonInterpreters)) {
+      const runner = this.python.get(id)!;
       this.python.delete(id);
-      excess--;
       void runner.close();
     }
   }

@@ -70,3 +70,16 @@ test('the idle timeout ends the interpreter and removes the runner from the map'
 test('a bad cap is refused', () => {
   assert.throws(() => new ConversationRunners(1, {}, {}, 0), /maxPythonInterpreters must be a positive integer/);
 });
+
+test("one tenant's many conversations end its own interpreters, not another tenant's (tenant: the id up to its first '/')", async () => {
+  const runners = make(1, {}, {}, 2);
+  const b = runners.pythonFor('tenantB/main');
+  assert.equal((await b.run('name = "B"\nname', opts)).value, 'B');
+  const bPid = b.pid!;
+  for (const id of ['tenantA/c0', 'tenantA/c1', 'tenantA/c2']) {
+    assert.equal((await runners.pythonFor(id).run('1', opts)).value, 1);
+    assert.ok(runners.pythonConversations <= 2, `at most 2 runners after ${id}`);
+  }
+  assert.ok(alive(bPid), "tenant B's interpreter lives on");
+  assert.equal((await runners.pythonFor('tenantB/main').run('name', opts)).value, 'B');
+});

@@ -86,6 +86,8 @@ export interface DoneSession {
   kept?: boolean;
   /** QuickJS: the VM installed the run's bindings (it did not hold that catalog's already). */
   bound?: boolean;
+  /** QuickJS, with `kept`: bytes of the kept VM's WebAssembly memory (the host's session budget counts them). */
+  mem?: number;
 }
 
 /** Why a frame from a sandbox process was rejected. */
@@ -183,15 +185,17 @@ function parseOut(header: Record<string, unknown>, payloads: readonly string[]):
 }
 
 function parseDone(header: Record<string, unknown>, payloads: readonly string[]): ChildMessage | InvalidMessage {
-  const { run, ok, error, fresh, kept, bound } = header;
+  const { run, ok, error, fresh, kept, bound, mem } = header;
   if (!isRunId(run)) return invalid('done without a run id');
   if ([fresh, kept, bound].some((flag) => flag !== undefined && typeof flag !== 'boolean')) {
     return invalid('done with a malformed session');
   }
+  if (mem !== undefined && !(Number.isSafeInteger(mem) && (mem as number) >= 0)) return invalid('done with a malformed memory size');
   const session: DoneSession = {};
   if (fresh !== undefined) session.fresh = fresh as boolean;
   if (kept !== undefined) session.kept = kept as boolean;
   if (bound !== undefined) session.bound = bound as boolean;
+  if (mem !== undefined) session.mem = mem as number;
   if (ok === true) {
     return payloads.length === 1 ? { t: 'done', run, ok: true, json: payloads[0]!, ...session } : invalid('done without a value');
   }

@@ -97,6 +97,8 @@ export interface JsRuntimeStats {
   processesLive: number;
   /** Conversations holding a VM now (QuickJS engine). */
   conversations: number;
+  /** QuickJS: bytes the sessions between runs hold now, kept VMs and parked images (the `pool.sessionBudgetMb` budget); 0 for V8. */
+  sessionBytes: number;
   /**
    * Runs whose frame carried their tool catalog (the binding plan) to the sandbox process:
    * a process that already holds the catalog is only told its id.
@@ -276,7 +278,7 @@ export class JsRuntime {
           returning: () => pool.finishing(channel),
           release: () => pool.release(channel),
         });
-        pool.settleSession(channel, session.reported.kept === true);
+        pool.settleSession(channel, session.reported.kept === true, session.reported.mem ?? 0);
         const result = await session.result;
         result.session = { fresh: session.reported.fresh ?? channel.fresh };
         return result;
@@ -356,11 +358,11 @@ export class JsRuntime {
   stats(): JsRuntimeStats {
     if (this.v8 !== undefined) {
       const { started, killed, live, conversations } = this.v8.stats();
-      return { processesStarted: started, processesKilled: killed, processesLive: live, conversations, ...this.counts };
+      return { processesStarted: started, processesKilled: killed, processesLive: live, conversations, sessionBytes: 0, ...this.counts };
     }
     const q = this.quickjs!;
-    const { processes, conversations } = q.size;
-    return { processesStarted: q.counts.started, processesKilled: q.counts.killed, processesLive: processes, conversations, ...this.counts };
+    const { processes, conversations, sessionBytes } = q.size;
+    return { processesStarted: q.counts.started, processesKilled: q.counts.killed, processesLive: processes, conversations, sessionBytes, ...this.counts };
   }
 
   /**

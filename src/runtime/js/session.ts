@@ -108,7 +108,7 @@ export class RunSession {
    * From the sandbox process's outcome (QuickJS): whether the run started fresh, whether its VM
    * was kept, whether its VM installed the bindings (rather than keeping those of its last run).
    */
-  reported: { fresh?: boolean; kept?: boolean; bound?: boolean } = {};
+  reported: { fresh?: boolean; kept?: boolean; bound?: boolean; mem?: number } = {};
   /** The run's frame carried the tool catalog: its process did not hold it yet. */
   catalogSent = false;
   private readonly calls: CallSummary[] = [];
@@ -195,7 +195,7 @@ export class RunSession {
         }
         return;
       case 'done': {
-        this.reported = { fresh: message.fresh, kept: message.kept, bound: message.bound };
+        this.reported = { fresh: message.fresh, kept: message.kept, bound: message.bound, mem: message.mem };
         if (!message.ok) return this.finish({ ok: false, error: message.error }, true);
         const problem = this.returnProblem(message.json);
         if (problem !== undefined) return this.finish({ ok: false, error: { kind: 'script', name: 'RangeError', message: problem } }, true);

@@ -72,7 +72,7 @@ test('a run under the name of a conversation ended while its last run finished s
   const pool = new QuickjsPool(resolvePoolOptions({ maxProcesses: 1 }), undefined);
   try {
     const first = await pool.acquire('x', 1, DEFAULT_LIMITS);
-    pool.settleSession(first, true); // its process kept the VM: the next run would continue it
+    pool.settleSession(first, true, 1 << 20); // its process kept the VM: the next run would continue it
     pool.finishing(first);
     pool.endConversation('x'); // deferred: the run has not been released yet
     const next = await pool.acquire('x', 2, DEFAULT_LIMITS);

@@ -42,12 +42,18 @@ test('a call an earlier run left pending never settles in a later one', async ()
   assert.deepEqual(value, ['mine', 'undefined']);
 });
 
-test('a process keeps at most 32 sessions: the least recently used starts fresh and says so', async () => {
-  for (let i = 0; i < 34; i++) {
-    valueOf(await runtime.execute(`mark = ${i}; return 1;`, { tools: [], conversation: `many-${i}` }));
+test('a sandbox process keeps at most 32 sessions: the least recently used starts fresh and says so', async () => {
+  // On threads, sessions between runs are bounded in bytes instead (session-budget.test.ts).
+  const processes = new JsRuntime({ quickjsThreads: false, pool: { maxProcesses: 1, runsPerProcess: 4 } });
+  try {
+    for (let i = 0; i < 34; i++) {
+      valueOf(await processes.execute(`mark = ${i}; return 1;`, { tools: [], conversation: `many-${i}` }));
+    }
+    const oldest = await processes.execute('return typeof mark;', { tools: [], conversation: 'many-0' });
+    assert.deepEqual([valueOf(oldest), oldest.session], ['undefined', { fresh: true }]);
+    const newest = await processes.execute('return mark;', { tools: [], conversation: 'many-33' });
+    assert.deepEqual([valueOf(newest), newest.session], [33, { fresh: false }]);
+  } finally {
+    await processes.close();
   }
-  const oldest = await runtime.execute('return typeof mark;', { tools: [], conversation: 'many-0' });
-  assert.deepEqual([valueOf(oldest), oldest.session], ['undefined', { fresh: true }]);
-  const newest = await runtime.execute('return mark;', { tools: [], conversation: 'many-33' });
-  assert.deepEqual([valueOf(newest), newest.session], [33, { fresh: false }]);
 });

@@ -3,6 +3,7 @@
  * many runs may wait for one and for how long, and when idle ones are reclaimed.
  */
 import os from 'node:os';
+import { DEFAULT_SESSION_BUDGET_MB } from '../../session-budget.ts';
 
 export interface JsPoolOptions {
   /**
@@ -28,6 +29,14 @@ export interface JsPoolOptions {
   idleProcessMs?: number;
   /** QuickJS: processes kept warm however idle (default 1). */
   minProcesses?: number;
+  /**
+   * QuickJS: MiB the conversations' sessions between runs may hold in all, kept VMs and parked
+   * images together, each counted by its VM's whole memory (default 256,
+   * `DEFAULT_SESSION_BUDGET_MB`). Past it, the least recently used session of a tenant over its
+   * share is dropped (src/runtime/session-budget.ts); that conversation's next run starts
+   * fresh and says so (`session.fresh`).
+   */
+  sessionBudgetMb?: number;
 }
 
 export type ResolvedPoolOptions = Required<JsPoolOptions>;
@@ -59,5 +68,6 @@ export function resolvePoolOptions(options: JsPoolOptions = {}, engine: 'quickjs
     idleVmMs: bounded(options.idleVmMs, 300_000, 'idleVmMs', 0),
     idleProcessMs: bounded(options.idleProcessMs, 30_000, 'idleProcessMs', 0),
     minProcesses: Math.min(maxProcesses, Math.floor(bounded(options.minProcesses, 1, 'minProcesses', 0))),
+    sessionBudgetMb: bounded(options.sessionBudgetMb, DEFAULT_SESSION_BUDGET_MB, 'sessionBudgetMb', 0),
   };
 }

@@ -26,9 +26,13 @@ import type { IsolationMode, ScriptCaps } from '../../../isolation/index.ts';
 import type { RunProcess } from '../../session.ts';
 import { SandboxThread } from './thread.ts';
 import { placeOnThread } from './thread-placement.ts';
+import { overBudget, tenantOf, type HeldSession } from '../../../session-budget.ts';
 
 /** Where VMs run: a sandbox process or a worker thread of the host (thread.ts); nothing else. */
 type VmHost = SandboxProcess | SandboxThread;
+
+/** Threads one tenant's runs may hold at once (QuickjsPool.tenantFull says why half). */
+export const tenantThreads = (maxProcesses: number): number => Math.max(1, Math.floor(maxProcesses / 2));
 
 /** How long a process may take to confirm a cancelled run before it is killed. */
 const CANCEL_GRACE_MS = 2_000;
@@ -42,8 +46,6 @@ const CANCEL_GRACE_MS = 2_000;
  * is the larger part of what a waiting run then pays.
  */
 const FAIR_SLICE_MS = 100;
-/** Threads: parked sessions the host keeps at most per thread allowed (beyond: least recently used dropped). */
-const PARKED_PER_THREAD = 32;
 
 interface Host {
   process: VmHost;
@@ -76,8 +78,12 @@ interface Conversation {
   lastUsed: number;
   /** Its process holds a VM kept from its last run (a session the next run continues). */
   session: boolean;
+  /** Bytes of that kept VM's memory, as its last run reported (src/runtime/session-budget.ts). */
+  keptBytes: number;
   /** Ended while a run used it: dropped once its last run is over. */
   ending: boolean;
+  /** Its tenant (src/runtime/session-budget.ts): the conversation id up to its first '/'. */
+  tenant: string;
   /** Threads: its thread was asked to park the kept VM; the next run waits for the snapshot. */
   parking: boolean;
   /** Threads: the kept VM, parked in the host; the next run restores it on any free thread. */
@@ -98,6 +104,8 @@ export class QuickjsPool {
   private readonly idleVmMs: number;
   private readonly idleProcessMs: number;
   private readonly minProcesses: number;
+  /** Bytes the sessions between runs may hold, kept VMs and parked images together (src/runtime/session-budget.ts). */
+  private readonly sessionBudget: number;
   private readonly hosts = new Set<Host>();
   private readonly conversations = new Map<string, Conversation>();
   private readonly queue: Waiter[] = [];
@@ -138,6 +146,7 @@ export class QuickjsPool {
       idleProcessMs: this.idleProcessMs,
       minProcesses: this.minProcesses,
     } = options);
+    this.sessionBudget = options.sessionBudgetMb * 1024 * 1024;
     if (threads) this.runsPerProcess = 1;
     const every = Math.max(20, Math.min(this.idleVmMs, this.idleProcessMs, 60_000) / 2);
     this.sweeper = setInterval(() => this.sweep(), every);
@@ -153,10 +162,11 @@ export class QuickjsPool {
    * Live processes, conversations with a VM, queued runs, and the conversation slots the
    * processes reported holding after their last runs (for monitoring and tests).
    */
-  get size(): { processes: number; conversations: number; queued: number; processSlots: number } {
+  get size(): { processes: number; conversations: number; queued: number; processSlots: number; sessionBytes: number } {
     let processSlots = 0;
     for (const h of this.hosts) processSlots += h.slots;
-    return { processes: this.hosts.size, conversations: this.conversations.size, queued: this.queue.length, processSlots };
+    const sessionBytes = this.heldSessions().reduce((sum, s) => sum + s.bytes, 0);
+    return { processes: this.hosts.size, conversations: this.conversations.size, queued: this.queue.length, processSlots, sessionBytes };
   }
 
   /**
@@ -191,10 +201,32 @@ export class QuickjsPool {
    * @internal a run is over: `kept` says whether its process kept its VM as the
    * conversation's session (false when the run ended without the process reporting).
    */
-  settleSession(channel: RunChannel, kept: boolean): void {
+  settleSession(channel: RunChannel, kept: boolean, bytes: number): void {
     if (channel.conversation === undefined) return;
     const c = this.conversations.get(channel.conversation);
-    if (c !== undefined && c.host === channel.host) c.session = kept;
+    if (c === undefined || c.host !== channel.host) return;
+    c.session = kept;
+    c.keptBytes = kept ? bytes : 0;
+    this.enforceBudget();
+  }
+
+  /** Sessions between runs and their bytes: a parked image's, else its kept VM's memory. */
+  private heldSessions(): HeldSession[] {
+    const held: HeldSession[] = [];
+    for (const [name, c] of this.conversations) {
+      if (c.active > 0 || c.ending) continue;
+      const bytes = c.parked?.data.byteLength ?? (c.session && c.host !== null ? c.keptBytes : 0);
+      if (bytes > 0) held.push({ name, bytes, lastUsed: c.lastUsed });
+    }
+    return held;
+  }
+
+  /**
+   * Drops sessions until those between runs fit in the budget, fairly across tenants
+   * (src/runtime/session-budget.ts). A dropped conversation's next run starts fresh and says so.
+   */
+  private enforceBudget(): void {
+    for (const name of overBudget(this.heldSessions(), this.sessionBudget)) this.drop(name, this.conversations.get(name)!);
   }
 
   private bind(host: Host, conversation: string | undefined): void {
@@ -205,7 +237,7 @@ export class QuickjsPool {
     if (conversation === undefined) return;
     let c = this.conversations.get(conversation);
     if (c === undefined) {
-      c = { host, active: 0, lastUsed: 0, session: false, ending: false, parking: false };
+      c = { host, active: 0, lastUsed: 0, session: false, keptBytes: 0, tenant: tenantOf(conversation), ending: false, parking: false };
       this.conversations.set(conversation, c);
       host.conversations.add(conversation);
     } else if (c.ending) {
@@ -257,14 +289,7 @@ export class QuickjsPool {
     host.conversations.delete(conv);
     if (session === null) c.session = false;
     else c.parked = session;
-    let parkedCount = 0;
-    let oldest: [string, Conversation] | undefined;
-    for (const entry of this.conversations) {
-      if (entry[1].parked === undefined) continue;
-      parkedCount++;
-      if (oldest === undefined || entry[1].lastUsed < oldest[1].lastUsed) oldest = entry;
-    }
-    if (parkedCount > PARKED_PER_THREAD * this.maxProcesses && oldest !== undefined) this.drop(oldest[0], oldest[1]);
+    this.enforceBudget();
     this.serveQueue();
   }
 
@@ -280,6 +305,7 @@ export class QuickjsPool {
         c.active--;
         c.lastUsed = performance.now();
         if (c.ending && c.active === 0) this.drop(conversation, c);
+        else if (c.active === 0 && c.keptBytes > 0) this.enforceBudget(); // its session counts from now
       }
     }
     this.serveQueue();
@@ -305,8 +331,27 @@ export class QuickjsPool {
     if (c.host.process.alive) c.host.process.send({ t: 'drop', conv: name }, []);
   }
 
+  /**
+   * Threads: whether the tenant `conversation` belongs to holds its most threads already: half
+   * of `maxProcesses` (at least 1; the default pool's half is the number of cores). Its further
+   * runs wait behind its own, so one serve client's many spinning conversations leave threads,
+   * and cores, to everyone else. Measured (bench/neighbour-interleaved.ts, load 23–29, 2 cores):
+   * with no cap, four spinners and a heavy script of one tenant took every thread, a neighbour's
+   * session was parked and its next run waited 8.3 s for a thread to start beside them (30 s and
+   * a capacity failure in another run); capped at `maxProcesses` − 1 (3), its p50 beside them was
+   * 11.7–14.9 ms (1.4–1.6 alone); at half (2), 2.6–4.0 ms, p99 62–92 ms against 24–57 ms alone.
+   */
+  private tenantFull(conversation: string | undefined): boolean {
+    if (!this.threads || conversation === undefined) return false;
+    const tenant = tenantOf(conversation);
+    let running = 0;
+    for (const c of this.conversations.values()) if (c.tenant === tenant) running += c.active;
+    return running >= tenantThreads(this.maxProcesses);
+  }
+
   /** Where a run goes now, or null when it must wait. Starts a process when all are busy. */
   private place(conversation: string | undefined): Host | null {
+    if (this.tenantFull(conversation)) return null; // served when one of its tenant's runs ends
     const pinned = conversation === undefined ? undefined : this.conversations.get(conversation);
     if (pinned?.parking) return null; // its session is on its way to the host
     if (pinned?.host === null) return this.placeOnThread(conversation); // parked: any free thread

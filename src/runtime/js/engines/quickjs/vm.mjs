@@ -23,6 +23,17 @@ const B_UNKNOWN_TOOL = 5;
 
 /** Promise jobs between two deadline checks: `while (true) await null` runs few opcodes per job. */
 const JOBS_PER_CHECK = 64;
+/**
+ * What a VM's whole WebAssembly memory may hold beyond its run's `heapMb`, in MiB: the C stack
+ * and data of a fresh VM (1.5 MiB) and the allocator's ordinary waste. `heapMb` alone bounds
+ * what QuickJS's allocator counts as live, not the memory it grew to: a script that fragments
+ * its heap (keep one block in eight, then ask for larger ones) kept 14 MiB live under heapMb 32
+ * while its memory reached 101 MiB, and WebAssembly memory never shrinks. So the memory itself is
+ * checked (`footprintOver`): at every interrupt check while guest code runs and at the end of
+ * every slice. Between two checks it grows by at most one allocation, itself under `heapMb`.
+ */
+export const FOOTPRINT_SLACK_MB = 8;
+const MIB = 1024 * 1024;
 /** The wrapper puts the script on its own first line, so line numbers need no offset. */
 const WRAP_HEAD = '(async function () {';
 export const SCRIPT_FILE = 'script.js';
@@ -48,6 +59,10 @@ export class GuestRun {
     this.conv = typeof header.conv === 'string' ? header.conv : null;
     this.limits = header.limits;
     this.heapMb = header.heapMb;
+    /** Bytes the VM's WebAssembly memory may reach (FOOTPRINT_SLACK_MB). */
+    this.maxFootprint = (header.heapMb + FOOTPRINT_SLACK_MB) * MIB;
+    /** The VM's memory outgrew maxFootprint: the run ends out of memory, the VM is discarded. */
+    this.overgrown = false;
     this.limitMs = header.ms;
     this.deadline = performance.now() + (header.ms ?? Infinity);
     this.guest = guest;
@@ -66,12 +81,19 @@ export class GuestRun {
   shouldInterrupt() {
     // Ended from inside the bridge (a limit failed it): nothing more of it may run.
     if (!this.running) return true;
+    if (this.footprintOver()) return true;
     const now = performance.now();
     if (this.cancelled || now > this.deadline) {
       this.interrupted = true;
       return true;
     }
     return false;
+  }
+
+  /** Whether the VM's whole memory (fragmentation included) is past maxFootprint; remembered once seen. */
+  footprintOver() {
+    if (!this.overgrown && this.guest.exports.memory.buffer.byteLength > this.maxFootprint) this.overgrown = true;
+    return this.overgrown;
   }
 
   /** The host's clock may have been paused: it says how much time is left with each answer. */
@@ -169,6 +191,7 @@ export class GuestRun {
   }
 
   done(json) {
+    if (this.footprintOver()) return this.outOfMemory();
     this.keep = this.owned;
     if (typeof json !== 'string') return this.fail('sandbox', undefined, 'the prelude reported a malformed result');
     const refused = returnRefusal(this.limits, json);
@@ -177,13 +200,15 @@ export class GuestRun {
   }
 
   scriptFailed(name, message, stack) {
-    if (name === 'InternalError' && message === 'out of memory') return this.outOfMemory();
+    if ((name === 'InternalError' && message === 'out of memory') || this.footprintOver()) return this.outOfMemory();
     this.keep = this.owned;
     this.finish({ ok: false, error: scriptError(name, message, stack) }, []);
   }
 
   outOfMemory() {
-    this.fail('sandbox', undefined, `the script ran out of memory (heap limit ${this.heapMb} MiB)`);
+    if (!this.overgrown) return this.fail('sandbox', undefined, `the script ran out of memory (heap limit ${this.heapMb} MiB)`);
+    const mb = Math.ceil(this.guest.exports.memory.buffer.byteLength / MIB);
+    this.fail('sandbox', undefined, `the script ran out of memory (heap limit ${this.heapMb} MiB): its VM's memory grew to ${mb} MiB, fragmentation included, past heapMb + ${FOOTPRINT_SLACK_MB} MiB`);
   }
 
   /** Ends the run with an error; later bridge calls find it closed. */
@@ -205,7 +230,8 @@ export class GuestRun {
     }
     if (!result.ok && result.error.kind !== 'script') this.keep = false;
     this.flush();
-    this.send({ t: 'done', run: this.id, ...result, fresh: this.fresh, kept: this.keep, bound: this.bound }, payloads);
+    const mem = this.keep ? this.guest.exports.memory.buffer.byteLength : 0;
+    this.send({ t: 'done', run: this.id, ...result, fresh: this.fresh, kept: this.keep, bound: this.bound, mem }, payloads);
     this.onEnd(this);
   }
 
@@ -272,6 +298,8 @@ export class GuestRun {
       return this.engineFailure(error);
     }
     if (!this.running) return;
+    // The slice is over: a VM whose memory outgrew its bound is not left waiting on the host.
+    if (this.footprintOver()) return this.outOfMemory();
     this.flush();
     if (this.inflight === 0) this.fail('script', 'Error', DEADLOCK_MESSAGE);
   }
@@ -286,6 +314,7 @@ export class GuestRun {
     const message = readString(error, 'message') ?? String(error);
     const stack = readString(error, 'stack');
     disposeIfHandle(error);
+    if (this.overgrown) return this.outOfMemory();
     if (this.interrupted) {
       // Same words as the host's own timer, which may fire a moment later.
       return this.fail('timeout', undefined, this.cancelled ? 'the run was cancelled' : `the script did not finish within its time limit of ${this.limitMs} ms`);
