@@ -75,7 +75,7 @@ test('toolRunner: a code_execution script calls two server tools; the observer p
     assert.deepEqual(final.content, [{ type: 'text', text: 'done' }]);
 
     // The API was offered every host tool, and got the script's result for the model's call.
-    assert.deepEqual(requests[0]!.tools.map((t) => t.name).sort(), ['code_execution', 'srv--lookup', 'srv--search']);
+    assert.deepEqual(requests[0]!.tools.map((t) => t.name).sort(), ['code_execution', 'result_page', 'srv--lookup', 'srv--search']);
     const [result] = toolResults(requests[1]!);
     assert.equal(result?.tool_use_id, CE_CALL);
     assert.equal(result?.is_error, undefined);
