@@ -14,8 +14,7 @@
  * runner starts each call as its block finishes streaming; a call that starts after the reply's
  * earlier calls have all ended then opens an inference of its own.
  */
-import { ToolError } from '@anthropic-ai/sdk/lib/tools/ToolError';
-import type { BetaRunnableTool, BetaToolRunContext } from '@anthropic-ai/sdk/lib/tools/BetaRunnableTool';
+import type { BetaRunnableTool } from '@anthropic-ai/sdk/lib/tools/BetaRunnableTool';
 import type { BetaTool, BetaToolResultContentBlockParam } from '@anthropic-ai/sdk/resources/beta';
 import type { ToolHost } from '../host/tool-host.ts';
 import type { ToolListing, ToolResult } from '../host/types.ts';
@@ -32,6 +31,23 @@ export interface AnthropicToolsOptions {
 
 /** What a tool hands the runner: text, or tool-result content blocks when media are present. */
 export type AnthropicToolContent = string | BetaToolResultContentBlockParam[];
+
+/**
+ * What the runner hands `run` beside the input, from SDK 1.0 on (`toolUse`; `toolUseBlock` before
+ * it was renamed); earlier runners (0.63+) hand nothing, and calls then get host ids. Declared
+ * here rather than imported so that the adapter's types hold for every SDK version the peer
+ * range takes.
+ */
+interface RunContext {
+  toolUse?: { id?: string };
+  toolUseBlock?: { id?: string };
+  signal?: AbortSignal | null;
+}
+
+/** Thrown for an error result: the runner answers any thrown error with `Error: <message>` and `is_error: true`. */
+class ToolResultError extends Error {
+  override readonly name = 'ToolResultError';
+}
 
 /** Image types the Messages API takes as base64 image sources. */
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
@@ -94,8 +110,8 @@ function runnableTool(host: ToolHost, listing: ToolListing, name: string, option
     input_schema: (schema.type === undefined ? { type: 'object', ...schema } : schema) as BetaTool.InputSchema,
     // toolcell validates the arguments against the listed schema; the runner hands them on as sent.
     parse: (input: unknown) => input,
-    run: async (input: unknown, context?: BetaToolRunContext): Promise<AnthropicToolContent> => {
-      const callId = context?.toolUse?.id;
+    run: async (input: unknown, context?: RunContext): Promise<AnthropicToolContent> => {
+      const callId = context?.toolUse?.id ?? context?.toolUseBlock?.id;
       const signal = context?.signal ?? undefined;
       const inferenceId = replies.inference();
       const outcome = await host.dispatch({
@@ -107,8 +123,9 @@ function runnableTool(host: ToolHost, listing: ToolListing, name: string, option
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       }).finally(() => replies.ended(inferenceId));
       const { content, isError } = toAnthropicContent(outcome.result);
-      // The runner answers a thrown ToolError with its content and `is_error: true`.
-      if (isError) throw new ToolError(content);
+      // An error result is text only (result-shape.ts). Thrown as a plain error rather than the
+      // SDK's ToolError (1.0+ only), which keeps the adapter free of any runtime import of the SDK.
+      if (isError) throw new ToolResultError(typeof content === 'string' ? content : JSON.stringify(content));
       return content;
     },
   } as BetaRunnableTool<unknown>;

@@ -146,7 +146,7 @@ test('an error result reaches the model with is_error; an image as an image bloc
     await client.beta.messages.toolRunner({ model: 'claude-test', max_tokens: 64, messages: [{ role: 'user', content: 'go' }], tools: anthropicTools(host, { conversationId: 'c' }) });
     const byId = new Map(toolResults(requests[1]!).map((r) => [r.tool_use_id, r]));
     assert.equal(byId.get('call_f')?.is_error, true);
-    assert.match(JSON.stringify(byId.get('call_f')?.content), /disk on fire/);
+    assert.equal(byId.get('call_f')?.content, 'Error: disk on fire');
     assert.deepEqual(byId.get('call_s')?.content, [{ type: 'text', text: 'a dot' }, { type: 'image', source: { type: 'base64', data: 'iVBORw0KGgo=', media_type: 'image/png' } }]);
     assert.equal(byId.get('call_s')?.is_error, undefined);
     assert.equal(byId.get('call_n')?.content, '{"n":3}');
