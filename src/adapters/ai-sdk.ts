@@ -4,6 +4,8 @@
  * `abortSignal` as the call's signal; calls of one model step share one inference (the SDK
  * hands every call of a step the same `messages` array); results reach the model through
  * `toModelOutput` as text, JSON (structured content) or content parts (images, audio, files).
+ * With `liveOutput`, what a call reports while it runs (a script's output, a server's progress
+ * messages) streams as preliminary tool results before the final one.
  */
 import { jsonSchema, type ToolSet } from 'ai';
 import type { ToolHost } from '../host/tool-host.ts';
@@ -16,7 +18,22 @@ export interface AiSdkToolsOptions {
   conversationId: string;
   /** Per-call time limit passed to `dispatch` (default: the host's `callTimeoutMs`). */
   timeoutMs?: number;
+  /**
+   * Stream what a call reports while it runs — a script's console lines and prints, a server
+   * tool's progress messages — as preliminary tool results (`execute` becomes an async
+   * generator): `streamText`'s `fullStream` gets a `tool-result` part with `preliminary: true`
+   * per piece, whose output is `{ content: [{ type: 'text', text }], _meta: { 'toolcell/preliminary': true } }`,
+   * then the final result as usual. Off by default: a framework that calls `execute` itself
+   * (Mastra) may not take an async generator.
+   */
+  liveOutput?: boolean;
 }
+
+/** Pieces of live output waiting for the stream's reader; past it the oldest are dropped and counted. */
+export const LIVE_QUEUE_PIECES = 64;
+
+/** The `_meta` key that marks a preliminary result made of live output. */
+export const PRELIMINARY_META_KEY = 'toolcell/preliminary';
 
 type ModelOutput =
   | { type: 'text'; value: string }
@@ -80,24 +97,66 @@ export function aiSdkTools(host: ToolHost, options: AiSdkToolsOptions): ToolSet 
   };
   const set: ToolSet = {};
   for (const listing of host.listTools()) {
+    type Call = { toolCallId: string; messages: unknown; abortSignal?: AbortSignal };
+    const dispatch = (input: unknown, call: Call, onProgress?: (p: { message?: string }) => void) =>
+      host.dispatch({
+        inferenceId: inferenceFor(call.messages),
+        modelCallId: call.toolCallId,
+        name: listing.name,
+        input,
+        ...(call.abortSignal ? { signal: call.abortSignal } : {}),
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(onProgress ? { onProgress } : {}),
+      });
     set[listing.name] = {
       description: listing.description,
       inputSchema: jsonSchema(listing.inputSchema as Parameters<typeof jsonSchema>[0]),
-      execute: async (input: unknown, call: { toolCallId: string; messages: unknown; abortSignal?: AbortSignal }) => {
-        const outcome = await host.dispatch({
-          inferenceId: inferenceFor(call.messages),
-          modelCallId: call.toolCallId,
-          name: listing.name,
-          input,
-          ...(call.abortSignal ? { signal: call.abortSignal } : {}),
-          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-        });
-        return outcome.result;
-      },
+      execute: options.liveOutput === true
+        ? (input: unknown, call: Call) => withLiveOutput((onProgress) => dispatch(input, call, onProgress))
+        : async (input: unknown, call: Call) => (await dispatch(input, call)).result,
       toModelOutput: (arg: unknown) => toAiSdkModelOutput(toolResultOf(arg)),
     } as ToolSet[string];
   }
   return set;
+}
+
+/**
+ * Runs `start` with a progress sink and yields each progress message as a preliminary result
+ * while the call runs, then the call's result. Messages wait for the reader in a queue of at
+ * most {@link LIVE_QUEUE_PIECES}; a slow reader loses the oldest (the final result, which holds
+ * the whole output within its caps, never waits behind them).
+ */
+async function* withLiveOutput(start: (onProgress: (p: { message?: string }) => void) => Promise<{ result: ToolResult }>): AsyncGenerator<ToolResult> {
+  const queue: string[] = [];
+  let dropped = 0;
+  let wake: (() => void) | undefined;
+  const onProgress = (p: { message?: string }) => {
+    if (typeof p.message !== 'string' || p.message === '') return;
+    queue.push(p.message);
+    if (queue.length > LIVE_QUEUE_PIECES) {
+      queue.shift();
+      dropped++;
+    }
+    wake?.();
+  };
+  let finished = false;
+  const outcome = start(onProgress).finally(() => {
+    finished = true;
+    wake?.();
+  });
+  // A rejection is rethrown below by `await outcome`; this only keeps it from being unhandled meanwhile.
+  outcome.catch(() => undefined);
+  for (;;) {
+    while (queue.length > 0) {
+      const text = dropped > 0 ? `(${dropped} earlier pieces of output not shown)\n${queue.shift()!}` : queue.shift()!;
+      dropped = 0;
+      yield { content: [{ type: 'text', text }], _meta: { [PRELIMINARY_META_KEY]: true } };
+    }
+    if (finished) break;
+    await new Promise<void>((resolve) => (wake = resolve));
+    wake = undefined;
+  }
+  yield (await outcome).result;
 }
 
 /** A source of {@link aiSdkTools} sets; see {@link aiSdkToolSource}. */

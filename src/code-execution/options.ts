@@ -5,6 +5,7 @@ import type { RegisteredTool } from '../host/types.ts';
 import type { JsEngine, JsPoolOptions } from '../runtime/js/index.ts';
 import type { PythonRunnerOptions } from '../runtime/python/index.ts';
 import type { WhenBusy } from './conversation-lock.ts';
+import type { ResultPagesLimits } from './result-pages.ts';
 
 export type ScriptLanguage = 'javascript' | 'python';
 
@@ -85,6 +86,13 @@ export interface CodeExecutionOptions {
   maxCodeBytes?: number;
   /** Cap on the serialized result text handed back to the model (default 64 KiB). */
   maxResultChars?: number;
+  /**
+   * A value cut to fit `maxResultChars` is kept whole, for its conversation only, and the model
+   * reads it page by page with the `result_page` tool (docs/script-results.md). Bounds default to
+   * 24 MiB per conversation, 96 MiB in all, 10 minutes per value (result-pages.ts); narrow them
+   * here, or `false` to keep nothing and not register `result_page`.
+   */
+  resultPages?: false | Partial<ResultPagesLimits>;
   /**
    * Cap on the content a script returns as content blocks (images, audio, resources, text;
    * docs/script-results.md): decoded bytes of media and blobs plus UTF-8 bytes of text. Past

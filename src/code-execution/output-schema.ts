@@ -109,6 +109,8 @@ export const RESULT_ENVELOPE_SCHEMA = {
                 additionalProperties: false,
               },
             },
+            handle: { type: 'string', description: "The whole value's JSON text is kept under this handle: read it with the result_page tool." },
+            more: { type: 'string', description: 'How to read the rest (the result_page call to make), or why it was not kept.' },
           },
           required: ['chars', 'shape'],
           additionalProperties: false,

@@ -6,9 +6,10 @@
  * them in its own output.
  *
  * The text stays within the result cap without ever being cut mid-JSON: past the cap the value
- * is left out (the value is all or nothing: a clipped JSON value would be a different value)
- * and `truncated.value` gives its length and shape; stdout, logs and error texts keep their
- * first part, each cut marked under `truncated`.
+ * keeps its beginning as valid JSON (value-prefix.ts), `truncated.value` gives its length, shape
+ * and cuts, and — where the caller keeps cut values (result-pages.ts) — a handle and one line
+ * saying how to read the rest; stdout, logs and error texts keep their first part, each cut
+ * marked under `truncated`.
  */
 import type { ContentBlock, ToolResult } from '../host/types.ts';
 import type { CallSummary, Conversion, LogEntry, RunError, RunErrorKind, SessionInfo } from '../runtime/types.ts';
@@ -46,7 +47,15 @@ export interface Truncation {
    * beginning (an array's first items, an object's first members, a string's start) — where it
    * was cut and what was kept of what (value-prefix.ts). Without `cuts` the value was left out.
    */
-  value?: { chars: number; shape: string; cuts?: ValueCut[] };
+  value?: {
+    chars: number;
+    shape: string;
+    cuts?: ValueCut[];
+    /** Where the whole value's JSON text is kept for the `result_page` tool (result-pages.ts). */
+    handle?: string;
+    /** One line telling the model how to read the rest (with `handle`), or why it cannot. */
+    more?: string;
+  };
   /** stdout keeps its first part; `chars` is its full length. */
   stdout?: { chars: number };
   /** The first log entries are kept; `entries` is how many there were. */
@@ -182,6 +191,14 @@ export function buildEnvelope(run: RunReport, timeLimit: TimeLimit, normalized: 
 const MARKER_RESERVE = 800;
 /** Characters held back for the list of a truncated value's cuts (at most MAX_CUTS short entries). */
 const CUTS_RESERVE = 700;
+/** Characters held back for a cut value's handle and its one line on reading the rest. */
+const PAGE_RESERVE = 400;
+
+/**
+ * Keeps a cut value's whole JSON text where the model can page it (result-pages.ts): the
+ * fields to add to `truncated.value` (`handle` and `more`, or only `more` saying why not).
+ */
+export type KeepCutValue = (json: string) => { handle?: string; more: string };
 /** Longest error message or stack kept when the result is over its cap. */
 const ERROR_TEXT_CHARS = 2000;
 
@@ -203,7 +220,7 @@ function clipToJson(text: string, room: number): string {
  * logs; every cut is recorded in `truncated`. The text is valid JSON whatever happens; it can
  * exceed `maxChars` only when the cap is smaller than the envelope's fixed parts.
  */
-export function fitEnvelope(envelope: ResultEnvelope, maxChars: number): ResultEnvelope {
+export function fitEnvelope(envelope: ResultEnvelope, maxChars: number, keep?: KeepCutValue): ResultEnvelope {
   if (jsonLength(envelope) <= maxChars) return envelope;
   const truncated: Truncation = { ...envelope.truncated };
   const { value, stdout, logs, ...rest } = envelope;
@@ -221,6 +238,10 @@ export function fitEnvelope(envelope: ResultEnvelope, maxChars: number): ResultE
       room -= text.length + 10;
     } else {
       truncated.value = { chars: text.length, shape: shapeOf(value) };
+      if (keep !== undefined) {
+        Object.assign(truncated.value, keep(text));
+        room -= PAGE_RESERVE;
+      }
       // Its beginning, as valid JSON, in the room left after the list of cuts.
       const prefix = valuePrefix(value, room - CUTS_RESERVE);
       if (prefix !== undefined && prefix.cuts.length > 0) {
@@ -271,8 +292,8 @@ export function fitEnvelope(envelope: ResultEnvelope, maxChars: number): ResultE
  * `structuredContent`. The JSON text is always the first block; content the script returned
  * follows it (bounded on its own, not by `maxChars`).
  */
-export function toToolResult(envelope: ResultEnvelope, maxChars: number, endTurn: boolean, returned: readonly ContentBlock[] = []): ToolResult {
-  const fitted = fitEnvelope(envelope, maxChars);
+export function toToolResult(envelope: ResultEnvelope, maxChars: number, endTurn: boolean, returned: readonly ContentBlock[] = [], keep?: KeepCutValue): ToolResult {
+  const fitted = fitEnvelope(envelope, maxChars, keep);
   return {
     content: [{ type: 'text', text: JSON.stringify(fitted) }, ...returned],
     structuredContent: fitted as unknown as Record<string, unknown>,

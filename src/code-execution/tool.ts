@@ -30,6 +30,9 @@ import { explainFinalExpression, prepareForRun, restorePositions, syntaxErrorRep
 import { NormalizePool } from '../runtime/js/normalize/pool.ts';
 import { codeTooLarge, DEFAULT_MAX_CODE_BYTES } from './code-size.ts';
 import { DEFAULT_MAX_CONTENT_BYTES, MAX_CONTENT_BLOCKS, takeReturnedContent, type ContentLimits } from './returned-content.ts';
+import { DEFAULT_RESULT_PAGES_LIMITS, ResultPages } from './result-pages.ts';
+import { pageCharsFor, readMoreLine, registerResultPage } from './result-page-tool.ts';
+import type { KeepCutValue } from './result.ts';
 
 /** What {@link registerCodeExecution} returns: the registered tool's handle. */
 export interface CodeExecution {
@@ -67,6 +70,20 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     throw new TypeError(`innerCallTimeoutMs + innerCallGraceMs must be milliseconds above 0 (Infinity for none), not ${describeTimeout(callTimeoutMs)}`);
   }
   const maxResultChars = options.maxResultChars ?? DEFAULTS.maxResultChars;
+  // A cut value's whole JSON text, kept for the model to page with result_page (result-pages.ts).
+  const pageLimits = options.resultPages === false ? undefined : { ...DEFAULT_RESULT_PAGES_LIMITS, ...options.resultPages };
+  if (pageLimits !== undefined && !Object.values(pageLimits).every((n) => Number.isSafeInteger(n) && n >= 1)) {
+    throw new Error('resultPages: perConversationBytes, totalBytes and ttlMs must be whole numbers ≥ 1');
+  }
+  const pages = pageLimits === undefined ? undefined : new ResultPages(pageLimits);
+  const pageChars = pageCharsFor(maxResultChars);
+  const keepFor = (conversationId: string): KeepCutValue | undefined => {
+    if (pages === undefined) return undefined;
+    return (json) => {
+      const kept = pages.keep(conversationId, json);
+      return 'handle' in kept ? { handle: kept.handle, more: readMoreLine(kept.handle, pageChars, pageLimits!.ttlMs) } : { more: `The rest was not kept: ${kept.refused}.` };
+    };
+  };
   const contentLimits: ContentLimits = { maxBytes: options.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES, maxBlocks: MAX_CONTENT_BLOCKS };
   if (!(Number.isSafeInteger(contentLimits.maxBytes) && contentLimits.maxBytes >= 1)) throw new Error('maxContentBytes must be a whole number of bytes ≥ 1');
   const maxCodeBytes = options.maxCodeBytes ?? DEFAULT_MAX_CODE_BYTES;
@@ -208,7 +225,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       ledger.live = false;
       relist.afterRun();
       const taken = takeReturnedContent(explainFinalExpression(restorePositions(report, positions), normalized), contentLimits);
-      return toToolResult(buildEnvelope(taken.report, timeLimit, normalized, taken.content?.summary), maxResultChars, ledger.endTurn, taken.content?.blocks);
+      return toToolResult(buildEnvelope(taken.report, timeLimit, normalized, taken.content?.summary), maxResultChars, ledger.endTurn, taken.content?.blocks, keepFor(ctx.conversationId));
     } finally {
       // The runtime has returned: the script has stopped (JavaScript: its process killed;
       // Python: it reported done, or its interpreter exited).
@@ -237,7 +254,12 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     handler,
   });
 
-  const endConversation = (conversationId: string) => runners.endConversation(conversationId);
+  if (pages !== undefined) registerResultPage(host, pages, pageChars);
+
+  const endConversation = (conversationId: string) => {
+    pages?.endConversation(conversationId);
+    return runners.endConversation(conversationId);
+  };
   const unhook = host.onConversationEnd(endConversation);
   return {
     describe,
@@ -246,6 +268,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     close: async () => {
       unhook();
       relist.close();
+      pages?.clear();
       await Promise.all([runners.close(), normalizePool.close()]);
     },
     runners,

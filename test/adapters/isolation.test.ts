@@ -1,7 +1,7 @@
 /**
  * Importing one entry point loads only its own framework: `toolcell` loads none, and each of
  * `toolcell/ai-sdk`, `toolcell/openai-agents`, `toolcell/langchain` loads its framework and no
- * other. Every import runs in a fresh node process (this checkout, where all three frameworks
+ * other; `toolcell/anthropic` (types only) loads none. Every import runs in a fresh node process (this checkout, where all three frameworks
  * are installed as devDependencies, so a stray import would succeed and be seen) with a
  * module-resolution hook recording every URL the ESM loader resolves, plus the CommonJS cache
  * for modules that CommonJS packages require past the hooks.
@@ -33,6 +33,7 @@ const FRAMEWORKS = {
   ai: /\/node_modules\/(?:ai|@ai-sdk\/[^/]+)\//,
   '@openai/agents': /\/node_modules\/(?:@openai\/agents[^/]*|openai)\//,
   '@langchain/core': /\/node_modules\/(?:@langchain\/[^/]+|langsmith)\//,
+  '@anthropic-ai/sdk': /\/node_modules\/@anthropic-ai\/sdk\//,
 } as const;
 type Framework = keyof typeof FRAMEWORKS;
 
@@ -41,6 +42,8 @@ const ENTRIES: Array<{ entry: string; loads: Framework[] }> = [
   { entry: 'toolcell/ai-sdk', loads: ['ai'] },
   { entry: 'toolcell/openai-agents', loads: ['@openai/agents'] },
   { entry: 'toolcell/langchain', loads: ['@langchain/core'] },
+  // Types only: the runner passes its client; the adapter needs none of the SDK at run time.
+  { entry: 'toolcell/anthropic', loads: [] },
 ];
 
 describe('an entry point loads only its own framework', { concurrency: true }, () => {

@@ -24,10 +24,13 @@ export interface AdapterRig {
   close(): Promise<void>;
 }
 
-/** A host with code_execution (JavaScript), connected to a server process and an observer process. */
-export async function adapterRig(): Promise<AdapterRig> {
+/**
+ * A host with code_execution (JavaScript), connected to a server process and an observer
+ * process. The server offers `lookup`, or the tools named in `serverTools`.
+ */
+export async function adapterRig(serverTools: string[] = ['lookup']): Promise<AdapterRig> {
   const dir = scratchDir();
-  const server = makePeer(dir, 'srv', { tools: [{ name: 'lookup', classes: ['notes'] }] });
+  const server = makePeer(dir, 'srv', { tools: serverTools.map((name) => ({ name, classes: ['notes'] })) });
   const observer = makePeer(dir, 'obs', { observer: true, policy: observePolicy() });
   const host = new ToolHost({ logger: pino({ level: 'silent' }) });
   const events: HostLifecycleEvent[] = [];

@@ -1,10 +1,10 @@
 /**
- * The three framework adapters as a user gets them: the packed tarball installed into an
+ * The four framework adapters as a user gets them: the packed tarball installed into an
  * empty project with only that framework beside it (one shared install per framework, from
  * test/helpers/pack-once.ts, the framework at this repository's devDependency range), then a
  * plain-node script — no tsx — runs one agent loop with the framework's own test double
  * (generateText + MockLanguageModelV4; run() + ScriptedModel; a tool-calling loop over
- * fakeModel()). The scripted model calls code_execution with a script that calls a real MCP
+ * fakeModel(); the Anthropic tool runner over a client whose `fetch` plays the Messages API). The scripted model calls code_execution with a script that calls a real MCP
  * server (the shipped fixtures/peer.mjs); a real observer process (the same fixture) must see
  * that inner call with the code_execution call as its parent, and the framework must have
  * seen the tool result. That the script runs at all proves the adapter imports with none of
@@ -26,7 +26,7 @@ const CE_CALL = 'toolu_01PackedAdapterCall01';
 const SCRIPT = { code: 'const r = await tools.srv__lookup({ q: 7 }); return "got " + r.tool;' };
 
 /**
- * Shared by the three loops: a host with code_execution, the shipped fixture as an MCP server
+ * Shared by the loops: a host with code_execution, the shipped fixture as an MCP server
  * (`srv`, one tool) and as an observer (`obs`); `finish` waits until the observer has read
  * every notification (the fixture answers `fixture/barrier` after all earlier lines), then
  * prints one JSON line with what the framework reported and what the observer saw.
@@ -124,6 +124,25 @@ for (let turn = 0; turn < 3; turn++) {
 await r.finish({ answer: messages.at(-1).content, toolResult });
 `;
 
+const ANTHROPIC = `
+import Anthropic from '@anthropic-ai/sdk';
+import { anthropicTools } from 'toolcell/anthropic';
+import { rig, CE_CALL, SCRIPT } from './rig.mjs';
+
+const r = await rig();
+// The Messages API played by a stub: a tool_use of code_execution, then a final text.
+const sent = [];
+const reply = (content) => ({ id: 'msg_' + sent.length, type: 'message', role: 'assistant', model: 'm', content, stop_reason: content[0].type === 'tool_use' ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } });
+const fetch = async (_url, init) => {
+  sent.push(JSON.parse(init.body));
+  const body = sent.length === 1 ? reply([{ type: 'tool_use', id: CE_CALL, name: 'code_execution', input: SCRIPT }]) : reply([{ type: 'text', text: 'done' }]);
+  return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } });
+};
+const client = new Anthropic({ apiKey: 'test', fetch });
+const final = await client.beta.messages.toolRunner({ model: 'm', max_tokens: 64, messages: [{ role: 'user', content: 'go' }], tools: anthropicTools(r.host, { conversationId: 'conv-packed' }) });
+await r.finish({ answer: final.content[0].text, toolResult: JSON.stringify(sent[1].messages.at(-1).content) });
+`;
+
 /**
  * Type checks against the shipped declarations and the framework's own types. Each
  * `@ts-expect-error` line fails the check if its type had decayed to `any` (an adapter
@@ -170,10 +189,27 @@ langchainTools(host, {});
 void wrong;
 `;
 
+const ANTHROPIC_TYPES = `${HOST_TYPES}
+import Anthropic from '@anthropic-ai/sdk';
+import type { BetaRunnableTool } from '@anthropic-ai/sdk/lib/tools/BetaRunnableTool';
+import { anthropicToolSource, anthropicTools, toAnthropicContent } from 'toolcell/anthropic';
+const tools = anthropicTools(host, { conversationId: 'c' });
+const first: BetaRunnableTool<unknown> | undefined = tools[0];
+const client = new Anthropic({ apiKey: 'k' });
+void client.beta.messages.toolRunner({ model: 'm', max_tokens: 1, messages: [], tools: anthropicToolSource(host, { conversationId: 'c' }).tools() });
+void first; void toAnthropicContent({ content: [] });
+// @ts-expect-error a runnable tool is not a number
+const wrong: number = tools[0]!;
+// @ts-expect-error conversationId is required
+anthropicTools(host, {});
+void wrong;
+`;
+
 const FRAMEWORKS = [
   { name: 'ai-sdk', dependency: at('ai'), loop: AI_SDK, types: AI_SDK_TYPES },
   { name: 'openai-agents', dependency: at('@openai/agents'), loop: OPENAI_AGENTS, types: OPENAI_AGENTS_TYPES },
   { name: 'langchain', dependency: at('@langchain/core'), loop: LANGCHAIN, types: LANGCHAIN_TYPES },
+  { name: 'anthropic', dependency: at('@anthropic-ai/sdk'), loop: ANTHROPIC, types: ANTHROPIC_TYPES },
 ];
 
 interface Report {
@@ -182,7 +218,7 @@ interface Report {
   lifecycle: Array<{ tool: string; phase: string; toolCallId: string; inferenceId: string; conversationId: string; _meta?: Record<string, string> }>;
 }
 
-// The three installs are independent, so the frameworks run side by side.
+// The installs are independent, so the frameworks run side by side.
 describe('each adapter from the packed tarball, with only its framework installed', { concurrency: true }, () => {
   for (const framework of FRAMEWORKS) {
     describe(`toolcell/${framework.name} beside ${framework.dependency}`, () => {
@@ -209,7 +245,7 @@ describe('each adapter from the packed tarball, with only its framework installe
           report.lifecycle.filter((p) => p.phase !== 'started').map((p) => [p.tool, p.phase]).sort(),
           [['code_execution', 'completed'], ['srv--lookup', 'completed']],
         );
-        const others = ['ai', '@openai/agents', '@langchain/core'].filter((n) => !framework.dependency.startsWith(`${n}@`));
+        const others = ['ai', '@openai/agents', '@langchain/core', '@anthropic-ai/sdk'].filter((n) => !framework.dependency.startsWith(`${n}@`));
         assert.deepEqual(others.filter((n) => existsSync(join(app, 'node_modules', n))), [], 'no other framework is installed');
       });
 

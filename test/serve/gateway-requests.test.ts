@@ -112,7 +112,7 @@ test('a server down at startup is retried per its reconnect policy while serve s
   await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', CLI, 'serve', '--config', config], cwd: REPO_ROOT, stderr: 'ignore' }));
   let reference: { child: ChildProcess } | undefined;
   try {
-    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['code_execution'], 'serving without the server that is down');
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['code_execution', 'result_page'], 'serving without the server that is down');
     const changed = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
     reference = await start(['--import', 'tsx', REFERENCE, String(port)], /listening/);
     await changed;

@@ -57,7 +57,7 @@ test('serve --http with --token-file: tools of the config served to a client hol
     const { client } = await connectClient(url, 'tok-123');
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), ['code_execution', 'x--run']);
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['code_execution', 'result_page', 'x--run']);
       const direct = await client.callTool({ name: 'x--run', arguments: { a: 1 } });
       assert.equal(direct.isError, false, JSON.stringify(direct));
       const script = await client.callTool({ name: 'code_execution', arguments: { code: 'return (await tools.x__run({ b: 2 })).args.b' } });

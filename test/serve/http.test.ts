@@ -21,7 +21,7 @@ test('list and call over Streamable HTTP: direct calls and code_execution', asyn
   try {
     assert.match(served.serving.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ['code_execution', 'gate', 'progressive', 'rendezvous']);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ['code_execution', 'gate', 'progressive', 'rendezvous', 'result_page']);
     assert.deepEqual((tools.find((t) => t.name === 'gate')?._meta as Record<string, unknown>)['mcpl/class'], ['shell']);
     const direct = await client.callTool({ name: 'progressive', arguments: { steps: 1 } });
     assert.deepEqual(direct.content, [{ type: 'text', text: 'nobody asked' }]);

@@ -52,7 +52,7 @@ test('2026 over HTTP: discover, tools/list with cache hints, tools/call and code
 
     const list = await post(served.serving.url, 'tools/list');
     assert.equal(list.body.result.resultType, 'complete');
-    assert.deepEqual(list.body.result.tools.map((t: any) => t.name).sort(), ['code_execution', 'gate', 'progressive', 'rendezvous']);
+    assert.deepEqual(list.body.result.tools.map((t: any) => t.name).sort(), ['code_execution', 'gate', 'progressive', 'rendezvous', 'result_page']);
     assert.equal(list.body.result.cacheScope, 'private');
     assert.ok(Number.isInteger(list.body.result.ttlMs) && list.body.result.ttlMs >= 0);
 
