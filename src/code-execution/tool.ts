@@ -216,15 +216,18 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
    * answers with the result when the script ends within `waitFor`, else `running` with its id.
    */
   async function startInBackground(script: NormalizedScript, language: ScriptLanguage, timeLimit: TimeLimit, reset: boolean, ctx: HostToolContext, waitFor: number, callSites: boolean): Promise<ToolResult> {
-    const refused = background.refusal();
-    if (refused !== undefined) {
-      host.approvals.endExecution(ctx.toolCallId);
-      return refusalResult(refused);
-    }
     const acquired = await claim(ctx, ctx.signal);
+    // The host's cap is checked once the conversation is ours, in the same turn as start():
+    // two runs that waited for their conversations cannot both pass it.
     if ('refused' in acquired) {
       host.approvals.endExecution(ctx.toolCallId);
       return refusalResult(acquired.refused);
+    }
+    const overCap = background.refusal();
+    if (overCap !== undefined) {
+      acquired.lease.release();
+      host.approvals.endExecution(ctx.toolCallId);
+      return refusalResult(overCap);
     }
     const release = host.letChildrenOutlive(ctx.toolCallId);
     // Progress goes to the call's caller only while the call is open.
