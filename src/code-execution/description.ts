@@ -33,6 +33,13 @@ export const USAGE_GUIDE = [
 ].join('\n');
 
 /**
+ * How to use background scripts (code-execution/background/), one line after the guide; kept
+ * within 160 characters (a test checks).
+ */
+export const BACKGROUND_GUIDE =
+  'Long work: background: true answers {status:"running", scriptId} once wait_ms passes; then code_execution({action:"wait"|"status"|"cancel", scriptId}).';
+
+/**
  * Default longest description, in characters (about 6,000 tokens). Measured on the official
  * servers' real listings with both languages declared (JavaScript alone in parentheses):
  * server-everything's 13 tools 14,476 (7,779), server-memory's 9 tools 16,512 (7,950),
@@ -72,10 +79,11 @@ const JS_INTRO =
 const PY_INTRO =
   'language "python": top-level await works; tools are `await tools.<name>({...})` (also `tools["server--tool"]`), usable with asyncio.gather. print() is captured; the value of a final expression is returned. Globals persist between runs in the same conversation.';
 
-function head(options: DescriptionOptions): string[] {
+function head(options: DescriptionOptions, background = true): string[] {
   return [
     USAGE_GUIDE,
     `Every call the script makes is a real tool call, checked and reported like your own. time_limit_ms defaults to ${options.defaultMs} and is capped at ${options.maxMs}. A tool that fails raises a ToolError carrying its message.`,
+    ...(background ? [BACKGROUND_GUIDE] : []),
   ];
 }
 
@@ -106,9 +114,18 @@ function namesOnly(list: readonly ToolDescriptor[]): string[] {
   return [...groups].map(([prefix, names]) => (prefix === '' ? names.join(', ') : `${prefix}: ${names.join(', ')}`));
 }
 
+/**
+ * The compact list; under a budget so small that even the names do not fit beside the
+ * background guide, the guide is left out (the tools come first).
+ */
 function compactDescription(list: readonly ToolDescriptor[], languages: readonly ScriptLanguage[], options: DescriptionOptions, maxChars: number): string {
+  const text = compactWith(list, languages, options, maxChars, true);
+  return text.length <= maxChars ? text : compactWith(list, languages, options, maxChars, false);
+}
+
+function compactWith(list: readonly ToolDescriptor[], languages: readonly ScriptLanguage[], options: DescriptionOptions, maxChars: number, background: boolean): string {
   const sorted = [...list].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const parts = head(options);
+  const parts = head(options, background);
   if (languages.includes('javascript')) parts.push('', JS_INTRO);
   if (languages.includes('python')) parts.push('', PY_INTRO);
   parts.push('', describeSessionsAndHelpers(languages), '', describeContent(languages));

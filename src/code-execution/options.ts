@@ -124,6 +124,14 @@ export interface CodeExecutionOptions {
    * `await describe('name')` and find tools with `await searchTools('query')`.
    */
   maxDescriptionChars?: number;
+  /** `wait_ms` of a background run (and of `action: "wait"`) when the model gives none (default 10 s). */
+  defaultWaitMs?: number;
+  /** Ceiling on `wait_ms`; a larger request is lowered to it (default 60 s). */
+  maxWaitMs?: number;
+  /** Background scripts running at once on this host; past it a background run is refused (default 16). */
+  maxBackgroundScripts?: number;
+  /** How long a finished background script's result is kept before it is dropped as expired (default 10 min). */
+  backgroundResultMs?: number;
 }
 
 export const DEFAULTS = {

@@ -151,6 +151,12 @@ export const RESULT_ENVELOPE_SCHEMA = {
         additionalProperties: false,
       },
     },
+    status: {
+      type: 'string',
+      enum: ['running', 'completed', 'cancelled'],
+      description: 'Background scripts only: running (the result comes later, from action "wait"), completed, or cancelled.',
+    },
+    scriptId: { type: 'string', description: 'Background scripts only: the id for action "wait" | "status" | "cancel".' },
     timeLimit: {
       type: 'object',
       properties: {

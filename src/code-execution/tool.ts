@@ -26,9 +26,12 @@ import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguag
 import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
 import { buildEnvelope, refusalResult, toToolResult, type RunReport, type TimeLimit } from './result.ts';
 import { ConversationRunners } from './runners.ts';
+import type { Lease } from './conversation-lock.ts';
 import { explainFinalExpression, prepareForRun, restorePositions, syntaxErrorReport, type NormalizedScript } from './normalize.ts';
 import { NormalizePool } from '../runtime/js/normalize/pool.ts';
 import { codeTooLarge, DEFAULT_MAX_CODE_BYTES } from './code-size.ts';
+import { BackgroundScripts, DEFAULT_BACKGROUND_RESULT_MS, DEFAULT_MAX_BACKGROUND_SCRIPTS } from './background/registry.ts';
+import { answerAction, DEFAULT_MAX_WAIT_MS, DEFAULT_WAIT_MS, runningResult, waitMs, type WaitBounds } from './background/actions.ts';
 import { DEFAULT_MAX_CONTENT_BYTES, MAX_CONTENT_BLOCKS, takeReturnedContent, type ContentLimits } from './returned-content.ts';
 import { DEFAULT_RESULT_PAGES_LIMITS, ResultPages } from './result-pages.ts';
 import { pageCharsFor, readMoreLine, registerResultPage } from './result-page-tool.ts';
@@ -51,6 +54,8 @@ export interface CodeExecution {
   /** Kills every interpreter and worker. */
   close(): Promise<void>;
   readonly runners: ConversationRunners;
+  /** Background scripts, running and finished (code-execution/background/). */
+  readonly background: BackgroundScripts;
 }
 
 /**
@@ -94,6 +99,22 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const maxCalls = options.maxCallsPerExecution ?? DEFAULTS.maxCallsPerExecution;
   if (!(Number.isInteger(maxCalls) || maxCalls === Infinity) || maxCalls < 0) throw new Error('maxCallsPerExecution must be an integer ≥ 0 (or Infinity)');
   if (!(busyWaitMs >= 0) || busyWaitMs > 2 ** 31 - 1) throw new Error('busyWaitMs must be a number of milliseconds ≥ 0');
+  const waitBounds: WaitBounds & { resultMs: number } = {
+    defaultWaitMs: options.defaultWaitMs ?? DEFAULT_WAIT_MS,
+    maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
+    resultMs: options.backgroundResultMs ?? DEFAULT_BACKGROUND_RESULT_MS,
+  };
+  const maxBackground = options.maxBackgroundScripts ?? DEFAULT_MAX_BACKGROUND_SCRIPTS;
+  for (const [name, value] of [['defaultWaitMs', waitBounds.defaultWaitMs], ['maxWaitMs', waitBounds.maxWaitMs]] as const) {
+    if (!(Number.isFinite(value) && value >= 0 && value <= 2 ** 31 - 1)) throw new Error(`${name} must be a number of milliseconds ≥ 0`);
+  }
+  if (!(waitBounds.resultMs > 0 && waitBounds.resultMs <= 2 ** 31 - 1)) throw new Error('backgroundResultMs must be a positive number of milliseconds');
+  if (!(Number.isInteger(maxBackground) && maxBackground >= 0)) throw new Error('maxBackgroundScripts must be an integer ≥ 0');
+  const background = new BackgroundScripts({ maxRunning: maxBackground, resultMs: waitBounds.resultMs }, (script) => {
+    if (!script.detached) return;
+    const ok = script.result?.structuredContent?.ok === true;
+    host.emit('script-finished', { scriptId: script.scriptId, toolCallId: script.toolCallId, inferenceId: script.inferenceId, conversationId: script.conversationId, status: script.status === 'cancelled' ? 'cancelled' : 'completed', ok });
+  });
   const sessionIdleMs = options.sessionIdleMs;
   if (sessionIdleMs !== undefined && !(sessionIdleMs > 0 && sessionIdleMs <= 2 ** 31 - 1)) {
     throw new Error('sessionIdleMs must be a positive number of milliseconds');
@@ -143,6 +164,14 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   async function handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult> {
     // Read now: an abort that came before this point must reach the script (the signal is lazy).
     const signal = ctx.signal;
+    if (args.action !== undefined) return answerAction(args, ctx.conversationId, background, waitBounds, signal);
+    if (args.scriptId !== undefined) return refusalResult('scriptId goes with an action: "wait", "status" or "cancel".');
+    if (args.background !== undefined && typeof args.background !== 'boolean') return refusalResult('background must be true or false.');
+    if (args.background === false && args.wait_ms !== undefined) return refusalResult('wait_ms applies to background runs (background: true).');
+    // wait_ms alone asks for a background run too: the model said how long it will wait.
+    const inBackground = args.background === true || args.wait_ms !== undefined;
+    const waitFor = inBackground ? waitMs(args.wait_ms, waitBounds) : 0;
+    if (typeof waitFor !== 'number') return refusalResult(waitFor.refused);
     const written = args.code;
     // The size first: everything below does work in proportion to it.
     const tooLarge = typeof written === 'string' ? codeTooLarge(written, maxCodeBytes) : undefined;
@@ -174,14 +203,73 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       }, signal);
       if (!approval.run) return refusalResult(`${DECLINED_TEXT}: ${approval.reason}`);
     }
+    if (inBackground) return startInBackground(script, language, timeLimit, reset, ctx, waitFor, gate !== undefined);
     try {
-      return await runScript(script, language, timeLimit, reset, ctx, signal, gate !== undefined);
+      const lease = await claim(ctx, signal);
+      if ('refused' in lease) return refusalResult(lease.refused);
+      return await runScript(lease.lease, script, language, timeLimit, reset, ctx, signal, gate !== undefined, ctx.onProgress);
     } finally {
       host.approvals.endExecution(ctx.toolCallId);
     }
   }
 
+  /**
+   * The conversation for one execution, or why not. A background script still running in it
+   * holds its session: a new run is refused at once, naming the script to wait for or cancel.
+   */
+  async function claim(ctx: HostToolContext, signal: AbortSignal): Promise<{ lease: Lease } | { refused: string }> {
+    const busy = background.runningIn(ctx.conversationId);
+    if (busy !== undefined) {
+      return { refused: `Background script ${busy.scriptId} is still running in this conversation and holds its session; this script was not run. Wait for it (action "wait") or cancel it (action "cancel"), then run again.` };
+    }
+    // Claimed synchronously when the conversation is free: a second execution started in the same tick must not get in.
+    const acquired = runners.claim(ctx.conversationId, { signal, whenBusy, busyWaitMs });
+    return acquired instanceof Promise ? await acquired : acquired;
+  }
+
+  /**
+   * A background run: the script runs under its own signal (its call's abort no longer stops
+   * it), its inner calls keep the call's ids and may outlive the call's terminal, and the call
+   * answers with the result when the script ends within `waitFor`, else `running` with its id.
+   */
+  async function startInBackground(script: NormalizedScript, language: ScriptLanguage, timeLimit: TimeLimit, reset: boolean, ctx: HostToolContext, waitFor: number, callSites: boolean): Promise<ToolResult> {
+    const acquired = await claim(ctx, ctx.signal);
+    // The host's cap is checked once the conversation is ours, in the same turn as start():
+    // two runs that waited for their conversations cannot both pass it.
+    if ('refused' in acquired) {
+      host.approvals.endExecution(ctx.toolCallId);
+      return refusalResult(acquired.refused);
+    }
+    const overCap = background.refusal();
+    if (overCap !== undefined) {
+      acquired.lease.release();
+      host.approvals.endExecution(ctx.toolCallId);
+      return refusalResult(overCap);
+    }
+    const release = host.letChildrenOutlive(ctx.toolCallId);
+    // Progress goes to the call's caller only while the call is open.
+    const sink = ctx.onProgress;
+    let open = true;
+    const progress = sink ? (p: Parameters<typeof sink>[0]) => { if (open) sink(p); } : undefined;
+    const origin = { conversationId: ctx.conversationId, toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId, timeLimit };
+    const started = background.start(origin, (signal) =>
+      runScript(acquired.lease, script, language, timeLimit, reset, ctx, signal, callSites, progress).finally(() => {
+        release();
+        host.approvals.endExecution(ctx.toolCallId);
+      }),
+    );
+    await background.wait(started, waitFor, ctx.signal);
+    open = false;
+    if (started.result !== undefined) {
+      background.drop(started);
+      return started.result;
+    }
+    started.detached = true;
+    return runningResult(started);
+  }
+
   async function runScript(
+    lease: Lease,
     { code, normalized, positions }: NormalizedScript,
     language: ScriptLanguage,
     timeLimit: TimeLimit,
@@ -189,14 +277,10 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     ctx: HostToolContext,
     signal: AbortSignal,
     callSites: boolean,
+    onProgress: HostToolContext['onProgress'],
   ): Promise<ToolResult> {
-    // Claim synchronously, before any await: a second execution started in the same tick must not get in.
-    let acquired = runners.claim(ctx.conversationId, { signal, whenBusy, busyWaitMs });
-    if (acquired instanceof Promise) acquired = await acquired;
-    if ('refused' in acquired) return refusalResult(acquired.refused);
-    const lease = acquired.lease;
     try {
-      const progress = ctx.onProgress ? increasing(ctx.onProgress) : undefined;
+      const progress = onProgress ? increasing(onProgress) : undefined;
       const ledger: ExecutionLedger = { endTurn: false, live: true, ended: 0, budget: { limit: maxCalls, opened: 0 }, ...(progress ? { progress } : {}) };
       // Only when someone can see it: a listener of the host's event, or a caller asking for progress.
       const live = progress || host.listenerCount('script-output') > 0
@@ -246,8 +330,11 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
         language: { type: 'string', enum: [...languages], description: 'Script language; default "javascript".' },
         time_limit_ms: { type: 'integer', minimum: 1000, description: `Wall-clock limit; default ${defaultMs}, capped at ${maxMs}.` },
         reset: { type: 'boolean', description: 'Start a fresh session: forget the variables earlier runs in this conversation left.' },
+        background: { type: 'boolean', description: 'Keep running past wait_ms: the answer is then {status:"running", scriptId}.' },
+        wait_ms: { type: 'integer', minimum: 0, description: `How long to wait for a background script before answering running; default ${waitBounds.defaultWaitMs}, capped at ${waitBounds.maxWaitMs}.` },
+        action: { type: 'string', enum: ['wait', 'status', 'cancel'], description: 'With scriptId instead of code: wait for, read, or stop a background script.' },
+        scriptId: { type: 'string', description: 'The id a running answer gave.' },
       },
-      required: ['code'],
       additionalProperties: false,
     },
     outputSchema: RESULT_ENVELOPE_SCHEMA as unknown as Record<string, unknown>,
@@ -256,9 +343,11 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
 
   if (pages !== undefined) registerResultPage(host, pages, pageChars);
 
-  const endConversation = (conversationId: string) => {
+  const endConversation = async (conversationId: string) => {
     pages?.endConversation(conversationId);
-    return runners.endConversation(conversationId);
+    // Its background scripts stop first: each holds the session the runners then free.
+    await background.endConversation(conversationId);
+    await runners.endConversation(conversationId);
   };
   const unhook = host.onConversationEnd(endConversation);
   return {
@@ -269,9 +358,11 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       unhook();
       relist.close();
       pages?.clear();
-      await Promise.all([runners.close(), normalizePool.close()]);
+      const stopping = background.close();
+      await Promise.all([runners.close(), normalizePool.close(), stopping]);
     },
     runners,
+    background,
   };
 }
 

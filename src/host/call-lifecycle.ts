@@ -56,6 +56,13 @@ export class CallLifecycle {
    * aborts them, so an answer that comes after their script's end runs nothing.
    */
   private readonly pendingByParent = new Map<string, Set<OpenCall>>();
+  /**
+   * Calls whose script runs on past their terminal (a background `code_execution`, see
+   * code-execution/background/): until released, their children may still open and their
+   * approval waits are not ended by the parent's terminal. At most one entry per running
+   * background script, so bounded by the host's background cap.
+   */
+  private readonly outliving = new Set<string>();
   /** Installed by `ToolHost.instrument`; undefined (the common case) costs one check per call. */
   instrumentation: CallInstrumentation | undefined;
 
@@ -93,7 +100,16 @@ export class CallLifecycle {
    * naming it as parent would open after its parent's terminal, so it is refused.
    */
   hasEnded(toolCallId: string): boolean {
-    return !this.open.has(toolCallId) && this.ids.issued(toolCallId);
+    return !this.open.has(toolCallId) && this.ids.issued(toolCallId) && !this.outliving.has(toolCallId);
+  }
+
+  /** Lets the children of `toolCallId` outlive its terminal until the returned release is called. */
+  outlive(toolCallId: string): () => void {
+    this.outliving.add(toolCallId);
+    return () => {
+      // The script has stopped: its calls still waiting for a person are declined, never run.
+      if (this.outliving.delete(toolCallId) && !this.open.has(toolCallId)) this.endPendingChildren(toolCallId);
+    };
   }
 
   /** Ends matching open calls as `aborted`. Returns how many. */
@@ -351,12 +367,12 @@ export class CallLifecycle {
   }
 
   /** A call's terminal ends the approval waits of its script's calls: aborted, never run. */
-  private endPendingChildren(parent: OpenCall): void {
-    const children = this.pendingByParent.get(parent.toolCallId);
+  private endPendingChildren(parentToolCallId: string): void {
+    const children = this.pendingByParent.get(parentToolCallId);
     if (children === undefined) return;
-    this.pendingByParent.delete(parent.toolCallId);
+    this.pendingByParent.delete(parentToolCallId);
     for (const child of children) {
-      const message = `Tool call to ${child.tool.name} was not run: its parent call ${parent.toolCallId} ended while it waited for approval.`;
+      const message = `Tool call to ${child.tool.name} was not run: its parent call ${parentToolCallId} ended while it waited for approval.`;
       child.abort(new Error(message));
       this.finish(child, 'aborted', errorResult(message), 'parent ended');
     }
@@ -390,7 +406,7 @@ export class CallLifecycle {
         at: call.endedAt,
       });
     }
-    this.endPendingChildren(call);
+    if (!this.outliving.has(call.toolCallId)) this.endPendingChildren(call.toolCallId);
     return true;
   }
 

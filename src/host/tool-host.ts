@@ -99,6 +99,13 @@ export interface ToolHostEvents {
    * coalesced (code-execution/live-output.ts); `toolCallId` is its `code_execution` call.
    */
   'script-output': (info: { toolCallId: string; inferenceId: string; conversationId: string; text: string; dropped: number }) => void;
+  /**
+   * A background script (`code_execution` with `background: true`) has ended: `status` is
+   * `completed` (it returned or failed on its own) or `cancelled`; `ok` is its envelope's.
+   * `toolCallId` is the `code_execution` call that started it. The result itself is read with
+   * `code_execution({ action: "wait", scriptId })` in the same conversation.
+   */
+  'script-finished': (info: { scriptId: string; toolCallId: string; inferenceId: string; conversationId: string; status: 'completed' | 'cancelled'; ok: boolean }) => void;
 }
 
 /**
@@ -563,6 +570,16 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     return () => {
       if (this.calls.instrumentation === instrumentation) this.calls.instrumentation = undefined;
     };
+  }
+
+  /**
+   * Lets the script of call `toolCallId` keep making calls after that call's terminal (a
+   * background `code_execution`): its children may still open, carrying its id as their parent,
+   * and their approval waits survive its terminal. Call the returned release once the script
+   * has stopped; from then on children are refused (`parent_ended`) as for any ended call.
+   */
+  letChildrenOutlive(toolCallId: string): () => void {
+    return this.calls.outlive(toolCallId);
   }
 
   /** Open calls now, for diagnostics and tests. */

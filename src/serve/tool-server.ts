@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { progressForwarder } from './progress.ts';
+import { notifyScriptsFinished } from './script-finished.ts';
 import { listServedTools } from './served-tools.ts';
 import { forwardedMeta, registerGateway } from './gateway/handlers.ts';
 import type { GatewayHub } from './gateway/hub.ts';
@@ -89,6 +90,7 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
       stream.end('request answered');
     }
   });
+  notifyScriptsFinished(host, session, server, logger);
   server.onerror = (error) => logger.debug({ err: error, conversationId: session.conversationId }, 'MCP session error');
   return server;
 }

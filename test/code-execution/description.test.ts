@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import pino from 'pino';
 import { ToolHost } from '../../src/host/tool-host.ts';
 import { registerCodeExecution, type CodeExecution } from '../../src/code-execution/index.ts';
-import { DEFAULT_DESCRIPTION_CHARS, describeCodeExecution, USAGE_GUIDE } from '../../src/code-execution/description.ts';
+import { BACKGROUND_GUIDE, DEFAULT_DESCRIPTION_CHARS, describeCodeExecution, USAGE_GUIDE } from '../../src/code-execution/description.ts';
 import { searchTools, summaryOf } from '../../src/code-execution/tool-search.ts';
 import type { HostLifecycleEvent } from '../../src/lifecycle/events.ts';
 import type { RegisteredTool } from '../../src/host/types.ts';
@@ -185,3 +185,10 @@ r = await tools[hits[0]["name"]]({"id": "inv-7"})
     });
   });
 }
+
+test('the background guide is short, follows the usage guide and names wait, status and cancel', () => {
+  assert.ok(BACKGROUND_GUIDE.length <= 160, `the background guide is ${BACKGROUND_GUIDE.length} characters`);
+  const text = describeCodeExecution([], ['javascript'], { defaultMs: 30_000, maxMs: 120_000 });
+  assert.ok(text.indexOf(BACKGROUND_GUIDE) > text.indexOf(USAGE_GUIDE));
+  for (const word of ['background: true', 'wait_ms', '"wait"|"status"|"cancel"', 'scriptId']) assert.ok(BACKGROUND_GUIDE.includes(word), word);
+});
