@@ -5,6 +5,7 @@ import type { RegisteredTool } from '../host/types.ts';
 import type { JsEngine, JsPoolOptions } from '../runtime/js/index.ts';
 import type { PythonRunnerOptions } from '../runtime/python/index.ts';
 import type { WhenBusy } from './conversation-lock.ts';
+import type { DurableRuns } from './durable-runs.ts';
 
 export type ScriptLanguage = 'javascript' | 'python';
 
@@ -116,6 +117,12 @@ export interface CodeExecutionOptions {
    * `await describe('name')` and find tools with `await searchTools('query')`.
    */
   maxDescriptionChars?: number;
+  /**
+   * Durable runs (docs/durable.md): each run keeps a journal of its inner calls in memory, so
+   * that a run paused for a person can be stored and resumed by replay, on this host or
+   * another one sharing the store. Without it (the default) nothing is recorded.
+   */
+  durable?: DurableRuns;
 }
 
 export const DEFAULTS = {

@@ -29,6 +29,8 @@ import { ConversationRunners } from './runners.ts';
 import { explainFinalExpression, prepareForRun, restorePositions, syntaxErrorReport, type NormalizedScript } from './normalize.ts';
 import { NormalizePool } from '../runtime/js/normalize/pool.ts';
 import { codeTooLarge, DEFAULT_MAX_CODE_BYTES } from './code-size.ts';
+import { textDigest } from '../host/arguments-digest.ts';
+import type { RunRecord } from '../store/journal.ts';
 import { DEFAULT_MAX_CONTENT_BYTES, MAX_CONTENT_BLOCKS, takeReturnedContent, type ContentLimits } from './returned-content.ts';
 
 /** What {@link registerCodeExecution} returns: the registered tool's handle. */
@@ -123,9 +125,13 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     return catalog;
   };
 
+  const durable = options.durable;
+
   async function handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult> {
     // Read now: an abort that came before this point must reach the script (the signal is lazy).
     const signal = ctx.signal;
+    // Taken before any await: the first code_execution call of a resuming request is the resumed run.
+    const resume = durable?.takeResume();
     const written = args.code;
     // The size first: everything below does work in proportion to it.
     const tooLarge = typeof written === 'string' ? codeTooLarge(written, maxCodeBytes) : undefined;
@@ -139,6 +145,9 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const { script } = prepared;
     const { code } = script;
     if (code.trim() === '') return refusalResult('code_execution needs `code`: the fenced script is empty.');
+    if (resume !== undefined && (resume.codeDigest !== textDigest(code) || resume.language !== language)) {
+      return refusalResult(`replay refused: the paused run was a ${resume.language} script ${resume.codeDigest}, not this ${language} script ${textDigest(code)}; nothing ran`);
+    }
     const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
     if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
     const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
@@ -158,9 +167,10 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       if (!approval.run) return refusalResult(`${DECLINED_TEXT}: ${approval.reason}`);
     }
     try {
-      return await runScript(script, language, timeLimit, reset, ctx, signal, gate !== undefined);
+      return await runScript(script, language, timeLimit, reset, ctx, signal, gate !== undefined, resume);
     } finally {
       host.approvals.endExecution(ctx.toolCallId);
+      durable?.end(ctx.toolCallId);
     }
   }
 
@@ -172,6 +182,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     ctx: HostToolContext,
     signal: AbortSignal,
     callSites: boolean,
+    resume: RunRecord | undefined,
   ): Promise<ToolResult> {
     // Claim synchronously, before any await: a second execution started in the same tick must not get in.
     let acquired = runners.claim(ctx.conversationId, { signal, whenBusy, busyWaitMs });
@@ -187,6 +198,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
         : undefined;
       const tools = catalogFor(language);
       const scope: RunScope = { host, parent: { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs, shapes };
+      const journal = durable?.begin(ctx.toolCallId, language, textDigest(code), resume);
+      if (journal !== undefined) scope.journal = journal;
       let report: RunReport;
       if (language === 'javascript') {
         report = await (await runners.javascript()).execute(code, {
@@ -206,6 +219,11 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       }
       live?.end();
       ledger.live = false;
+      // A resumed run that left its journal, or stopped short of it, was not the run that paused: its result is not given.
+      if (journal?.diverged !== undefined) return refusalResult(journal.diverged);
+      if (journal !== undefined && !journal.replayComplete) {
+        return refusalResult(`replay refused: the resumed script ended before making the ${journal.replayLength} calls its journal holds`);
+      }
       relist.afterRun();
       const taken = takeReturnedContent(explainFinalExpression(restorePositions(report, positions), normalized), contentLimits);
       return toToolResult(buildEnvelope(taken.report, timeLimit, normalized, taken.content?.summary), maxResultChars, ledger.endTurn, taken.content?.blocks);

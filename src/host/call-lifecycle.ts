@@ -220,7 +220,8 @@ export class CallLifecycle {
   }
 
   private openCall(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>, pending: boolean): OpenCall {
-    const toolCallId = this.ids.next(request.modelCallId);
+    const resumed = request.resumesToolCallId;
+    const toolCallId = resumed !== undefined && !this.open.has(resumed) ? resumed : this.ids.next(request.modelCallId);
     // Built member by member rather than with conditional spreads: this runs for every call,
     // and a spread past an object literal's first member copies through the runtime's slow path.
     // The identity's member order is its JSON's (lifecycleHead serializes it as it is).
