@@ -86,3 +86,53 @@ test('sqlite store: a Python run paused for approval survives a SIGKILL; resumed
   ].join('\n');
   await killAndResume(script, 'python');
 });
+
+test('sqlite store: a replay whose journal holds another result than the one recorded is refused, and nothing more runs', async () => {
+  const { peer, configPath, call, db } = setup();
+  let serve = await startServe(configPath);
+  try {
+    const { key, state } = await pause(serve, call);
+    await serve.kill('SIGKILL');
+    // Whoever can write the store changes what the first call returned.
+    const { default: Database } = await import('better-sqlite3');
+    const file = new Database(db);
+    const row = file.prepare('SELECT data FROM toolcell_runs WHERE id = ?').get(state) as { data: string };
+    const record = JSON.parse(row.data);
+    record.journal[0].outcome.result.structuredContent = { args: { i: 41 } };
+    file.prepare('UPDATE toolcell_runs SET data = ? WHERE id = ?').run(JSON.stringify(record), state);
+    file.close();
+    serve = await startServe(configPath);
+    const done = await post(serve.url, 'tools/call', { ...call, inputResponses: { [key]: { action: 'accept', content: {} } }, requestState: state });
+    assert.equal(done.error?.code, -32602, JSON.stringify(done));
+    assert.match(done.error.message, /journal entry 1 \(x--count\) holds a result other than the one recorded/);
+    assert.equal(calls(peer, 'count').length, 3, 'no counted call ran again');
+    assert.equal(calls(peer, 'send').length, 0, 'nothing was sent');
+  } finally {
+    await serve.kill('SIGTERM');
+  }
+});
+
+test('sqlite store: an approval applies only to the arguments it was given for; a resumed run that would send others is refused', async () => {
+  // The recipient is drawn at random, which the journal does not hold: the replay asks for other arguments.
+  const script = `
+for (let i = 1; i <= 3; i++) await tools.x__count({ i });
+const name = ['x', 'send'].join('__');
+return (await tools[name]({ to: 'user-' + Math.random() })).args;
+`;
+  const { peer, configPath, call } = setup(script);
+  let serve = await startServe(configPath);
+  try {
+    const { key, state, asked } = await pause(serve, call);
+    const approvedDigest = asked.params._meta['toolcell/approval'].argumentsDigest;
+    await serve.kill('SIGKILL');
+    serve = await startServe(configPath);
+    const done = await post(serve.url, 'tools/call', { ...call, inputResponses: { [key]: { action: 'accept', content: {} } }, requestState: state });
+    assert.equal(done.error?.code, -32000, JSON.stringify(done));
+    assert.match(done.error.message, /approval refused: the resumed run would run x--send with sha256:[0-9a-f]{64}, but the approval was given for /);
+    assert.ok(done.error.message.includes(approvedDigest));
+    assert.equal(calls(peer, 'send').length, 0, 'what nobody approved never ran');
+    assert.equal(calls(peer, 'count').length, 3);
+  } finally {
+    await serve.kill('SIGTERM');
+  }
+});
