@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makePeer, scratchDir } from '../helpers/peers.ts';
+import { makePeer, observePolicy, scratchDir, waitUntil, type Peer } from '../helpers/peers.ts';
 import { PostgresStore } from '../../src/store/postgres.ts';
 import { startPgCluster } from './pg-cluster.ts';
 import { storeContract } from './store-contract.ts';
@@ -48,15 +48,40 @@ test('postgres store: the contract, with takers on two pools', async () => {
   }
 });
 
+/**
+ * Each call an observer saw, checked paired: it opens (pending or started), ends with exactly
+ * one terminal, and nothing follows the terminal. Returns the phases by toolCallId.
+ */
+export function pairedCalls(observer: Peer): Map<string, { tool: string; phases: string[]; meta: any }> {
+  const calls = new Map<string, { tool: string; phases: string[]; meta: any }>();
+  for (const event of observer.lifecycle()) {
+    const entry = calls.get(event.toolCallId) ?? { tool: event.tool, phases: [] as string[], meta: event._meta };
+    entry.phases.push(event.phase);
+    calls.set(event.toolCallId, entry);
+  }
+  for (const [id, { tool, phases }] of calls) {
+    const terminals = phases.filter((p) => p === 'completed' || p === 'failed' || p === 'aborted');
+    assert.ok(phases[0] === 'pending' || phases[0] === 'started', `${tool} ${id} has no opening: ${phases.join(',')}`);
+    assert.equal(terminals.length, 1, `${tool} ${id} has ${terminals.length} terminals: ${phases.join(',')}`);
+    assert.equal(terminals[0], phases[phases.length - 1], `${tool} ${id}: something after its terminal: ${phases.join(',')}`);
+  }
+  return calls;
+}
+
 test('postgres store: two serve instances on one database; instance 1 SIGKILLed while its run waits for approval; instance 2 resumes it; each call ran once', async () => {
   const cluster = await startPgCluster();
   const dir = scratchDir();
   const peer = makePeer(dir, 'x', { tools: [{ name: 'count', classes: ['read'] }, { name: 'send', classes: ['comms'] }] });
   const calls = (name: string) => peer.events().filter((e) => e.event === 'call' && e.params?.name === name);
-  const configPath = join(dir, 'toolcell.json');
-  writeFileSync(configPath, JSON.stringify({ servers: [peer.config], codeExecution: { languages: ['javascript'] }, approvals: { classes: ['comms'] }, store: cluster.url }));
-  const one = await startServe(configPath);
-  const two = await startServe(configPath);
+  // Each instance has its own observer process: what each connection saw is checked apart.
+  const observers = [makePeer(dir, 'obs1', { observer: true, policy: observePolicy() }), makePeer(dir, 'obs2', { observer: true, policy: observePolicy() })];
+  const configs = observers.map((observer, i) => {
+    const path = join(dir, `toolcell-${i + 1}.json`);
+    writeFileSync(path, JSON.stringify({ servers: [peer.config, observer.config], codeExecution: { languages: ['javascript'] }, approvals: { classes: ['comms'] }, store: cluster.url }));
+    return path;
+  });
+  const one = await startServe(configs[0]!);
+  const two = await startServe(configs[1]!);
   try {
     const call = { name: 'code_execution', arguments: { code: JS_SCRIPT } };
     const first = await post(one.url, 'tools/call', call);
@@ -64,6 +89,11 @@ test('postgres store: two serve instances on one database; instance 1 SIGKILLed 
     const [key] = Object.keys(first.result.inputRequests);
     assert.equal(calls('count').length, 3);
     assert.equal(calls('send').length, 0);
+    // The pause ended the run at instance 1: its observer hears code_execution's terminal (the crash comes after it).
+    const ceOne: any[] = await waitUntil<any[]>(() => {
+      const ce = observers[0]!.lifecycle().filter((e) => e.tool === 'code_execution');
+      return ce.some((e) => e.phase === 'aborted') ? ce : undefined;
+    }, 'instance 1 ending its paused run on its observer', 30_000);
     await one.kill('SIGKILL');
     const done = await post(two.url, 'tools/call', { ...call, inputResponses: { [key!]: { action: 'accept', content: {} } }, requestState: first.result.requestState });
     assert.equal(done.result?.resultType, 'complete', JSON.stringify(done));
@@ -71,6 +101,24 @@ test('postgres store: two serve instances on one database; instance 1 SIGKILLed 
     assert.deepEqual(done.result.structuredContent.value, { seen: [1, 2, 3], sent: { to: 'ada', after: [1, 2, 3] } });
     assert.deepEqual(calls('count').map((c) => c.params.arguments.i), [1, 2, 3], 'each counted call ran exactly once');
     assert.equal(calls('send').length, 1);
+
+    // Observers: no connection saw an opening without its terminal or a terminal without its opening.
+    const id = ceOne[0].toolCallId;
+    await waitUntil(() => observers[1]!.lifecycle().some((e) => e.tool === 'code_execution' && e.phase === 'completed'), 'instance 2 ending the resumed run on its observer', 30_000);
+    const seenOne = pairedCalls(observers[0]!);
+    const seenTwo = pairedCalls(observers[1]!);
+    assert.deepEqual([...seenOne.values()].map((c) => `${c.tool}:${c.phases.join('>')}`), [
+      'code_execution:started>aborted',
+      'x--count:started>completed',
+      'x--count:started>completed',
+      'x--count:started>completed',
+      'x--send:pending>aborted',
+    ]);
+    // Instance 2: the resumed code_execution under the same id, marked; the replayed calls not announced again.
+    assert.deepEqual([...seenTwo.values()].map((c) => `${c.tool}:${c.phases.join('>')}`), ['code_execution:started>completed', 'x--send:pending>started>completed']);
+    assert.equal([...seenTwo.keys()][0], id, 'the resumed call keeps its toolCallId');
+    assert.equal(seenTwo.get(id)!.meta?.['toolcell/resumed'], true);
+    assert.equal(seenOne.get(id)!.meta?.['toolcell/resumed'], undefined);
   } finally {
     await one.kill('SIGTERM');
     await two.kill('SIGTERM');
