@@ -24,6 +24,7 @@ import type { ToolBinding, ToolCallContext } from '../runtime/types.ts';
 import { END_TURN_META_KEY } from './options.ts';
 import { contentValue } from './content-objects.ts';
 import type { ShapeLearner } from './learned-shapes.ts';
+import type { RunRecorder } from './durable-runs.ts';
 
 /** What the script sees when a call does not produce a successful result. */
 export class ToolError extends Error {
@@ -84,6 +85,8 @@ export interface RunScope {
   callTimeoutMs: number;
   /** Learns the result shapes of tools that declare no output schema (learned-shapes.ts). */
   shapes?: ShapeLearner;
+  /** With a store: the run's journal, and its replay when the run resumes a paused one (durable-runs.ts). */
+  journal?: RunRecorder;
 }
 
 /**
@@ -106,8 +109,9 @@ class ScriptBinding implements ToolBinding {
   async invoke(args: unknown, ctx: ToolCallContext): Promise<unknown> {
     // Set by every execution (tool.ts); a runtime that dropped it is a bug, not a tool failure.
     if (ctx.scope === undefined) throw new Error(`${this.tool.name}: the run gave its tools no scope`);
-    const { host, parent, ledger, callTimeoutMs } = ctx.scope as RunScope;
+    const { host, parent, ledger, callTimeoutMs, journal } = ctx.scope as RunScope;
     const name = this.tool.name;
+    if (journal !== undefined) return this.journaled(journal, args, ctx);
     const outcome = await host.dispatch({
       inferenceId: parent.inferenceId,
       name,
@@ -124,6 +128,59 @@ class ScriptBinding implements ToolBinding {
       callSite: ctx.site,
       onProgress: innerProgress(ledger, name),
     });
+    return this.received(outcome, ctx);
+  }
+
+  /**
+   * A call of a run that keeps a journal: replayed from it while the resumed run follows it
+   * (not dispatched, not announced: it ran and was observed before the pause), else dispatched
+   * and recorded.
+   */
+  private async journaled(journal: RunRecorder, args: unknown, ctx: ToolCallContext): Promise<unknown> {
+    const { host, parent, ledger, callTimeoutMs } = ctx.scope as RunScope;
+    const name = this.tool.name;
+    const step = journal.next(name, args === null ? undefined : args);
+    if (step.kind === 'unknown') {
+      ledger.budget.opened += 1;
+      ledger.ended += 1;
+      throw new ToolError(`${name} was running when this run was paused and its outcome is unknown; it is not run again (a resumed run never repeats a call that may have run)`);
+    }
+    if (step.kind === 'replayed') {
+      ledger.budget.opened += 1;
+      return this.received(step.outcome as DispatchOutcome, ctx);
+    }
+    let outcome: DispatchOutcome;
+    try {
+      outcome = await host.dispatch({
+        inferenceId: parent.inferenceId,
+        name,
+        input: args === null ? undefined : args,
+        parentToolCallId: parent.toolCallId,
+        timeoutMs: callTimeoutMs,
+        onPending: () => {
+          const resumeClock = ctx.pauseClock();
+          const resumeRecord = journal.pending(step.seq);
+          return () => {
+            resumeRecord();
+            resumeClock();
+          };
+        },
+        executionBudget: ledger.budget,
+        callSite: ctx.site,
+        onProgress: innerProgress(ledger, name),
+      });
+    } catch (error) {
+      journal.finish(step.seq, { status: 'failed', result: { content: [{ type: 'text', text: String((error as Error)?.message ?? error) }], isError: true } });
+      throw error;
+    }
+    journal.finish(step.seq, outcome);
+    return this.received(outcome, ctx);
+  }
+
+  /** What the script receives for `outcome`: its value, or a {@link ToolError}. */
+  private received(outcome: DispatchOutcome, ctx: ToolCallContext): unknown {
+    const { ledger } = ctx.scope as RunScope;
+    const name = this.tool.name;
     ledger.ended += 1;
     if (ledger.live && ledger.progress) {
       ledger.progress({ progress: ledger.ended, message: `${ledger.ended} tool call${ledger.ended === 1 ? '' : 's'} done (last: ${name}, ${outcome.status})` });

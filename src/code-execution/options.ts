@@ -6,6 +6,7 @@ import type { JsEngine, JsPoolOptions } from '../runtime/js/index.ts';
 import type { PythonRunnerOptions } from '../runtime/python/index.ts';
 import type { WhenBusy } from './conversation-lock.ts';
 import type { ResultPagesLimits } from './result-pages.ts';
+import type { DurableRuns } from './durable-runs.ts';
 
 export type ScriptLanguage = 'javascript' | 'python';
 
@@ -132,6 +133,12 @@ export interface CodeExecutionOptions {
   maxBackgroundScripts?: number;
   /** How long a finished background script's result is kept before it is dropped as expired (default 10 min). */
   backgroundResultMs?: number;
+  /**
+   * Durable runs (docs/durable.md): each run keeps a journal of its inner calls in memory, so
+   * that a run paused for a person can be stored and resumed by replay, on this host or
+   * another one sharing the store. Without it (the default) nothing is recorded.
+   */
+  durable?: DurableRuns;
 }
 
 export const DEFAULTS = {

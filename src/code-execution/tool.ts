@@ -32,6 +32,8 @@ import { NormalizePool } from '../runtime/js/normalize/pool.ts';
 import { codeTooLarge, DEFAULT_MAX_CODE_BYTES } from './code-size.ts';
 import { BackgroundScripts, DEFAULT_BACKGROUND_RESULT_MS, DEFAULT_MAX_BACKGROUND_SCRIPTS } from './background/registry.ts';
 import { answerAction, DEFAULT_MAX_WAIT_MS, DEFAULT_WAIT_MS, runningResult, waitMs, type WaitBounds } from './background/actions.ts';
+import { textDigest } from '../host/arguments-digest.ts';
+import type { RunRecord } from '../store/journal.ts';
 import { DEFAULT_MAX_CONTENT_BYTES, MAX_CONTENT_BLOCKS, takeReturnedContent, type ContentLimits } from './returned-content.ts';
 import { DEFAULT_RESULT_PAGES_LIMITS, ResultPages } from './result-pages.ts';
 import { pageCharsFor, readMoreLine, registerResultPage } from './result-page-tool.ts';
@@ -161,6 +163,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     return catalog;
   };
 
+  const durable = options.durable;
+
   async function handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult> {
     // Read now: an abort that came before this point must reach the script (the signal is lazy).
     const signal = ctx.signal;
@@ -172,6 +176,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const inBackground = args.background === true || args.wait_ms !== undefined;
     const waitFor = inBackground ? waitMs(args.wait_ms, waitBounds) : 0;
     if (typeof waitFor !== 'number') return refusalResult(waitFor.refused);
+    // Taken before any await: the first code_execution call of a resuming request is the resumed run.
+    const resume = durable?.takeResume();
     const written = args.code;
     // The size first: everything below does work in proportion to it.
     const tooLarge = typeof written === 'string' ? codeTooLarge(written, maxCodeBytes) : undefined;
@@ -185,6 +191,9 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const { script } = prepared;
     const { code } = script;
     if (code.trim() === '') return refusalResult('code_execution needs `code`: the fenced script is empty.');
+    if (resume !== undefined && (resume.codeDigest !== textDigest(code) || resume.language !== language)) {
+      return refusalResult(`replay refused: the paused run was a ${resume.language} script ${resume.codeDigest}, not this ${language} script ${textDigest(code)}; nothing ran`);
+    }
     const requested = args.time_limit_ms === undefined ? defaultMs : Number(args.time_limit_ms);
     if (!Number.isFinite(requested) || requested < 1000) return refusalResult('time_limit_ms must be a number of at least 1000.');
     const timeLimit: TimeLimit = { requestedMs: requested, appliedMs: Math.min(requested, maxMs), capped: requested > maxMs };
@@ -203,13 +212,14 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       }, signal);
       if (!approval.run) return refusalResult(`${DECLINED_TEXT}: ${approval.reason}`);
     }
-    if (inBackground) return startInBackground(script, language, timeLimit, reset, ctx, waitFor, gate !== undefined);
+    if (inBackground) return startInBackground(script, language, timeLimit, reset, ctx, waitFor, gate !== undefined, resume);
     try {
       const lease = await claim(ctx, signal);
       if ('refused' in lease) return refusalResult(lease.refused);
-      return await runScript(lease.lease, script, language, timeLimit, reset, ctx, signal, gate !== undefined, ctx.onProgress);
+      return await runScript(lease.lease, script, language, timeLimit, reset, ctx, signal, gate !== undefined, ctx.onProgress, resume);
     } finally {
       host.approvals.endExecution(ctx.toolCallId);
+      durable?.end(ctx.toolCallId);
     }
   }
 
@@ -232,7 +242,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
    * it), its inner calls keep the call's ids and may outlive the call's terminal, and the call
    * answers with the result when the script ends within `waitFor`, else `running` with its id.
    */
-  async function startInBackground(script: NormalizedScript, language: ScriptLanguage, timeLimit: TimeLimit, reset: boolean, ctx: HostToolContext, waitFor: number, callSites: boolean): Promise<ToolResult> {
+  async function startInBackground(script: NormalizedScript, language: ScriptLanguage, timeLimit: TimeLimit, reset: boolean, ctx: HostToolContext, waitFor: number, callSites: boolean, resume: RunRecord | undefined): Promise<ToolResult> {
     const acquired = await claim(ctx, ctx.signal);
     // The host's cap is checked once the conversation is ours, in the same turn as start():
     // two runs that waited for their conversations cannot both pass it.
@@ -253,9 +263,10 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     const progress = sink ? (p: Parameters<typeof sink>[0]) => { if (open) sink(p); } : undefined;
     const origin = { conversationId: ctx.conversationId, toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId, timeLimit };
     const started = background.start(origin, (signal) =>
-      runScript(acquired.lease, script, language, timeLimit, reset, ctx, signal, callSites, progress).finally(() => {
+      runScript(acquired.lease, script, language, timeLimit, reset, ctx, signal, callSites, progress, resume).finally(() => {
         release();
         host.approvals.endExecution(ctx.toolCallId);
+        durable?.end(ctx.toolCallId);
       }),
     );
     await background.wait(started, waitFor, ctx.signal);
@@ -278,6 +289,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     signal: AbortSignal,
     callSites: boolean,
     onProgress: HostToolContext['onProgress'],
+    resume: RunRecord | undefined,
   ): Promise<ToolResult> {
     try {
       const progress = onProgress ? increasing(onProgress) : undefined;
@@ -288,6 +300,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
         : undefined;
       const tools = catalogFor(language);
       const scope: RunScope = { host, parent: { toolCallId: ctx.toolCallId, inferenceId: ctx.inferenceId }, ledger, callTimeoutMs, shapes };
+      const journal = durable?.begin(ctx.toolCallId, language, textDigest(code), resume);
+      if (journal !== undefined) scope.journal = journal;
       let report: RunReport;
       if (language === 'javascript') {
         report = await (await runners.javascript()).execute(code, {
@@ -307,6 +321,11 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       }
       live?.end();
       ledger.live = false;
+      // A resumed run that left its journal, or stopped short of it, was not the run that paused: its result is not given.
+      if (journal?.diverged !== undefined) return refusalResult(journal.diverged);
+      if (journal !== undefined && !journal.replayComplete) {
+        return refusalResult(`replay refused: the resumed script ended before making the ${journal.replayLength} calls its journal holds`);
+      }
       relist.afterRun();
       const taken = takeReturnedContent(explainFinalExpression(restorePositions(report, positions), normalized), contentLimits);
       return toToolResult(buildEnvelope(taken.report, timeLimit, normalized, taken.content?.summary), maxResultChars, ledger.endTurn, taken.content?.blocks, keepFor(ctx.conversationId));

@@ -15,7 +15,7 @@ import type { ApprovalGrants } from './approval-grants.ts';
 import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolContext, ProgressUpdate, RegisteredTool, ToolResult } from './types.ts';
 import type { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import type { CallFacts } from '../lifecycle/decide.ts';
-import { PARENT_META_KEY, type HostLifecycleEvent, type LifecycleIdentity, type TerminalPhase } from '../lifecycle/events.ts';
+import { PARENT_META_KEY, RESUMED_META_KEY, type HostLifecycleEvent, type LifecycleIdentity, type TerminalPhase } from '../lifecycle/events.ts';
 import type { CallToolOptions, McplConnection } from '../mcpl/connection.ts';
 
 /** Where the call lifecycle reports to (the ToolHost's events). */
@@ -236,7 +236,8 @@ export class CallLifecycle {
   }
 
   private openCall(request: DispatchRequest, tool: RegisteredTool, inference: InferenceRecord, args: Record<string, unknown>, pending: boolean): OpenCall {
-    const toolCallId = this.ids.next(request.modelCallId);
+    const resumed = request.resumesToolCallId;
+    const toolCallId = resumed !== undefined && !this.open.has(resumed) ? resumed : this.ids.next(request.modelCallId);
     // Built member by member rather than with conditional spreads: this runs for every call,
     // and a spread past an object literal's first member copies through the runtime's slow path.
     // The identity's member order is its JSON's (lifecycleHead serializes it as it is).
@@ -253,6 +254,8 @@ export class CallLifecycle {
       identity.serverTool = facts.serverTool = tool.serverTool!;
     }
     if (request.parentToolCallId) identity._meta = { [PARENT_META_KEY]: request.parentToolCallId };
+    // Announced again after a durable pause, under the id it paused with: marked so (docs/rfc/durable-runs.md).
+    if (resumed === toolCallId) identity._meta = { ...identity._meta, [RESUMED_META_KEY]: true };
     const emitted = this.emitter.open(identity, facts, pending);
     const origin = request.parentToolCallId ? 'script' : 'model';
     const call = new OpenCall(toolCallId, tool, inference, origin, args, emitted, request.modelCallId, request.parentToolCallId);

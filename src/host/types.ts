@@ -173,6 +173,12 @@ export interface DispatchRequest {
    * members (trace context) replace those of the same name; the progress token is the host's.
    */
   meta?: Record<string, unknown>;
+  /**
+   * A durable resume (docs/durable.md): the call continues the paused call of this id, whose
+   * opening was ended at the pause, so it is announced again under the same id. Ignored (a new
+   * id is minted) while a call of that id is open on this host.
+   */
+  resumesToolCallId?: string;
 }
 
 /** A budget of calls shared by the requests that carry it; `opened` is the host's count. */

@@ -12,6 +12,12 @@ export type TerminalPhase = 'completed' | 'failed' | 'aborted';
 /** `_meta` key carrying the parent `code_execution` call's id on every phase of a script's call. */
 export const PARENT_META_KEY = 'agent-framework/parentToolCallId';
 
+/**
+ * `_meta` key set (`true`) on every phase of a call announced again after a durable pause: the
+ * same `toolCallId` as the call that paused, whose opening was ended then (docs/rfc/durable-runs.md).
+ */
+export const RESUMED_META_KEY = 'toolcell/resumed';
+
 /** Fields every phase of one call carries; built once per call. */
 export interface LifecycleIdentity {
   toolCallId: string;
@@ -21,7 +27,7 @@ export interface LifecycleIdentity {
   class: readonly ToolClass[];
   serverId?: string;
   serverTool?: string;
-  _meta?: { [PARENT_META_KEY]: string };
+  _meta?: { [PARENT_META_KEY]?: string; [RESUMED_META_KEY]?: true };
 }
 
 /** Params of one `tools/lifecycle` notification as sent to an observer. */
@@ -83,6 +89,12 @@ function redactIdentity(identity: LifecycleIdentity): LifecycleIdentity {
     const value = identity[key];
     if (value !== undefined) out[key] = redactSecretsInText(value);
   }
-  if (identity._meta) out._meta = { [PARENT_META_KEY]: redactSecretsInText(identity._meta[PARENT_META_KEY]) };
+  if (identity._meta) {
+    const parent = identity._meta[PARENT_META_KEY];
+    out._meta = {
+      ...(parent !== undefined ? { [PARENT_META_KEY]: redactSecretsInText(parent) } : {}),
+      ...(identity._meta[RESUMED_META_KEY] === true ? { [RESUMED_META_KEY]: true as const } : {}),
+    };
+  }
   return out;
 }

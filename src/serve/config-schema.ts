@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { canonicalOrigin } from './auth.ts';
+import { storeUrlProblem } from '../store/open.ts';
 
 const Narrowing = z.object({
   tools: z.array(z.string()).optional(),
@@ -203,6 +204,11 @@ export const ServeConfigSchema = z.object({
   http: Http.optional(),
   /** Calls that need the client's user's approval; absent, nothing waits. */
   approvals: Approvals.optional(),
+  /** Where runs waiting for approval are kept: `sqlite:<file>` or `postgres://…` (docs/durable.md). */
+  store: z.string().superRefine((url, ctx) => {
+    const problem = storeUrlProblem(url);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: `${problem}, got ${JSON.stringify(url.replace(/\/\/[^@/]*@/, '//…@'))}` });
+  }).optional(),
   /** OpenTelemetry: every call as a span, and the metrics, exported over OTLP/HTTP (src/telemetry/). */
   telemetry: z.object({
     otlp: z.object({

@@ -38,6 +38,11 @@ export interface ServeConfig {
   http?: ServeHttpConfig;
   /** OTLP/HTTP export of every call as a span, and of the metrics; absent, serve never loads OpenTelemetry. */
   telemetry?: { otlp: { url: string; headers?: Record<string, string>; metricsIntervalMs?: number } };
+  /**
+   * Where runs waiting for approval are kept (docs/durable.md): `sqlite:<file>` (relative to the
+   * config file's folder) or `postgres://…`; absent, they wait in this process's memory.
+   */
+  store?: string;
 }
 
 /** The config file's `http` block, as `serveHttp` takes it. */
@@ -92,6 +97,8 @@ export function parseServeConfig(raw: unknown, source: string, base: string): Se
     ...(data.approvals ? { approvals: data.approvals } : {}),
     ...(data.http ? { http: definedKeys(data.http) } : {}),
     ...(data.telemetry ? { telemetry: { otlp: telemetryOtlp(data.telemetry.otlp) } } : {}),
+    // A relative SQLite path is the config file's neighbour, as every other path in it.
+    ...(data.store !== undefined ? { store: data.store.startsWith('sqlite:') ? `sqlite:${resolve(base, data.store.slice('sqlite:'.length))}` : data.store } : {}),
   };
 }
 

@@ -35,6 +35,7 @@ import { createToolServer, type AroundDispatch } from './tool-server.ts';
 import { BodyBudget, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_BUFFERED_BODY_BYTES, HttpFailure, parseJson, readBody } from './http-body.ts';
 import type { GatewayHub } from './gateway/hub.ts';
 import { modernEndpoint } from './modern/serve-endpoint.ts';
+import type { DurablePauses } from './modern/durable.ts';
 import { answerModernHttp } from './modern/http.ts';
 import { isModernRequest } from './modern/wire.ts';
 
@@ -90,6 +91,8 @@ export interface HttpServeOptions {
   clients?: ServeClients;
   /** Passes the providers' resources, prompts, completion and logging through (gateway/). */
   gateway?: GatewayHub;
+  /** With a store: 2026-era runs waiting for approval are stored and resumed by replay at any instance (modern/durable.ts). */
+  durable?: DurablePauses;
 }
 
 export interface HttpServing {
@@ -193,6 +196,7 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
     around: options.aroundDispatch,
     clients: options.clients,
     gateway: options.gateway,
+    durable: options.durable,
     sessionFor: () => {
       const session = new ServeSession(`${options.conversationPrefix}-${randomUUID()}`);
       return { session, release: () => void endEphemeral(session) };

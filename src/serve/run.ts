@@ -20,6 +20,9 @@ import { forwardServerRequests } from './gateway/server-requests.ts';
 import { connectServers, type ConnectedServers } from './gateway/connect-servers.ts';
 import { startInteractiveAuth, type InteractiveServers } from './interactive-auth.ts';
 import { describeServerStartup, serverStartup } from './startup-report.ts';
+import { DurableRuns } from '../code-execution/durable-runs.ts';
+import { DurablePauses } from './modern/durable.ts';
+import type { DurableStore } from '../store/types.ts';
 
 export interface ServeOptions {
   configPath?: string;
@@ -64,6 +67,13 @@ export async function runServe(options: ServeOptions): Promise<number> {
   }
   const around = telemetry ? telemetry.withRequestContext.bind(telemetry) : undefined;
   let interactive: InteractiveServers | undefined;
+  // With a store, runs waiting for approval survive this process (docs/durable.md); its driver loads only now.
+  let store: DurableStore | undefined;
+  let durable: DurablePauses | undefined;
+  if (config.store !== undefined) {
+    store = await (await import('../store/open.ts')).openStore(config.store);
+    durable = new DurablePauses(store, new DurableRuns(), logger);
+  }
   const shutdown = async () => {
     servers?.stop();
     await interactive?.close();
@@ -71,6 +81,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     await codeExecution?.close();
     await host.close();
     await telemetry?.shutdown();
+    await store?.close();
   };
   const prefixed = new Map(config.servers.map((s) => [s.id, s.prefixTools !== false]));
   const gateway = new GatewayHub(host, logger, {
@@ -86,7 +97,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
     servers = await connectServers(host, interactive.servers, logger);
     const startup = serverStartup(host, config.servers.map((s) => s.id), servers.awaited());
     logger.info(startup, describeServerStartup(startup));
-    if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, { whenBusy: 'wait', jsInline: false, ...config.runtime, ...config.codeExecution });
+    if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, { whenBusy: 'wait', jsInline: false, ...config.runtime, ...config.codeExecution, ...(durable ? { durable: durable.runs } : {}) });
   } catch (error) {
     await shutdown();
     throw error;
@@ -105,6 +116,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
         logger,
         ...(around ? { aroundDispatch: around } : {}),
         ...(clients ? { clients } : {}),
+        ...(durable ? { durable } : {}),
         gateway,
       });
     } catch (error) {
@@ -121,6 +133,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
       stop,
       ...(around ? { around } : {}),
       ...(clients ? { clients } : {}),
+      ...(durable ? { durable } : {}),
       gateway,
     });
   }

@@ -13,6 +13,7 @@ import type { ServeClients } from './approval-clients.ts';
 import { createToolServer, type AroundDispatch } from './tool-server.ts';
 import type { GatewayHub } from './gateway/hub.ts';
 import { modernEndpoint } from './modern/serve-endpoint.ts';
+import type { DurablePauses } from './modern/durable.ts';
 import { interceptModern } from './modern/stdio.ts';
 
 export interface StdioServeOptions {
@@ -24,6 +25,8 @@ export interface StdioServeOptions {
   around?: AroundDispatch;
   clients?: ServeClients;
   gateway?: GatewayHub;
+  /** With a store: 2026-era runs waiting for approval are stored and resumed by replay (modern/durable.ts). */
+  durable?: DurablePauses;
   /** The protocol's input and output (default: this process's stdin and stdout). */
   stdin?: Readable;
   stdout?: Writable;
@@ -46,7 +49,7 @@ export async function serveStdio(host: ToolHost, options: StdioServeOptions): Pr
   });
   await server.connect(transport);
   // 2026-07-28 requests (no handshake) are answered beside the SDK session: see modern/.
-  const modern = modernEndpoint({ host, logger, around: options.around, clients: options.clients, gateway: options.gateway, sessionFor: () => ({ session, release: () => {} }) });
+  const modern = modernEndpoint({ host, logger, around: options.around, clients: options.clients, gateway: options.gateway, durable: options.durable, sessionFor: () => ({ session, release: () => {} }) });
   interceptModern(transport, modern, logger);
   logger.info({ tools: host.listTools().length }, 'toolcell serving MCP on stdio');
   await closed;

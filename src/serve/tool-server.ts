@@ -15,6 +15,8 @@ import { listServedTools } from './served-tools.ts';
 import { forwardedMeta, registerGateway } from './gateway/handlers.ts';
 import type { GatewayHub } from './gateway/hub.ts';
 import type { ServeSession } from './session.ts';
+import { resumedCallId } from '../code-execution/durable-runs.ts';
+import { CODE_EXECUTION } from '../code-execution/options.ts';
 
 /** `_meta` key a client may set on `tools/call` to name the conversation the call belongs to. */
 export const CONVERSATION_META_KEY = 'agent-framework/conversationId';
@@ -71,8 +73,11 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
       if (session.ended !== undefined || extra.signal.aborted) {
         return { content: [{ type: 'text', text: `Tool call aborted: ${session.ended ?? 'the client cancelled the request'}` }], isError: true };
       }
+      // A request that resumes a paused run (modern/durable.ts) continues its code_execution call under the same id.
+      const resumes = request.params.name === CODE_EXECUTION ? resumedCallId() : undefined;
       const dispatch = () =>
         host.dispatch({
+          ...(resumes !== undefined ? { resumesToolCallId: resumes } : {}),
           inferenceId,
           name: request.params.name,
           input: request.params.arguments ?? {},

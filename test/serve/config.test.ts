@@ -293,3 +293,11 @@ test("the http block: allowedOrigins and serve --http's bounds are kept; a non-o
   assert.ok(lines.some((l) => l.startsWith('http.headersTimeoutMs:')), lines.join('\n'));
   assert.ok(lines.includes('http.bogus: unknown key'), lines.join('\n'));
 });
+
+test('store: a URL of a kind toolcell knows; a relative SQLite file is the config file\'s neighbour; a password is not echoed', () => {
+  assert.equal(parseServeConfig({ store: 'sqlite:./runs.db' }, 'f', '/base').store, 'sqlite:/base/runs.db');
+  assert.equal(parseServeConfig({ store: 'postgres://u@db:5432/x' }, 'f', '/base').store, 'postgres://u@db:5432/x');
+  const [line] = problems({ store: 'redis://user:hunter2@cache/0' });
+  assert.match(line!, /^store: expected "sqlite:<file>", "postgres:\/\/…" or "memory:", got "redis:\/\/…@cache\/0"$/);
+  assert.deepEqual(problems({ store: 5 }).length, 1);
+});

@@ -14,8 +14,9 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { ServeSession } from '../session.ts';
-import { Exchange, type Outcome } from './exchange.ts';
+import { Exchange, type InputRequest, type Outcome } from './exchange.ts';
 import { SuspendedExchanges, bindingOf } from './suspended.ts';
+import type { DurablePauses, TakenRun } from './durable.ts';
 import { ErrorCodes, META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN_VERSION, ModernError, REMOVED_METHODS, SUPPORTED_VERSIONS, readRequestMeta, type RequestMeta } from './wire.ts';
 
 /**
@@ -51,6 +52,8 @@ export interface ModernEndpointOptions {
   /** The SDK server answering for one session (createToolServer). */
   newServer: (session: ServeSession) => Server;
   logger: Logger;
+  /** With a store: a run waiting for its client's approval is stored, and resumed by replay anywhere (durable.ts). */
+  durable?: DurablePauses | undefined;
 }
 
 /** A JSON-RPC response of the era (result or error) for the request `id`. */
@@ -175,6 +178,7 @@ export class ModernEndpoint {
     } catch (error) {
       return errorResponse(request.id, ErrorCodes.invalidParams, `Invalid params: ${(error as Error).message}`);
     }
+    if (!taken && this.options.durable) return this.resumeStored(this.options.durable, request, state, notify, signal);
     if (!taken) return errorResponse(request.id, ErrorCodes.invalidParams, 'Invalid params: requestState is unknown, expired or already used; send the request again without it');
     const responses = (request.params as { inputResponses?: unknown }).inputResponses;
     if (responses && typeof responses === 'object') {
@@ -183,8 +187,30 @@ export class ModernEndpoint {
     return this.drive(taken.exchange, request.id, taken.release, notify, signal);
   }
 
+  /**
+   * A retry whose `requestState` names a run in the store (paused here before a restart, or at
+   * another instance): taken once, its request runs again as a resume of that run (durable.ts).
+   */
+  private async resumeStored(durable: DurablePauses, request: JSONRPCRequest, state: string, notify: (n: JSONRPCNotification) => void, signal: AbortSignal): Promise<ModernResponse> {
+    const taken = await durable.take(state, bindingOf(request.method, request.params), (request.params as { inputResponses?: unknown }).inputResponses);
+    if (typeof taken === 'string') return errorResponse(request.id, ErrorCodes.invalidParams, `Invalid params: ${taken}`);
+    const { session, release } = this.options.sessionFor();
+    const done = () => {
+      release();
+      void durable.forget(state);
+    };
+    let exchange: Exchange;
+    try {
+      exchange = await durable.runs.resuming(taken.record, () => Exchange.start(this.options.newServer(session), readRequestMeta(request), { ...request, params: this.innerParams(request) }));
+    } catch (error) {
+      done();
+      throw error;
+    }
+    return this.drive(exchange, request.id, done, notify, signal, taken);
+  }
+
   /** Runs the exchange to its answer or its next input request. */
-  private async drive(exchange: Exchange, id: JSONRPCRequest['id'], release: () => void, notify: (n: JSONRPCNotification) => void, signal: AbortSignal): Promise<ModernResponse> {
+  private async drive(exchange: Exchange, id: JSONRPCRequest['id'], release: () => void, notify: (n: JSONRPCNotification) => void, signal: AbortSignal, resumed?: TakenRun): Promise<ModernResponse> {
     const abandon = () => void exchange.close('the client went away before the answer').finally(release);
     if (signal.aborted) {
       abandon();
@@ -193,12 +219,33 @@ export class ModernEndpoint {
     signal.addEventListener('abort', abandon, { once: true });
     let outcome: Outcome;
     try {
-      outcome = await exchange.next(notify);
+      for (;;) {
+        outcome = await exchange.next(notify);
+        if (outcome.kind !== 'input' || !resumed || resumed.answers.size === 0 || !this.options.durable) break;
+        // A resumed run asks again what its client already answered: answered from the stored answers, digest for digest.
+        const answered = this.options.durable.answer(exchange, outcome.requests, resumed);
+        if (typeof answered === 'string') {
+          await exchange.close(answered);
+          release();
+          return errorResponse(id, -32000, answered);
+        }
+        if (answered === 0) break;
+      }
     } catch (error) {
       release();
       return errorResponse(id, -32000, (error as Error).message);
     } finally {
       signal.removeEventListener('abort', abandon);
+    }
+    if (outcome.kind === 'input' && this.options.durable) {
+      const binding = bindingOf(exchange.request.method, exchange.request.params);
+      const stored = await this.options.durable.park(binding, outcome.requests);
+      if (stored !== undefined) {
+        // The run lives in the store now: here it ends, and the retry resumes it by replay wherever it arrives.
+        await exchange.close('the run was paused and stored; it resumes by replay');
+        release();
+        return this.inputRequired(id, outcome.requests, stored);
+      }
     }
     if (outcome.kind === 'input') {
       const token = this.suspended.park(exchange, bindingOf(exchange.request.method, exchange.request.params), release);
@@ -207,12 +254,16 @@ export class ModernEndpoint {
         release();
         return errorResponse(id, -32000, `serve holds ${this.suspended.size} requests waiting for input already; try again later`);
       }
-      const inputRequests = Object.fromEntries([...outcome.requests].map(([key, r]) => [key, { method: r.method, ...(r.params !== undefined ? { params: r.params } : {}) }]));
-      return { jsonrpc: '2.0', id, result: { resultType: 'input_required', inputRequests, requestState: token, _meta: { [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
+      return this.inputRequired(id, outcome.requests, token);
     }
     await exchange.close('answered');
     release();
     return this.finish(exchange.request.method, { ...outcome.message, id } as ModernResponse);
+  }
+
+  private inputRequired(id: JSONRPCRequest['id'], requests: ReadonlyMap<string, InputRequest>, token: string): ModernResponse {
+    const inputRequests = Object.fromEntries([...requests].map(([key, r]) => [key, { method: r.method, ...(r.params !== undefined ? { params: r.params } : {}) }]));
+    return { jsonrpc: '2.0', id, result: { resultType: 'input_required', inputRequests, requestState: token, _meta: { [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
   }
 
   /** The era's decorations of a final answer: `resultType`, the server's name, cache hints. */

@@ -10,6 +10,7 @@ import type { GatewayHub } from '../gateway/hub.ts';
 import type { ServeSession } from '../session.ts';
 import { SERVER_INFO, createToolServer, leaveGateway, type AroundDispatch } from '../tool-server.ts';
 import { ModernEndpoint } from './endpoint.ts';
+import type { DurablePauses } from './durable.ts';
 
 export interface ServeEndpointParts {
   host: ToolHost;
@@ -19,6 +20,8 @@ export interface ServeEndpointParts {
   gateway?: GatewayHub | undefined;
   /** The session a request runs in, and what ends it once the request is over. */
   sessionFor: () => { session: ServeSession; release: () => void };
+  /** With a store: runs waiting for approval are stored and resumed by replay (durable.ts). */
+  durable?: DurablePauses | undefined;
 }
 
 export function modernEndpoint(parts: ServeEndpointParts): ModernEndpoint {
@@ -28,6 +31,7 @@ export function modernEndpoint(parts: ServeEndpointParts): ModernEndpoint {
     capabilities: () => (gateway ? gateway.capabilities() : { tools: {} }),
     logger,
     sessionFor: parts.sessionFor,
+    durable: parts.durable,
     newServer: (session) => {
       const server = createToolServer(host, session, logger, around, clients, gateway);
       server.onclose = () => leaveGateway(server);

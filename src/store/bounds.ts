@@ -1,0 +1,24 @@
+/**
+ * What one durable run may put in the store, and how long it stays. Each bound is enforced where
+ * it is named (journal.ts for a run's journal, the stores for their row count) and listed in
+ * docs/security.md.
+ */
+
+/** Most inner calls one run's journal keeps; past it the run is not made durable (it waits in memory as without a store). */
+export const MAX_JOURNAL_ENTRIES = 10_000;
+
+/** Most bytes of one run's journal (results as JSON); past it the run is not made durable. */
+export const MAX_JOURNAL_BYTES = 16 * 1024 * 1024;
+
+/** Most paused runs one store holds at once, over all instances and clients; past it a pause stays in memory. */
+export const MAX_STORED_RUNS = 10_000;
+
+/** How long a paused run waits in the store for the client's answer (a person may answer tomorrow). */
+export const DURABLE_RUN_TTL_MS = 24 * 60 * 60_000;
+
+/**
+ * Longest wait, at a pause, for the script's other calls already running to end so that their
+ * results go into the journal; one still running then is journaled as in flight (its outcome
+ * unknown: the resumed script gets an error for it, it is never run again).
+ */
+export const DURABLE_SETTLE_MS = 30_000;

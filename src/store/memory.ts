@@ -1,0 +1,48 @@
+/**
+ * A store in this process's memory: the contract of {@link DurableStore} without persistence, for
+ * tests and for one process that wants runs taken once across its own exchanges.
+ */
+import { MAX_STORED_RUNS } from './bounds.ts';
+import { StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun } from './types.ts';
+
+export class MemoryStore implements DurableStore {
+  readonly kind = 'memory';
+  private readonly runs = new Map<string, { run: StoredRun; state: 'paused' | 'claimed' }>();
+
+  constructor(private readonly maxRuns = MAX_STORED_RUNS) {}
+
+  async putRun(run: StoredRun): Promise<void> {
+    const now = Date.now();
+    for (const [id, row] of this.runs) if (row.run.expiresAt <= now) this.runs.delete(id);
+    if (this.runs.has(run.id)) throw new Error(`a run with id ${run.id} is stored already`);
+    const paused = [...this.runs.values()].filter((r) => r.state === 'paused').length;
+    if (paused >= this.maxRuns) throw new StoreFullError(`the store holds ${paused} paused runs already (its bound)`);
+    this.runs.set(run.id, { run: { ...run }, state: 'paused' });
+  }
+
+  async claimRun(id: string): Promise<ClaimOutcome> {
+    const row = this.runs.get(id);
+    if (!row) return { claimed: false, reason: 'unknown' };
+    if (row.state !== 'paused') return { claimed: false, reason: 'taken' };
+    if (row.run.expiresAt <= Date.now()) return { claimed: false, reason: 'expired' };
+    row.state = 'claimed';
+    return { claimed: true, run: { ...row.run } };
+  }
+
+  async deleteRun(id: string): Promise<void> {
+    this.runs.delete(id);
+  }
+
+  async countPaused(): Promise<number> {
+    return [...this.runs.values()].filter((r) => r.state === 'paused').length;
+  }
+
+  async close(): Promise<void> {
+    this.runs.clear();
+  }
+
+  /** Tests: the stored record, to read or change as a store's reader could. */
+  peek(id: string): StoredRun | undefined {
+    return this.runs.get(id)?.run;
+  }
+}

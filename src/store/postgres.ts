@@ -1,0 +1,118 @@
+/**
+ * The shared store: a PostgreSQL database (`pg` 8, an optional peer loaded only when a
+ * `postgres://` store is configured), for several `toolcell serve` instances behind one load
+ * balancer. Taking a run is one `UPDATE … WHERE state = 'paused' RETURNING`: PostgreSQL's row
+ * lock makes it succeed for one instance only. Bounded: at most {@link PG_POOL_SIZE}
+ * connections, {@link PG_CONNECT_TIMEOUT_MS} to connect, {@link PG_STATEMENT_TIMEOUT_MS} per
+ * statement.
+ */
+import { createRequire } from 'node:module';
+import { MAX_STORED_RUNS } from './bounds.ts';
+import { StoreConfigError, StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun } from './types.ts';
+
+/** Connections one instance opens to the database at most. */
+export const PG_POOL_SIZE = 4;
+/** Longest wait for a connection. */
+export const PG_CONNECT_TIMEOUT_MS = 10_000;
+/** Longest a statement may run before the server cancels it. */
+export const PG_STATEMENT_TIMEOUT_MS = 10_000;
+
+type Pool = import('pg').Pool;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS toolcell_runs (
+  id TEXT PRIMARY KEY,
+  binding TEXT NOT NULL,
+  data TEXT NOT NULL,
+  state TEXT NOT NULL,
+  owner TEXT,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL
+)`;
+
+function loadDriver(): typeof import('pg') {
+  const require = createRequire(import.meta.url);
+  try {
+    return require('pg') as typeof import('pg');
+  } catch (error) {
+    throw new StoreConfigError(`the PostgreSQL store needs the package pg (8.x): npm install pg@8 (${(error as Error).message.split('\n')[0]})`, { cause: error });
+  }
+}
+
+export class PostgresStore implements DurableStore {
+  readonly kind = 'postgres';
+  private readonly pool: Pool;
+  private ready: Promise<void> | undefined;
+
+  /** `url`: a `postgres://` connection string (its password, if any, stays in this process). */
+  constructor(url: string, private readonly maxRuns = MAX_STORED_RUNS) {
+    const pg = loadDriver();
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: PG_POOL_SIZE,
+      connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+      statement_timeout: PG_STATEMENT_TIMEOUT_MS,
+      application_name: 'toolcell',
+    });
+    // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
+    this.pool.on('error', () => {});
+  }
+
+  /** Creates the table once (concurrent instances: IF NOT EXISTS, retried once on the race). */
+  private schema(): Promise<void> {
+    this.ready ??= this.pool.query(SCHEMA).then(() => undefined, async () => {
+      await this.pool.query(SCHEMA);
+    });
+    return this.ready;
+  }
+
+  async putRun(run: StoredRun): Promise<void> {
+    await this.schema();
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const now = Date.now();
+      await client.query('DELETE FROM toolcell_runs WHERE expires_at <= $1', [now]);
+      // One writer at a time counts and inserts, so the bound holds across instances.
+      await client.query('LOCK TABLE toolcell_runs IN SHARE ROW EXCLUSIVE MODE');
+      const { rows } = await client.query<{ n: string }>("SELECT count(*) AS n FROM toolcell_runs WHERE state = 'paused'");
+      const n = Number(rows[0]!.n);
+      if (n >= this.maxRuns) throw new StoreFullError(`the store holds ${n} paused runs already (its bound)`);
+      await client.query("INSERT INTO toolcell_runs (id, binding, data, state, created_at, expires_at) VALUES ($1, $2, $3, 'paused', $4, $5)", [run.id, run.binding, run.data, now, run.expiresAt]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async claimRun(id: string, owner: string): Promise<ClaimOutcome> {
+    await this.schema();
+    const { rows } = await this.pool.query<{ binding: string; data: string; expires_at: string }>(
+      "UPDATE toolcell_runs SET state = 'claimed', owner = $1 WHERE id = $2 AND state = 'paused' AND expires_at > $3 RETURNING binding, data, expires_at",
+      [owner, id, Date.now()],
+    );
+    const row = rows[0];
+    if (row) return { claimed: true, run: { id, binding: row.binding, data: row.data, expiresAt: Number(row.expires_at) } };
+    const seen = await this.pool.query<{ state: string }>('SELECT state FROM toolcell_runs WHERE id = $1', [id]);
+    if (seen.rows.length === 0) return { claimed: false, reason: 'unknown' };
+    return { claimed: false, reason: seen.rows[0]!.state !== 'paused' ? 'taken' : 'expired' };
+  }
+
+  async deleteRun(id: string): Promise<void> {
+    await this.schema();
+    await this.pool.query('DELETE FROM toolcell_runs WHERE id = $1', [id]);
+  }
+
+  async countPaused(): Promise<number> {
+    await this.schema();
+    const { rows } = await this.pool.query<{ n: string }>("SELECT count(*) AS n FROM toolcell_runs WHERE state = 'paused'");
+    return Number(rows[0]!.n);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

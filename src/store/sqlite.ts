@@ -1,0 +1,82 @@
+/**
+ * The embedded store: one SQLite file (better-sqlite3 12, an optional peer loaded only when a
+ * `sqlite:` store is configured). Several processes on one machine may share the file (WAL
+ * mode); taking a run is one `UPDATE … WHERE state = 'paused'`, which SQLite serializes, so it
+ * succeeds once. Statements are synchronous and small (one row, at most the journal bound of
+ * bytes); a locked file is waited for at most {@link SQLITE_BUSY_TIMEOUT_MS}.
+ */
+import { createRequire } from 'node:module';
+import { MAX_STORED_RUNS } from './bounds.ts';
+import { StoreConfigError, StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun } from './types.ts';
+
+/** Longest wait for another process's write lock on the file before a statement fails. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+type Database = import('better-sqlite3').Database;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS toolcell_runs (
+  id TEXT PRIMARY KEY,
+  binding TEXT NOT NULL,
+  data TEXT NOT NULL,
+  state TEXT NOT NULL,
+  owner TEXT,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+)`;
+
+/** Loads better-sqlite3, or says which package to install. */
+function loadDriver(): typeof import('better-sqlite3') {
+  const require = createRequire(import.meta.url);
+  try {
+    return require('better-sqlite3') as typeof import('better-sqlite3');
+  } catch (error) {
+    throw new StoreConfigError(`the SQLite store needs the package better-sqlite3 (12.x): npm install better-sqlite3@12 (${(error as Error).message.split('\n')[0]})`, { cause: error });
+  }
+}
+
+export class SqliteStore implements DurableStore {
+  readonly kind = 'sqlite';
+  private readonly db: Database;
+
+  /** Opens (creating when absent) the database file at `path`. */
+  constructor(readonly path: string, private readonly maxRuns = MAX_STORED_RUNS) {
+    const Driver = loadDriver();
+    this.db = new Driver(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
+    this.db.pragma('journal_mode = WAL');
+    this.db.exec(SCHEMA);
+  }
+
+  async putRun(run: StoredRun): Promise<void> {
+    const now = Date.now();
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM toolcell_runs WHERE expires_at <= ?').run(now);
+      const { n } = this.db.prepare("SELECT count(*) AS n FROM toolcell_runs WHERE state = 'paused'").get() as { n: number };
+      if (n >= this.maxRuns) throw new StoreFullError(`the store holds ${n} paused runs already (its bound)`);
+      this.db.prepare("INSERT INTO toolcell_runs (id, binding, data, state, created_at, expires_at) VALUES (?, ?, ?, 'paused', ?, ?)")
+        .run(run.id, run.binding, run.data, now, run.expiresAt);
+    }).immediate();
+  }
+
+  async claimRun(id: string, owner: string): Promise<ClaimOutcome> {
+    const now = Date.now();
+    const row = this.db.prepare("UPDATE toolcell_runs SET state = 'claimed', owner = ? WHERE id = ? AND state = 'paused' AND expires_at > ? RETURNING binding, data, expires_at")
+      .get(owner, id, now) as { binding: string; data: string; expires_at: number } | undefined;
+    if (row) return { claimed: true, run: { id, binding: row.binding, data: row.data, expiresAt: row.expires_at } };
+    const seen = this.db.prepare('SELECT state, expires_at FROM toolcell_runs WHERE id = ?').get(id) as { state: string; expires_at: number } | undefined;
+    if (!seen) return { claimed: false, reason: 'unknown' };
+    return { claimed: false, reason: seen.state !== 'paused' ? 'taken' : 'expired' };
+  }
+
+  async deleteRun(id: string): Promise<void> {
+    this.db.prepare('DELETE FROM toolcell_runs WHERE id = ?').run(id);
+  }
+
+  async countPaused(): Promise<number> {
+    return (this.db.prepare("SELECT count(*) AS n FROM toolcell_runs WHERE state = 'paused'").get() as { n: number }).n;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

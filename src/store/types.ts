@@ -1,0 +1,64 @@
+/**
+ * The one interface between the host and its store: paused runs (a `code_execution` run waiting
+ * for a person's answer, with the journal it needs to continue by replay), each taken at most
+ * once. Implementations: memory.ts (tests, one process), sqlite.ts (one machine), postgres.ts
+ * (several hosts on one database). What a row holds is opaque text here (journal.ts writes and
+ * checks it), so a store never interprets a run and the run's format never depends on the store.
+ */
+
+/** A run waiting for a person, as the store keeps it. */
+export interface StoredRun {
+  /** The key the client resumes it by (serve: the `requestState` it handed out). */
+  id: string;
+  /**
+   * What the resuming request must repeat (serve: the request's method and params, canonical):
+   * the run continues only for the very request that was paused.
+   */
+  binding: string;
+  /** The run record (journal.ts), as JSON text. */
+  data: string;
+  /** `Date.now()` past which the run can no longer be taken. */
+  expiresAt: number;
+}
+
+/**
+ * Taking a run: `claimed` hands it out once — the compare-and-set from `paused` to `claimed`
+ * succeeds for one caller only, whichever instance it runs in. Otherwise why not: never stored
+ * (or deleted), already taken, or expired.
+ */
+export type ClaimOutcome =
+  | { claimed: true; run: StoredRun }
+  | { claimed: false; reason: 'unknown' | 'taken' | 'expired' };
+
+/** A store of paused runs. Every method is bounded in time by its implementation (see each file). */
+export interface DurableStore {
+  /** `memory`, `sqlite` or `postgres`. */
+  readonly kind: string;
+  /**
+   * Stores a paused run. Throws {@link StoreFullError} when the store holds
+   * {@link import('./bounds.ts').MAX_STORED_RUNS} paused runs already, and on a duplicate id.
+   * Expired rows are swept first.
+   */
+  putRun(run: StoredRun): Promise<void>;
+  /**
+   * Takes the run `id` for `owner` (an instance's name, for the record): succeeds at most once
+   * over every instance sharing the store.
+   */
+  claimRun(id: string, owner: string): Promise<ClaimOutcome>;
+  /** Forgets the run `id` (taken and finished, or refused); no error when it is not there. */
+  deleteRun(id: string): Promise<void>;
+  /** How many runs wait now (tests, bounds). */
+  countPaused(): Promise<number>;
+  /** Releases the file or the connection pool. */
+  close(): Promise<void>;
+}
+
+/** The store holds as many paused runs as it may: the run waits in memory instead (not durably). */
+export class StoreFullError extends Error {
+  override readonly name = 'StoreFullError';
+}
+
+/** The store's package is not installed, or its URL is not one toolcell knows. */
+export class StoreConfigError extends Error {
+  override readonly name = 'StoreConfigError';
+}

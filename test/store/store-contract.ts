@@ -1,0 +1,39 @@
+/**
+ * The contract every store keeps (src/store/types.ts), run against each store by its test: a run
+ * is taken at most once however many takers race, an expired or unknown run is not handed out,
+ * and the bound on paused runs holds.
+ */
+import assert from 'node:assert/strict';
+import { StoreFullError, type DurableStore } from '../../src/store/types.ts';
+
+/** The contract every store keeps; `make(maxRuns)` opens a fresh, empty one. */
+export async function storeContract(make: (maxRuns: number) => Promise<DurableStore>): Promise<void> {
+  const store = await make(3);
+  try {
+    const later = Date.now() + 60_000;
+    await store.putRun({ id: 'a', binding: 'b-a', data: '{"x":1}', expiresAt: later });
+    // Ten takers at once: exactly one gets the run.
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => store.claimRun('a', `owner-${i}`)));
+    assert.equal(outcomes.filter((o) => o.claimed).length, 1);
+    const won = outcomes.find((o) => o.claimed)!;
+    assert.deepEqual(won.claimed && won.run, { id: 'a', binding: 'b-a', data: '{"x":1}', expiresAt: later });
+    assert.ok(outcomes.filter((o) => !o.claimed).every((o) => !o.claimed && o.reason === 'taken'));
+    assert.deepEqual(await store.claimRun('nope', 'me'), { claimed: false, reason: 'unknown' });
+    await assert.rejects(store.putRun({ id: 'a', binding: 'b', data: '{}', expiresAt: later }));
+    // Expired: not handed out (and swept at the next put).
+    await store.putRun({ id: 'old', binding: 'b', data: '{}', expiresAt: Date.now() - 1 });
+    assert.deepEqual(await store.claimRun('old', 'me'), { claimed: false, reason: 'expired' });
+    // The bound counts paused runs only ('a' was taken).
+    await store.putRun({ id: 'p1', binding: 'b', data: '{}', expiresAt: later });
+    await store.putRun({ id: 'p2', binding: 'b', data: '{}', expiresAt: later });
+    await store.putRun({ id: 'p3', binding: 'b', data: '{}', expiresAt: later });
+    assert.equal(await store.countPaused(), 3);
+    await assert.rejects(store.putRun({ id: 'p4', binding: 'b', data: '{}', expiresAt: later }), StoreFullError);
+    await store.deleteRun('p1');
+    assert.equal(await store.countPaused(), 2);
+    await store.putRun({ id: 'p4', binding: 'b', data: '{}', expiresAt: later });
+  } finally {
+    await store.close();
+  }
+}
+
