@@ -23,6 +23,13 @@ export const MODERN_VERSION = '2026-07-28';
 export const DISCOVER_TIMEOUT_MS = 30_000;
 /** Most `input_required` rounds one request may go through (a server asking forever is an error). */
 export const MAX_INPUT_ROUNDS = 16;
+/**
+ * The `_meta` key under which an input request handed to the SDK client carries the key the
+ * server gave it in `inputRequests`, so that a gateway can ask its own client under the same
+ * key. client-features/install.ts takes it out before any handler sees the request
+ * ({@link ServerRequestContext.inputKey}).
+ */
+export const INPUT_KEY_META = 'dev.toolcell/inputKey';
 /** The handshake-era version the SDK client is told it agreed (it knows no newer one). */
 const SDK_VERSION = '2025-11-25';
 
@@ -109,8 +116,8 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
         entry.waiting.set(id, key);
         synthetic.set(id, entry.wireId);
         const params = { ...((request.params ?? {}) as Json) };
-        // The call's progress token attributes the request to the call (docs/mcp-client.md).
-        if (token !== undefined) params._meta = { ...(params._meta as Json | undefined), progressToken: token };
+        // The call's progress token attributes the request to the call (docs/mcp-client.md); the key goes with it.
+        params._meta = { ...(params._meta as Json | undefined), ...(token !== undefined ? { progressToken: token } : {}), [INPUT_KEY_META]: key };
         toClient?.({ jsonrpc: '2.0', id, method: String(request.method), params } as JSONRPCMessage);
       }
       return;

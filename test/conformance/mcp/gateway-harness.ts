@@ -35,10 +35,13 @@ export async function startBackend(file: string): Promise<string> {
   return match[1]!;
 }
 
-/** Starts `toolcell serve --http` with one provider, `backendUrl`, under its own tool names; serve's URL. */
-export async function startServe(backendUrl: string): Promise<string> {
+/**
+ * Starts `toolcell serve --http` with one provider, `backendUrl`, under its own tool names
+ * (`protocolEra: "auto"` for a 2026 backend); serve's URL.
+ */
+export async function startServe(backendUrl: string, protocolEra?: 'auto'): Promise<string> {
   const config = join(mkdtempSync(join(tmpdir(), 'toolcell-gateway-')), 'toolcell.json');
-  writeFileSync(config, JSON.stringify({ servers: [{ id: 'reference', url: backendUrl, prefixTools: false, required: true }], codeExecution: false }));
+  writeFileSync(config, JSON.stringify({ servers: [{ id: 'reference', url: backendUrl, prefixTools: false, required: true, ...(protocolEra ? { protocolEra } : {}) }], codeExecution: false }));
   const match = await startAndWait(
     ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'serve', '--config', config, '--http', '127.0.0.1:0'],
     'stderr',

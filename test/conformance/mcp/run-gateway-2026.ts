@@ -94,7 +94,7 @@ runMain(async () => {
   }
   if (only !== '2025') {
     const backend = await startBackend('reference-server-2026.ts');
-    const serve = await startServe(backend);
+    const serve = await startServe(backend, 'auto');
     const alone = await runSuite(SUITE_2026, backend, '2026 reference server alone', '2026-07-28');
     const through = await runSuite(SUITE_2026, serve, '2026 backend through toolcell serve', '2026-07-28');
     compare2026(alone, through, problems);
