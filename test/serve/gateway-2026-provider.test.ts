@@ -19,6 +19,7 @@ import { REPO_ROOT, scratchDir } from '../helpers/peers.ts';
 
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 const V2_SERVER = join(REPO_ROOT, 'test', 'mcpl', 'fixtures', 'v2-server.mjs');
+const REFERENCE_2026 = join(REPO_ROOT, 'test', 'conformance', 'mcp', 'reference-server-2026.ts');
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -28,7 +29,7 @@ const META = {
 
 let ids = 0;
 /** POSTs one 2026-era request; the JSON-RPC answer (the last SSE message when streamed). */
-async function post(url: string, method: string, params: Record<string, unknown>): Promise<any> {
+async function post(url: string, method: string, params: Record<string, unknown>, extra: Record<string, string> = {}): Promise<any> {
   const id = ++ids;
   const response = await fetch(url, {
     method: 'POST',
@@ -38,6 +39,7 @@ async function post(url: string, method: string, params: Record<string, unknown>
       'MCP-Protocol-Version': '2026-07-28',
       'Mcp-Method': method,
       ...(typeof params.name === 'string' ? { 'Mcp-Name': params.name } : {}),
+      ...extra,
     },
     body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META } }),
   });
@@ -49,13 +51,13 @@ async function post(url: string, method: string, params: Record<string, unknown>
       .map((l) => JSON.parse(l.slice(6)))
       .find((m) => m.id === id);
   }
-  return JSON.parse(text);
+  return { ...JSON.parse(text), status: response.status };
 }
 
-async function startServe(): Promise<{ child: ChildProcess; url: string }> {
+async function startServe(provider: Record<string, unknown> = { id: 'v2', command: process.execPath, args: [V2_SERVER], cwd: REPO_ROOT, protocolEra: 'auto' }): Promise<{ child: ChildProcess; url: string }> {
   const dir = scratchDir();
   const config = join(dir, 'toolcell.json');
-  writeFileSync(config, JSON.stringify({ servers: [{ id: 'v2', command: process.execPath, args: [V2_SERVER], cwd: REPO_ROOT, protocolEra: 'auto' }], codeExecution: false }));
+  writeFileSync(config, JSON.stringify({ servers: [provider], codeExecution: false }));
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--config', config, '--http', '127.0.0.1:0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     let seen = '';
@@ -118,5 +120,43 @@ test("a 2025 client gets a 2026 provider's input_required as an elicitation requ
   } finally {
     await client.close();
     serve.child.kill('SIGTERM');
+  }
+});
+
+test('Mcp-Param headers: serve refuses a tools/call whose headers disagree with its body, and sends them on to a 2026 provider', { timeout: 120_000 }, async () => {
+  const backend = spawn(process.execPath, ['--import', 'tsx', REFERENCE_2026, '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const backendUrl = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    backend.stdout!.on('data', (c: Buffer) => {
+      seen += c.toString('utf8');
+      const match = /listening (\S+)/.exec(seen);
+      if (match) resolve(match[1]!);
+    });
+    backend.on('exit', (code) => reject(new Error(`the 2026 reference server exited ${code}`)));
+  });
+  const serve = await startServe({ id: 'ref', url: backendUrl, prefixTools: false, protocolEra: 'auto' });
+  const call = (args: Record<string, unknown>, headers: Record<string, string>) => post(serve.url, 'tools/call', { name: 'test_custom_headers', arguments: args }, headers);
+  try {
+    const missing = await call({ region: 'eu-west', query: 'q' }, {});
+    assert.equal(missing.status, 400, JSON.stringify(missing));
+    assert.equal(missing.error?.code, -32020);
+    assert.match(missing.error.message, /Mcp-Param-Region header is required/);
+    const other = await call({ region: 'eu-west', query: 'q' }, { 'Mcp-Param-Region': 'us-east' });
+    assert.equal(other.status, 400);
+    assert.match(other.error.message, /does not match/);
+    const badBase64 = await call({ region: 'Hello', query: 'q' }, { 'Mcp-Param-Region': '=?base64?SGVsbG8?=' });
+    assert.equal(badBase64.status, 400);
+    assert.match(badBase64.error.message, /Base64/);
+
+    const plain = await call({ region: 'eu-west', priority: 3, query: 'q' }, { 'Mcp-Param-Region': 'eu-west', 'Mcp-Param-Priority': '3' });
+    assert.equal(plain.result?.resultType, 'complete', JSON.stringify(plain));
+    // The provider got the header from serve as well.
+    assert.equal(plain.result.content[0].text, 'region=eu-west priority=3 query=q Mcp-Param-Region=eu-west');
+    const encoded = `=?base64?${Buffer.from('Zürich', 'utf8').toString('base64')}?=`;
+    const unicode = await call({ region: 'Zürich', query: 'q' }, { 'Mcp-Param-Region': encoded });
+    assert.equal(unicode.result?.content?.[0]?.text, `region=Zürich priority=undefined query=q Mcp-Param-Region=${encoded}`, JSON.stringify(unicode));
+  } finally {
+    serve.child.kill('SIGTERM');
+    backend.kill('SIGTERM');
   }
 });

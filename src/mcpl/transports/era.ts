@@ -16,6 +16,7 @@
  *   {@link MAX_INPUT_ROUNDS} times.
  */
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { paramHeadersFor } from './param-headers.ts';
 import type { HostTransport } from './types.ts';
 
 export const MODERN_VERSION = '2026-07-28';
@@ -35,8 +36,12 @@ const SDK_VERSION = '2025-11-25';
 
 type Json = Record<string, unknown>;
 
-/** The HTTP headers a 2026-era request body needs (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`); undefined for anything else. */
-export function modernHeaders(body: string): Record<string, string> | undefined {
+/**
+ * The HTTP headers a 2026-era request body needs (`MCP-Protocol-Version`, `Mcp-Method`,
+ * `Mcp-Name`, and for a `tools/call` the `Mcp-Param-*` headers its tool's schema marks, when
+ * `toolSchema` knows the tool); undefined for anything else.
+ */
+export function modernHeaders(body: string, toolSchema?: (name: string) => Record<string, unknown> | undefined): Record<string, string> | undefined {
   let message: Json;
   try {
     message = JSON.parse(body) as Json;
@@ -46,7 +51,8 @@ export function modernHeaders(body: string): Record<string, string> | undefined 
   if (typeof message.method !== 'string') return { 'mcp-protocol-version': MODERN_VERSION };
   const params = (message.params ?? {}) as Json;
   const name = message.method === 'resources/read' ? params.uri : message.method === 'tools/call' || message.method === 'prompts/get' ? params.name : undefined;
-  return { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': message.method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}) };
+  const paramHeaders = message.method === 'tools/call' && typeof name === 'string' ? paramHeadersFor(toolSchema?.(name), params.arguments as Json | undefined) : {};
+  return { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': message.method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}), ...paramHeaders };
 }
 
 interface Tracked {
@@ -64,6 +70,8 @@ interface Tracked {
 /** The era a connection settled on (`undefined` until `initialize`). */
 export interface EraState {
   era: 'modern' | 'handshake' | undefined;
+  /** The input schema of the server's tool `name`, for its `Mcp-Param-*` headers (set by the connection from its listing). */
+  toolSchema?: ((name: string) => Record<string, unknown> | undefined) | undefined;
 }
 
 /**
@@ -74,7 +82,7 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
   const state: EraState & { headers: (body: string) => Record<string, string> | undefined } = {
     era: undefined,
     // The era's headers on its requests: the discover probe, then everything once the server took the era.
-    headers: (body) => (state.era === 'modern' || (state.era === undefined && body.includes('"server/discover"')) ? modernHeaders(body) : undefined),
+    headers: (body) => (state.era === 'modern' || (state.era === undefined && body.includes('"server/discover"')) ? modernHeaders(body, state.toolSchema) : undefined),
   };
   const send = transport.send.bind(transport);
   const start = transport.start.bind(transport);

@@ -28,6 +28,7 @@ export function modernEndpoint(parts: ServeEndpointParts): ModernEndpoint {
     capabilities: () => (gateway ? gateway.capabilities() : { tools: {} }),
     logger,
     sessionFor: parts.sessionFor,
+    toolSchema: (name) => host.listTools().find((t) => t.name === name)?.inputSchema,
     newServer: (session) => {
       const server = createToolServer(host, session, logger, around, clients, gateway);
       server.onclose = () => leaveGateway(server);

@@ -101,7 +101,8 @@ async function callTool(name: string, args: Record<string, unknown>, ctx: Server
       if (!capabilities.sampling) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { sampling: {} } }, 'this tool needs the client to offer sampling');
       return text('the client offers sampling');
     case 'test_custom_headers':
-      return text(`region=${String(args.region)} priority=${String(args.priority)} query=${String(args.query)}`);
+      // What reached it in the header too: a gateway in front must send it on.
+      return text(`region=${String(args.region)} priority=${String(args.priority)} query=${String(args.query)} Mcp-Param-Region=${ctx.http?.req?.headers.get('mcp-param-region') ?? '(none)'}`);
     case 'test_input_required_result_elicitation':
       if (!answered(ctx, 'user_name')) return inputRequired({ inputRequests: { user_name: elicit('What is your name?', 'name') } as never });
       return text(`Hello, ${JSON.stringify(ctx.mcpReq.inputResponses!.user_name)}`);
