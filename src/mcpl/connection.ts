@@ -223,6 +223,8 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     // The 2026-07-28 era, when configured: discover first, handshake as the fallback (transports/era.ts).
     if (this.config.protocolEra === 'auto') {
       const era = speakBothEras(transport, this.config.requestTimeoutMs ?? 30_000);
+      // A tools/call's Mcp-Param-* headers come from the tool's schema as the server listed it.
+      era.toolSchema = (name) => this.listed.get(name)?.inputSchema as Record<string, unknown> | undefined;
       const http: unknown = transport;
       if (http instanceof HttpTransport) http.requestHeaders = era.headers;
     }

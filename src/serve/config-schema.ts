@@ -29,6 +29,8 @@ const common = {
   reconnect: z.object({ maxAttempts: z.number().int().min(1).optional(), delayMs: z.number().min(0).optional() }).strict().optional(),
   /** `false`: tools and prompts keep the server's own names (no `<id>--` prefix). */
   prefixTools: z.boolean().optional(),
+  /** `"auto"`: ask `server/discover` first and speak MCP 2026-07-28 to a server that offers it; `"handshake"` (default): `initialize`. docs/mcp-client.md. */
+  protocolEra: z.enum(['auto', 'handshake']).optional(),
   /** `true`: serve does not start without this server (otherwise it serves the rest and retries). */
   required: z.boolean().optional(),
   /** serve --http: one upstream session per client session (default) or one shared by all; see docs/serve-gateway.md. */

@@ -13,6 +13,7 @@ import {
   type ClientCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { INPUT_KEY_META } from '../transports/era.ts';
 import { applyElicitationDefaults } from './defaults.ts';
 import { attributeRequest, type OpenServerCall } from './attribution.ts';
 import type { ServerRequestContext, ServerRequestHandlers } from './types.ts';
@@ -53,17 +54,25 @@ export function installServerRequestHandlers(
       origin: call?.owner?.origin,
       attributedBy: attributed?.by,
       signal,
+      ...(typeof meta?.[INPUT_KEY_META] === 'string' ? { inputKey: meta[INPUT_KEY_META] } : {}),
     };
+  };
+  /** The params without the era layer's input key (the handlers get what the server sent). */
+  const plain = <P extends { _meta?: Record<string, unknown> | undefined }>(params: P): P => {
+    if (!params._meta || !(INPUT_KEY_META in params._meta)) return params;
+    const { [INPUT_KEY_META]: _key, ...meta } = params._meta;
+    const { _meta, ...rest } = params;
+    return (Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest) as P;
   };
   const elicitation = handlers?.elicitation;
   if (handlers && elicitation) {
     client.setRequestHandler(ElicitRequestSchema, async (request, extra) => {
-      const result = await elicitation(request.params, context(request.params._meta, extra as Extra));
+      const result = await elicitation(plain(request.params), context(request.params._meta, extra as Extra));
       return handlers.fillElicitationDefaults === false ? result : applyElicitationDefaults(request.params, result);
     });
   }
   const sampling = handlers?.sampling;
-  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(request.params, context(request.params._meta, extra as Extra)));
+  if (sampling) client.setRequestHandler(CreateMessageRequestSchema, (request, extra) => sampling(plain(request.params), context(request.params._meta, extra as Extra)));
   const roots = handlers?.roots;
   if (roots) client.setRequestHandler(ListRootsRequestSchema, (request, extra) => roots(context(request.params?._meta, extra as Extra)));
   client.fallbackRequestHandler = async (request) => {

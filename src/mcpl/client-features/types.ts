@@ -25,6 +25,11 @@ export interface ServerRequestContext {
   attributedBy: 'meta' | 'only-open-call' | undefined;
   /** Aborts when that call ends or the server cancels the request. */
   signal: AbortSignal;
+  /**
+   * Set when the request is one of a 2026-era server's `input_required` requests: the key the
+   * server gave it (a gateway asks its own 2026 client under the same key).
+   */
+  inputKey?: string | undefined;
 }
 
 /**

@@ -16,6 +16,7 @@
  *   {@link MAX_INPUT_ROUNDS} times.
  */
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { paramHeadersFor } from './param-headers.ts';
 import type { HostTransport } from './types.ts';
 
 export const MODERN_VERSION = '2026-07-28';
@@ -23,13 +24,24 @@ export const MODERN_VERSION = '2026-07-28';
 export const DISCOVER_TIMEOUT_MS = 30_000;
 /** Most `input_required` rounds one request may go through (a server asking forever is an error). */
 export const MAX_INPUT_ROUNDS = 16;
+/**
+ * The `_meta` key under which an input request handed to the SDK client carries the key the
+ * server gave it in `inputRequests`, so that a gateway can ask its own client under the same
+ * key. client-features/install.ts takes it out before any handler sees the request
+ * ({@link ServerRequestContext.inputKey}).
+ */
+export const INPUT_KEY_META = 'dev.toolcell/inputKey';
 /** The handshake-era version the SDK client is told it agreed (it knows no newer one). */
 const SDK_VERSION = '2025-11-25';
 
 type Json = Record<string, unknown>;
 
-/** The HTTP headers a 2026-era request body needs (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`); undefined for anything else. */
-export function modernHeaders(body: string): Record<string, string> | undefined {
+/**
+ * The HTTP headers a 2026-era request body needs (`MCP-Protocol-Version`, `Mcp-Method`,
+ * `Mcp-Name`, and for a `tools/call` the `Mcp-Param-*` headers its tool's schema marks, when
+ * `toolSchema` knows the tool); undefined for anything else.
+ */
+export function modernHeaders(body: string, toolSchema?: (name: string) => Record<string, unknown> | undefined): Record<string, string> | undefined {
   let message: Json;
   try {
     message = JSON.parse(body) as Json;
@@ -39,7 +51,8 @@ export function modernHeaders(body: string): Record<string, string> | undefined 
   if (typeof message.method !== 'string') return { 'mcp-protocol-version': MODERN_VERSION };
   const params = (message.params ?? {}) as Json;
   const name = message.method === 'resources/read' ? params.uri : message.method === 'tools/call' || message.method === 'prompts/get' ? params.name : undefined;
-  return { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': message.method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}) };
+  const paramHeaders = message.method === 'tools/call' && typeof name === 'string' ? paramHeadersFor(toolSchema?.(name), params.arguments as Json | undefined) : {};
+  return { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': message.method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}), ...paramHeaders };
 }
 
 interface Tracked {
@@ -57,6 +70,8 @@ interface Tracked {
 /** The era a connection settled on (`undefined` until `initialize`). */
 export interface EraState {
   era: 'modern' | 'handshake' | undefined;
+  /** The input schema of the server's tool `name`, for its `Mcp-Param-*` headers (set by the connection from its listing). */
+  toolSchema?: ((name: string) => Record<string, unknown> | undefined) | undefined;
 }
 
 /**
@@ -67,7 +82,7 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
   const state: EraState & { headers: (body: string) => Record<string, string> | undefined } = {
     era: undefined,
     // The era's headers on its requests: the discover probe, then everything once the server took the era.
-    headers: (body) => (state.era === 'modern' || (state.era === undefined && body.includes('"server/discover"')) ? modernHeaders(body) : undefined),
+    headers: (body) => (state.era === 'modern' || (state.era === undefined && body.includes('"server/discover"')) ? modernHeaders(body, state.toolSchema) : undefined),
   };
   const send = transport.send.bind(transport);
   const start = transport.start.bind(transport);
@@ -109,8 +124,8 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
         entry.waiting.set(id, key);
         synthetic.set(id, entry.wireId);
         const params = { ...((request.params ?? {}) as Json) };
-        // The call's progress token attributes the request to the call (docs/mcp-client.md).
-        if (token !== undefined) params._meta = { ...(params._meta as Json | undefined), progressToken: token };
+        // The call's progress token attributes the request to the call (docs/mcp-client.md); the key goes with it.
+        params._meta = { ...(params._meta as Json | undefined), ...(token !== undefined ? { progressToken: token } : {}), [INPUT_KEY_META]: key };
         toClient?.({ jsonrpc: '2.0', id, method: String(request.method), params } as JSONRPCMessage);
       }
       return;

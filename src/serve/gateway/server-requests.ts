@@ -21,6 +21,8 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerRequestContext, ServerRequestHandlers } from '../../mcpl/client-features/types.ts';
+import { INPUT_KEY_META } from '../../mcpl/transports/era.ts';
+import { answersExchange } from '../modern/exchange.ts';
 import { passingErrors } from './errors.ts';
 
 /** The client a provider's request goes to, and the client's request it belongs to (over HTTP: the stream it rides). */
@@ -43,24 +45,28 @@ export function forwardServerRequests(target: TargetOf): ServerRequestHandlers {
     ...(to.relatedRequestId !== undefined ? { relatedRequestId: to.relatedRequestId } : {}),
     signal: ctx.signal,
   });
+  // A 2026 provider's input key goes to a 2026 client's exchange, which asks under it (and takes it out).
+  const keyed = <P extends { _meta?: Record<string, unknown> | undefined }>(to: RequestTarget, ctx: ServerRequestContext, params: P): P =>
+    ctx.inputKey !== undefined && answersExchange(to.server) ? { ...params, _meta: { ...params._meta, [INPUT_KEY_META]: ctx.inputKey } } : params;
   return {
     fillElicitationDefaults: false,
     elicitation: async (params, ctx) => {
       const to = target(ctx, 'elicitation/create');
       if (!to.server.getClientCapabilities()?.elicitation) throw declined(ctx, 'elicitation/create', 'elicitation');
-      return passingErrors(() => to.server.request({ method: 'elicitation/create', params }, ElicitResultSchema, options(to, ctx)));
+      return passingErrors(() => to.server.request({ method: 'elicitation/create', params: keyed(to, ctx, params) }, ElicitResultSchema, options(to, ctx)));
     },
     sampling: async (params, ctx) => {
       const to = target(ctx, 'sampling/createMessage');
       if (!to.server.getClientCapabilities()?.sampling) throw declined(ctx, 'sampling/createMessage', 'sampling');
       // With tools, the answer may hold tool_use blocks: parsed by the schema that admits them.
       const schema = params.tools || params.toolChoice ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema;
-      return passingErrors(() => to.server.request({ method: 'sampling/createMessage', params }, schema as typeof CreateMessageResultSchema, options(to, ctx)));
+      return passingErrors(() => to.server.request({ method: 'sampling/createMessage', params: keyed(to, ctx, params) }, schema as typeof CreateMessageResultSchema, options(to, ctx)));
     },
     roots: async (ctx) => {
       const to = target(ctx, 'roots/list');
       if (!to.server.getClientCapabilities()?.roots) throw declined(ctx, 'roots/list', 'roots');
-      return passingErrors(() => to.server.request({ method: 'roots/list' }, ListRootsResultSchema, options(to, ctx)));
+      const params = keyed(to, ctx, {} as { _meta?: Record<string, unknown> });
+      return passingErrors(() => to.server.request({ method: 'roots/list', ...(params._meta ? { params } : {}) }, ListRootsResultSchema, options(to, ctx)));
     },
   };
 }

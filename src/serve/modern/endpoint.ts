@@ -51,6 +51,8 @@ export interface ModernEndpointOptions {
   sessionFor: () => { session: ServeSession; release: () => void };
   /** The SDK server answering for one session (createToolServer). */
   newServer: (session: ServeSession) => Server;
+  /** The input schema of the tool clients call `name` (its `x-mcp-header` marks are checked over HTTP). */
+  toolSchema?: (name: string) => Record<string, unknown> | undefined;
   logger: Logger;
   /** With a store: a run waiting for its client's approval is stored, and resumed by replay anywhere (durable.ts). */
   durable?: DurablePauses | undefined;
@@ -68,6 +70,11 @@ export class ModernEndpoint {
   private readonly listeners = new Set<Exchange>();
 
   constructor(private readonly options: ModernEndpointOptions) {}
+
+  /** The input schema of the tool `name` as listed to clients; undefined for a name not listed. */
+  toolSchema(name: string): Record<string, unknown> | undefined {
+    return this.options.toolSchema?.(name);
+  }
 
   /**
    * Answers one request. `notify` receives the notifications that belong to it (progress, log

@@ -16,17 +16,31 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, JSONRPCNotification, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { INPUT_KEY_META } from '../../mcpl/transports/era.ts';
 import type { RequestMeta } from './wire.ts';
 
 /** The handshake-era version the loopback session is opened with (the SDK's newest). */
 const LOOPBACK_VERSION = '2025-11-25';
 const INIT_ID = '__toolcell_modern_initialize__';
 
+/** The SDK servers answering a 2026-era exchange now: a gateway passes a 2026 provider's input keys only to them. */
+const exchangeServers = new WeakSet<Server>();
+
+/**
+ * Whether `server` answers a 2026-era exchange: a request it sends may carry the key it should
+ * be asked under (`_meta` {@link INPUT_KEY_META}), which the exchange takes out.
+ */
+export function answersExchange(server: Server): boolean {
+  return exchangeServers.has(server);
+}
+
 /** A request of the server to the client, waiting for the client's answer. */
 export interface InputRequest {
   id: RequestId;
   method: string;
   params: Record<string, unknown> | undefined;
+  /** The key a 2026 provider gave this request, to ask the client under the same one. */
+  key?: string | undefined;
 }
 
 /** Where an exchange is now: answered, or waiting for the client's input. */
@@ -88,6 +102,7 @@ export class Exchange {
    */
   static async start(server: Server, meta: RequestMeta, request: JSONRPCRequest, send = true): Promise<Exchange> {
     const exchange = new Exchange(server, request);
+    exchangeServers.add(server);
     await server.connect(exchange.transport);
     const ready = new Promise<void>((resolve) => (exchange.initialized = resolve));
     exchange.transport.deliver({
@@ -120,7 +135,8 @@ export class Exchange {
         if (this.asked.length > 0) {
           // Let requests the server sends together (parallel elicitations) arrive before answering.
           await new Promise((resolve) => setImmediate(resolve));
-          for (const asked of this.asked.splice(0)) this.open.set(`input-${++this.keys}`, asked);
+          // A 2026 provider's own key where it gave one (and it is free), else one of ours.
+          for (const asked of this.asked.splice(0)) this.open.set(asked.key !== undefined && !this.open.has(asked.key) ? asked.key : `input-${++this.keys}`, asked);
           return { kind: 'input', requests: new Map(this.open) };
         }
         if (this.closed) throw new Error('the 2026-era request was closed before it was answered');
@@ -164,7 +180,7 @@ export class Exchange {
       if (m.id === INIT_ID) this.initialized?.();
       else if (m.id === this.request.id) this.final = message as typeof this.final;
     } else if (typeof m.method === 'string' && 'id' in m) {
-      this.asked.push({ id: m.id as RequestId, method: m.method, params: m.params as Record<string, unknown> | undefined });
+      this.asked.push({ id: m.id as RequestId, method: m.method, ...withoutKey(m.params as Record<string, unknown> | undefined) });
     } else if (typeof m.method === 'string') {
       this.sink?.(message as JSONRPCNotification);
       return;
@@ -173,4 +189,14 @@ export class Exchange {
     this.wake = undefined;
     wake?.();
   }
+}
+
+/** A server request's params without the provider's input key, and the key. */
+function withoutKey(params: Record<string, unknown> | undefined): { params: Record<string, unknown> | undefined; key?: string } {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  const key = meta?.[INPUT_KEY_META];
+  if (!params || !meta || typeof key !== 'string') return { params };
+  const { [INPUT_KEY_META]: _key, ...rest } = meta;
+  const { _meta, ...others } = params;
+  return { params: Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others, key };
 }

@@ -11,6 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { ModernEndpoint } from './endpoint.ts';
+import { paramHeaderMismatch } from '../../mcpl/transports/param-headers.ts';
 import { ErrorCodes, ModernError, checkHeaders } from './wire.ts';
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -22,6 +23,20 @@ function header(req: IncomingMessage, name: string): string | undefined {
 function statusOf(message: JSONRPCMessage): number {
   const code = (message as { error?: { code?: unknown } }).error?.code;
   return code === ErrorCodes.methodNotFound ? 404 : 200;
+}
+
+/**
+ * A `tools/call`'s `Mcp-Param-*` headers must carry what its body gives for each argument the
+ * tool's schema marks with `x-mcp-header` (-32020, HTTP 400): a proxy routing on them then sees
+ * what the tool gets.
+ */
+function checkParamHeaders(endpoint: ModernEndpoint, body: JSONRPCRequest, req: IncomingMessage): void {
+  if (body.method !== 'tools/call') return;
+  const params = (body.params ?? {}) as { name?: unknown; arguments?: unknown };
+  if (typeof params.name !== 'string') return;
+  const args = typeof params.arguments === 'object' && params.arguments !== null ? (params.arguments as Record<string, unknown>) : undefined;
+  const why = paramHeaderMismatch(endpoint.toolSchema(params.name), args, (name) => header(req, name));
+  if (why !== undefined) throw new ModernError(ErrorCodes.headerMismatch, `Header mismatch: ${why}`, 400);
 }
 
 /** Answers `body` (a request of the era) on `res`. */
@@ -43,6 +58,7 @@ export async function answerModernHttp(endpoint: ModernEndpoint, req: IncomingMe
   let status: number;
   try {
     checkHeaders(body, (name) => header(req, name));
+    checkParamHeaders(endpoint, body, req);
     answer = await endpoint.handle(body, (n) => (sse && !res.writableEnded ? write(n) : undefined), aborted.signal);
     status = statusOf(answer);
   } catch (error) {

@@ -32,6 +32,7 @@ export function modernEndpoint(parts: ServeEndpointParts): ModernEndpoint {
     logger,
     sessionFor: parts.sessionFor,
     durable: parts.durable,
+    toolSchema: (name) => host.listTools().find((t) => t.name === name)?.inputSchema,
     newServer: (session) => {
       const server = createToolServer(host, session, logger, around, clients, gateway);
       server.onclose = () => leaveGateway(server);

@@ -31,46 +31,9 @@ import {
   type CallToolResult,
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
+import { PROMPTS, RESOURCES, RESOURCE_TEMPLATES, TOOLS, completionValues, getPrompt, pause, plainToolResult, readResource, text as fixtureText } from './reference-fixtures.ts';
 
-/** A 1×1 PNG and a silent WAV: the smallest valid media of each kind. */
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
-const WAV = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=';
-const NO_ARGS = { type: 'object', properties: {} } as const;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const TOOLS = [
-  { name: 'test_simple_text', description: 'Returns one text block', inputSchema: NO_ARGS },
-  { name: 'test_image_content', description: 'Returns a PNG image', inputSchema: NO_ARGS },
-  { name: 'test_audio_content', description: 'Returns a WAV clip', inputSchema: NO_ARGS },
-  { name: 'test_embedded_resource', description: 'Returns an embedded text resource', inputSchema: NO_ARGS },
-  { name: 'test_multiple_content_types', description: 'Returns text, an image and a resource', inputSchema: NO_ARGS },
-  { name: 'test_tool_with_logging', description: 'Logs three messages while it runs', inputSchema: NO_ARGS },
-  { name: 'test_tool_with_progress', description: 'Reports progress 0, 50, 100 of 100', inputSchema: NO_ARGS },
-  { name: 'test_error_handling', description: 'Always fails (isError)', inputSchema: NO_ARGS },
-  { name: 'test_reconnection', description: 'Closes its SSE stream before answering (resume with Last-Event-ID)', inputSchema: NO_ARGS },
-  { name: 'test_sampling', description: 'Asks the client to sample', inputSchema: { type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] } },
-  { name: 'test_elicitation', description: 'Asks the client user for a username and email', inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } },
-  { name: 'test_elicitation_sep1034_defaults', description: 'Elicits with a default for each primitive type', inputSchema: NO_ARGS },
-  { name: 'test_elicitation_sep1330_enums', description: 'Elicits with each enum form', inputSchema: NO_ARGS },
-  {
-    name: 'json_schema_2020_12_tool',
-    description: 'Tool with JSON Schema 2020-12 features',
-    inputSchema: {
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      type: 'object',
-      $defs: { address: { $anchor: 'address', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
-      additionalProperties: false,
-      // Composition and conditional keywords (SEP-2106, checked by the 0.2.0 suite): kept as written.
-      allOf: [{ anyOf: [{ required: ['name'] }, { required: ['address'] }] }],
-      if: { required: ['address'] },
-      then: { properties: { name: { type: 'string', minLength: 1 } } },
-      else: { properties: { name: { type: 'string' } } },
-    },
-  },
-];
-
-const text = (t: string): CallToolResult => ({ content: [{ type: 'text', text: t }] });
+const text = (t: string): CallToolResult => fixtureText(t) as CallToolResult;
 
 function newServer(): Server {
   const server = new Server(
@@ -85,22 +48,6 @@ function newServer(): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     switch (request.params.name) {
-      case 'test_simple_text':
-        return text('This is a simple text response for testing.');
-      case 'test_image_content':
-        return { content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] };
-      case 'test_audio_content':
-        return { content: [{ type: 'audio', data: WAV, mimeType: 'audio/wav' }] };
-      case 'test_embedded_resource':
-        return { content: [{ type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } }] };
-      case 'test_multiple_content_types':
-        return {
-          content: [
-            { type: 'text', text: 'Multiple content types test:' },
-            { type: 'image', data: PNG, mimeType: 'image/png' },
-            { type: 'resource', resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) } },
-          ],
-        };
       case 'test_tool_with_logging':
         await log('info', 'Tool execution started', extra.requestId);
         await pause(50);
@@ -116,8 +63,6 @@ function newServer(): Server {
         }
         return text('Tool with progress executed successfully');
       }
-      case 'test_error_handling':
-        return { isError: true, content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }] };
       case 'test_reconnection':
         // The client must come back with Last-Event-ID to get the answer (SEP-1699).
         extra.closeSSEStream?.();
@@ -185,31 +130,20 @@ function newServer(): Server {
         );
         return text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`);
       }
-      case 'json_schema_2020_12_tool':
-        return text(`Received: ${JSON.stringify(args)}`);
-      default:
+      default: {
+        const plain = plainToolResult(request.params.name, args);
+        if (plain) return plain as CallToolResult;
         throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name}`);
+      }
     }
   });
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: [
-      { uri: 'test://static-text', name: 'static-text', description: 'A static text resource', mimeType: 'text/plain' },
-      { uri: 'test://static-binary', name: 'static-binary', description: 'A static PNG', mimeType: 'image/png' },
-      { uri: 'test://watched-resource', name: 'watched-resource', description: 'A resource to subscribe to', mimeType: 'text/plain' },
-    ],
-  }));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
-    resourceTemplates: [{ uriTemplate: 'test://template/{id}/data', name: 'template-data', description: 'Data for an id', mimeType: 'application/json' }],
-  }));
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: RESOURCES }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const uri = request.params.uri;
-    if (uri === 'test://static-text') return { contents: [{ uri, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }] };
-    if (uri === 'test://static-binary') return { contents: [{ uri, mimeType: 'image/png', blob: PNG }] };
-    if (uri === 'test://watched-resource') return { contents: [{ uri, mimeType: 'text/plain', text: 'Watched resource content' }] };
-    const id = /^test:\/\/template\/([^/]+)\/data$/.exec(uri)?.[1];
-    if (id !== undefined) return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }] };
-    throw new McpError(-32002, `Resource not found: ${uri}`, { uri });
+    const found = readResource(request.params.uri);
+    if (!found) throw new McpError(-32002, `Resource not found: ${request.params.uri}`, { uri: request.params.uri });
+    return found as never;
   });
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     subscriptions.add(request.params.uri);
@@ -220,44 +154,13 @@ function newServer(): Server {
     return {};
   });
 
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
-    prompts: [
-      { name: 'test_simple_prompt', description: 'A prompt without arguments' },
-      { name: 'test_prompt_with_arguments', description: 'A prompt with two arguments', arguments: [{ name: 'arg1', description: 'First test argument', required: true }, { name: 'arg2', description: 'Second test argument', required: true }] },
-      { name: 'test_prompt_with_embedded_resource', description: 'A prompt embedding a resource', arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }] },
-      { name: 'test_prompt_with_image', description: 'A prompt with an image' },
-    ],
-  }));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS }));
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
-    const args = request.params.arguments ?? {};
-    switch (request.params.name) {
-      case 'test_simple_prompt':
-        return { messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }] };
-      case 'test_prompt_with_arguments':
-        return { messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'` } }] };
-      case 'test_prompt_with_embedded_resource':
-        return {
-          messages: [
-            { role: 'user', content: { type: 'resource', resource: { uri: String(args.resourceUri), mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
-            { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } },
-          ],
-        };
-      case 'test_prompt_with_image':
-        return {
-          messages: [
-            { role: 'user', content: { type: 'image', data: PNG, mimeType: 'image/png' } },
-            { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
-          ],
-        };
-      default:
-        throw new McpError(ErrorCode.InvalidParams, `unknown prompt ${request.params.name}`);
-    }
+    const found = getPrompt(request.params.name, request.params.arguments ?? {});
+    if (!found) throw new McpError(ErrorCode.InvalidParams, `unknown prompt ${request.params.name}`);
+    return found as never;
   });
-  server.setRequestHandler(CompleteRequestSchema, async (request) => {
-    const words = ['paris', 'park', 'party', 'pasta', 'hello', 'world'];
-    const values = words.filter((w) => w.startsWith(request.params.argument.value));
-    return { completion: { values, total: values.length, hasMore: false } };
-  });
+  server.setRequestHandler(CompleteRequestSchema, async (request) => ({ completion: completionValues(request.params.argument.value) }));
   return server;
 }
 

@@ -1,24 +1,23 @@
 /**
  * Gateway conformance for MCP 2026-07-28: the official suite's 0.2.0 pre-release (pinned in
- * suite/package.json as `conformance-2026`) runs its server scenarios
- * - against our reference server alone at `--spec-version 2025-11-25` (the reference server is
- *   a 2025 server: it has no 2026 face of its own), and
- * - against `toolcell serve --http` in front of it at `--spec-version 2026-07-28`,
- * so what is measured is serve translating a 2025 backend for a 2026 client. Every scenario the
- * two runs share must score within {@link MAX_GAP} checks in total of the backend alone; every
- * scenario only the 2026 run has must pass, except those listed in {@link NEEDS_2026_BACKEND}
- * (they call diagnostic tools a 2025 backend cannot offer). Prints both tables.
+ * suite/package.json as `conformance-2026`) runs its server scenarios through
+ * `toolcell serve --http` in front of a backend of each era:
+ * - a **2025 backend** (reference-server.ts, SDK v1): the suite runs against it alone at
+ *   `--spec-version 2025-11-25` (it has no 2026 face), and through serve at 2026-07-28, so what is
+ *   measured is serve translating a 2025 backend for a 2026 client. Shared scenarios must score
+ *   within {@link MAX_GAP} checks of the backend alone; 2026-only ones must pass, except those in
+ *   {@link NEEDS_2026_BACKEND};
+ * - a **2026 backend** (reference-server-2026.ts, SDK v2): the suite runs against it alone and
+ *   through serve, both at 2026-07-28, and serve must score within {@link MAX_GAP} checks of it
+ *   over every scenario — its own `input_required` results (keys, rounds, sealed state), its
+ *   client-capability error, its `Mcp-Param` headers pass through serve.
+ * Prints the tables.
  *
  * Usage: npm run conformance:gateway-2026
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { NODE22, SUITE_2026, requireSuite } from './suite-location.ts';
+import { runMain, runSuite, startBackend, startServe, type SuiteRun } from './gateway-harness.ts';
+import { SUITE_2026, requireSuite } from './suite-location.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 requireSuite();
 const MAX_GAP = 2;
 
@@ -46,85 +45,60 @@ const NEEDS_2026_BACKEND = new Set([
 /** Most checks of server-stateless that may fail for want of `test_missing_capability`. */
 const STATELESS_MAX_FAILED = 2;
 
-const children: ChildProcess[] = [];
+const score = (s: { passed: number; failed: number } | undefined) => (s ? `${s.passed}/${s.passed + s.failed}` : '-');
 
-function startAndWait(args: string[], stream: 'stdout' | 'stderr', pattern: RegExp, what: string): Promise<RegExpMatchArray> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    child[stream]!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString('utf8');
-      const match = seen.match(pattern);
-      if (match) resolve(match);
-    });
-    child.on('exit', (code) => reject(new Error(`${what} exited (${code}) before it was ready:\n${seen.slice(-4000)}`)));
-  });
-}
-
-type Scores = Map<string, { passed: number; failed: number }>;
-
-/** Runs the suite against `url` at `specVersion`; the score of each scenario from the lines it prints. */
-function runSuite(url: string, specVersion: string, label: string): Promise<Scores> {
-  return new Promise((resolve, reject) => {
-    const args = [SUITE_2026, 'server', '--url', url, '--suite', 'all', '--spec-version', specVersion];
-    const suite = spawn(NODE22, args, { cwd: mkdtempSync(join(tmpdir(), 'conformance-2026-')), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    suite.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    suite.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
-    suite.on('exit', () => {
-      if (!/Total: \d+ passed, \d+ failed/.test(out)) return reject(new Error(`the suite (${label}) printed no total:\n${out.slice(-4000)}`));
-      const scores: Scores = new Map();
-      for (const m of out.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed$/gm)) scores.set(m[1]!, { passed: Number(m[2]), failed: Number(m[3]) });
-      resolve(scores);
-    });
-  });
-}
-
-async function main(): Promise<number> {
-  const reference = await startAndWait(['--import', 'tsx', join(ROOT, 'test', 'conformance', 'mcp', 'reference-server.ts'), '0'], 'stdout', /listening (\S+)/, 'the reference server');
-  const referenceUrl = reference[1]!;
-  const config = join(mkdtempSync(join(tmpdir(), 'toolcell-gateway-2026-')), 'toolcell.json');
-  writeFileSync(config, JSON.stringify({ servers: [{ id: 'reference', url: referenceUrl, prefixTools: false, required: true }], codeExecution: false }));
-  const serve = await startAndWait(
-    ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'serve', '--config', config, '--http', '127.0.0.1:0'],
-    'stderr',
-    /"url":"(http:[^"]+)"[^\n]*serving MCP over Streamable HTTP/,
-    'toolcell serve',
-  );
-  const alone = await runSuite(referenceUrl, '2025-11-25', 'reference server alone, 2025-11-25');
-  const through = await runSuite(serve[1]!, '2026-07-28', 'through toolcell serve, 2026-07-28');
-
+/** Serve in front of the 2025 backend, for 2026 clients. */
+function compare2025(alone: SuiteRun, through: SuiteRun, problems: string[]): void {
   let alonePassed = 0;
   let throughPassed = 0;
-  const problems: string[] = [];
-  console.log('scenario                                        backend alone (2025)   through serve (2026)');
-  for (const [name, score] of through) {
-    const before = alone.get(name);
+  console.log('2025 backend: scenario                          backend alone (2025)   through serve (2026)');
+  for (const [name, s] of through.scenarios) {
+    const before = alone.scenarios.get(name);
     if (before) {
       alonePassed += before.passed;
-      throughPassed += score.passed;
-      console.log(`${name.padEnd(48)}${`${before.passed}/${before.passed + before.failed}`.padEnd(23)}${score.passed}/${score.passed + score.failed}`);
+      throughPassed += s.passed;
+      console.log(`${name.padEnd(48)}${score(before).padEnd(23)}${score(s)}`);
       continue;
     }
-    console.log(`${name.padEnd(48)}${'(2026 only)'.padEnd(23)}${score.passed}/${score.passed + score.failed}`);
-    if (score.failed === 0) continue;
-    if (!NEEDS_2026_BACKEND.has(name)) problems.push(`${name}: ${score.failed} check(s) failed`);
-    else if (name === 'server-stateless' && score.failed > STATELESS_MAX_FAILED) problems.push(`${name}: ${score.failed} checks failed (at most ${STATELESS_MAX_FAILED} for want of test_missing_capability)`);
+    console.log(`${name.padEnd(48)}${'(2026 only)'.padEnd(23)}${score(s)}`);
+    if (s.failed === 0) continue;
+    if (!NEEDS_2026_BACKEND.has(name)) problems.push(`2025 backend, ${name}: ${s.failed} check(s) failed`);
+    else if (name === 'server-stateless' && s.failed > STATELESS_MAX_FAILED) problems.push(`2025 backend, ${name}: ${s.failed} checks failed (at most ${STATELESS_MAX_FAILED} for want of test_missing_capability)`);
   }
   const gap = alonePassed - throughPassed;
-  console.log(`shared scenarios: backend alone ${alonePassed} passed, through serve ${throughPassed} passed; gap ${gap} (at most ${MAX_GAP})`);
-  if (gap > MAX_GAP) problems.push(`gap of ${gap} checks on the shared scenarios`);
-  for (const p of problems) console.error(`FAIL ${p}`);
-  return problems.length > 0 ? 1 : 0;
+  console.log(`2025 backend, shared scenarios: alone ${alonePassed} passed, through serve ${throughPassed} passed; gap ${gap} (at most ${MAX_GAP})`);
+  if (gap > MAX_GAP) problems.push(`2025 backend: gap of ${gap} checks on the shared scenarios`);
 }
 
-main()
-  .then((code) => (process.exitCode = code))
-  .catch((error: Error) => {
-    console.error(error.message);
-    process.exitCode = 1;
-  })
-  .finally(() => {
-    for (const child of children) child.kill('SIGTERM');
-  });
+/** Serve in front of the 2026 backend: every scenario, both at 2026-07-28. */
+function compare2026(alone: SuiteRun, through: SuiteRun, problems: string[]): void {
+  console.log('2026 backend: scenario                          backend alone (2026)   through serve (2026)');
+  for (const name of new Set([...alone.scenarios.keys(), ...through.scenarios.keys()])) {
+    console.log(`${name.padEnd(48)}${score(alone.scenarios.get(name)).padEnd(23)}${score(through.scenarios.get(name))}`);
+  }
+  const gap = alone.passed - through.passed;
+  console.log(`2026 backend: alone ${alone.passed} passed, ${alone.failed} failed; through serve ${through.passed} passed, ${through.failed} failed; gap ${gap} (at most ${MAX_GAP})`);
+  if (through.failures.length > 0) console.log(`  failed through serve: ${through.failures.join('; ')}`);
+  if (gap > MAX_GAP) problems.push(`2026 backend: gap of ${gap} checks`);
+}
+
+runMain(async () => {
+  const problems: string[] = [];
+  const only = process.argv[2];
+  if (only !== '2026') {
+    const backend = await startBackend('reference-server.ts');
+    const serve = await startServe(backend);
+    const alone = await runSuite(SUITE_2026, backend, 'reference server alone, 2025-11-25', '2025-11-25');
+    const through = await runSuite(SUITE_2026, serve, 'through toolcell serve, 2026-07-28', '2026-07-28');
+    compare2025(alone, through, problems);
+  }
+  if (only !== '2025') {
+    const backend = await startBackend('reference-server-2026.ts');
+    const serve = await startServe(backend, 'auto');
+    const alone = await runSuite(SUITE_2026, backend, '2026 reference server alone', '2026-07-28');
+    const through = await runSuite(SUITE_2026, serve, '2026 backend through toolcell serve', '2026-07-28');
+    compare2026(alone, through, problems);
+  }
+  for (const p of problems) console.error(`FAIL ${p}`);
+  return problems.length > 0 ? 1 : 0;
+});
