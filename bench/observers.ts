@@ -6,8 +6,9 @@
  * (counted by the observers themselves) and dropped, and the host CPU each delivered event
  * costs — (CPU with N observers − CPU with none) / events delivered — against the target of
  * 5 µs per delivered event per observer; also all of the host's CPU / events delivered, the
- * dispatch itself included. Observers run in their own processes: only this
- * process's CPU (process.cpuUsage) is counted.
+ * dispatch itself included. Observers run in their own processes: the host's CPU is this
+ * process's (process.cpuUsage); the observers' is reported beside it (issue 46 item 4), as the
+ * process tree's CPU (/proc, tree-cpu.ts) less the host's, per dispatched call.
  *
  * Then the same with one observer and the default queue bounds (only the rate budget lifted):
  * how many calls its queue dropped, in % of those dispatched, and how large it grew — the
@@ -20,6 +21,7 @@ import { join } from 'node:path';
 import type { ToolHost } from '../src/host/tool-host.ts';
 import type { McplConnection } from '../src/mcpl/connection.ts';
 import { attachObservers, median, noopHost } from './rig.ts';
+import { treeCpuMs } from './tree-cpu.ts';
 
 const COUNTS = (process.env.OBSERVER_BENCH_COUNTS ?? '0,1,4,16').split(',').map(Number);
 const CALLS = Number(process.env.OBSERVER_BENCH_CALLS ?? 20_000);
@@ -29,10 +31,17 @@ const TARGET_US = 5;
 interface Round {
   callsPerSec: number;
   cpuUs: number;
+  /** CPU the observer processes spent on the round (the process tree's, less the host's). */
+  observersCpuUs: number;
 }
 
-/** One measured round: CALLS dispatches, yielding every 100 as a framework does between responses, then a flush. */
-async function round(host: ToolHost, inferenceId: string): Promise<Round> {
+/**
+ * One measured round: CALLS dispatches, yielding every 100 as a framework does between
+ * responses, then a flush; the observers' CPU is read once each has answered a barrier (it has
+ * read everything written before).
+ */
+async function round(host: ToolHost, inferenceId: string, connections: McplConnection[] = []): Promise<Round> {
+  const tree = treeCpuMs();
   const cpu = process.cpuUsage();
   const start = performance.now();
   for (let i = 0; i < CALLS; i += 100) {
@@ -43,7 +52,10 @@ async function round(host: ToolHost, inferenceId: string): Promise<Round> {
   // The writes belong to the calls: wait until every queue has handed its lines to the pipe.
   await host.flush();
   const used = process.cpuUsage(cpu);
-  return { callsPerSec: CALLS / (elapsed / 1000), cpuUs: used.user + used.system };
+  await Promise.all(connections.map((c) => c.request('fixture/barrier')));
+  const treeUs = (treeCpuMs() - tree) * 1000;
+  const hostSoFar = process.cpuUsage(cpu);
+  return { callsPerSec: CALLS / (elapsed / 1000), cpuUs: used.user + used.system, observersCpuUs: Math.max(0, treeUs - hostSoFar.user - hostSoFar.system) };
 }
 
 async function received(connections: McplConnection[]): Promise<number> {
@@ -56,7 +68,7 @@ async function received(connections: McplConnection[]): Promise<number> {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'toolcell-bench-observers-'));
-const rows: { observers: number; callsPerSec: number; cpuUsPerCall: number; delivered: number; dropped: number; expected: number; cpuUsPerEvent: number | null; cpuUsPerEventAll: number | null }[] = [];
+const rows: { observers: number; callsPerSec: number; cpuUsPerCall: number; observersCpuUsPerCall: number; delivered: number; dropped: number; expected: number; cpuUsPerEvent: number | null; cpuUsPerEventAll: number | null }[] = [];
 try {
   let baselineCpuUs = 0;
   for (const count of COUNTS) {
@@ -73,7 +85,7 @@ try {
     const before = await received(connections);
     const droppedBefore = connections.reduce((n, c) => n + c.queue.stats.droppedCalls, 0);
     const rounds: Round[] = [];
-    for (let r = 0; r < ROUNDS; r++) rounds.push(await round(host, inferenceId));
+    for (let r = 0; r < ROUNDS; r++) rounds.push(await round(host, inferenceId, connections));
     const delivered = (await received(connections)) - before;
     const dropped = connections.reduce((n, c) => n + c.queue.stats.droppedCalls, 0) - droppedBefore;
     await host.close();
@@ -84,6 +96,7 @@ try {
       observers: count,
       callsPerSec: Math.round(median(rounds.map((r) => r.callsPerSec))),
       cpuUsPerCall: Number((cpuUs / CALLS).toFixed(2)),
+      observersCpuUsPerCall: Number((median(rounds.map((r) => r.observersCpuUs)) / CALLS).toFixed(2)),
       delivered,
       dropped,
       expected: CALLS * ROUNDS * 2 * count,
@@ -123,11 +136,11 @@ async function defaultBounds(): Promise<{ calls: number; dropped: number; droppe
 const bounded = await defaultBounds();
 
 console.log(`${CALLS.toLocaleString()} dispatches of a no-op built-in per round, median of ${ROUNDS} rounds; every call's started (with input) and completed delivered to each observer`);
-console.log('observers   calls/s   host CPU µs/call   events delivered / expected   dropped calls   host CPU µs per delivered event: for delivery (all)');
+console.log('observers   calls/s   host CPU µs/call   observers\' CPU µs/call (all of them)   events delivered / expected   dropped calls   host CPU µs per delivered event: for delivery (all)');
 for (const r of rows) {
   const perEvent = r.cpuUsPerEvent === null ? '(baseline)' : `${r.cpuUsPerEvent.toFixed(2)} (${r.cpuUsPerEventAll!.toFixed(2)}), target ≤ ${TARGET_US}`;
   console.log(
-    `${String(r.observers).padStart(9)} ${r.callsPerSec.toLocaleString().padStart(9)} ${r.cpuUsPerCall.toFixed(1).padStart(18)} ${`${r.delivered.toLocaleString()} / ${r.expected.toLocaleString()}`.padStart(29)} ${String(r.dropped).padStart(15)}   ${perEvent}`,
+    `${String(r.observers).padStart(9)} ${r.callsPerSec.toLocaleString().padStart(9)} ${r.cpuUsPerCall.toFixed(1).padStart(18)} ${r.observersCpuUsPerCall.toFixed(1).padStart(38)} ${`${r.delivered.toLocaleString()} / ${r.expected.toLocaleString()}`.padStart(29)} ${String(r.dropped).padStart(15)}   ${perEvent}`,
   );
 }
 console.log(

@@ -8,7 +8,8 @@
  */
 import { renderDeclarations, renderPythonStubs, type ToolDescriptor } from '../runtime/declarations/index.ts';
 import type { ScriptLanguage } from './options.ts';
-import { clipSummary, firstSentence, HELPER_DESCRIPTORS } from './tool-search.ts';
+import { clipSummary, HELPER_DESCRIPTORS } from './tool-search.ts';
+import type { DescriptionMemo } from './description-memo.ts';
 
 /** Longest summary line of a tool that is not declared in full. */
 export const PARTIAL_SUMMARY_CHARS = 120;
@@ -23,7 +24,7 @@ export interface PartialFrame {
   tail: string;
 }
 
-function render(declared: readonly ToolDescriptor[], summarized: readonly ToolDescriptor[], languages: readonly ScriptLanguage[], frame: PartialFrame): string {
+function render(declared: readonly ToolDescriptor[], summarized: readonly ToolDescriptor[], languages: readonly ScriptLanguage[], frame: PartialFrame, memo: DescriptionMemo): string {
   const parts = [...frame.parts];
   const all = [...declared, ...HELPER_DESCRIPTORS];
   if (languages.includes('javascript')) parts.push('', frame.jsIntro, '```ts', renderDeclarations(all).trimEnd(), '```');
@@ -33,27 +34,46 @@ function render(declared: readonly ToolDescriptor[], summarized: readonly ToolDe
     '',
     `${summarized.length} more tools, too many to declare here, listed by name and one-line summary. Before calling one, read its full declaration (arguments and result) with \`await describe("name")\`; \`await searchTools("words")\` finds tools. Neither is a tool call.`,
     '```',
-    ...summarized.map((t) => summaryLine(t)),
+    ...summarized.map((t) => summaryLine(t, memo)),
     '```',
   );
   return parts.join('\n');
 }
 
-function summaryLine(t: ToolDescriptor): string {
-  const summary = clipSummary(firstSentence(t.description), PARTIAL_SUMMARY_CHARS);
+/** `summaryLine(t, memo).length`, without building the line. */
+function summaryLength(t: ToolDescriptor, memo: DescriptionMemo): number {
+  const { sentence } = memo.facts(t);
+  if (sentence === '') return t.name.length;
+  return t.name.length + 2 + (sentence.length <= PARTIAL_SUMMARY_CHARS ? sentence.length : clipSummary(sentence, PARTIAL_SUMMARY_CHARS).length);
+}
+
+function summaryLine(t: ToolDescriptor, memo: DescriptionMemo): string {
+  const summary = clipSummary(memo.facts(t).sentence, PARTIAL_SUMMARY_CHARS);
   return summary === '' ? t.name : `${t.name}: ${summary}`;
 }
 
 /**
  * The description with full declarations for as many tools as fit within `maxChars` and
  * summaries for the rest, or `undefined` when not even one tool's declarations fit beside the
- * summaries of the others (the caller then uses its compact list).
+ * summaries of the others (the caller then uses its compact list). `byName`: `list` sorted by
+ * name (code-unit order), sorted once by the caller for this form and the compact one.
  */
-export function partialDescription(list: readonly ToolDescriptor[], languages: readonly ScriptLanguage[], frame: PartialFrame, maxChars: number): string | undefined {
-  const byName = [...list].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  // The summaries alone must leave room: a cheap check before any tool is rendered.
-  const summaries = byName.reduce((n, t) => n + summaryLine(t).length + 1, 0);
-  const skeleton = render([], [], languages, frame).length;
+export function partialDescription(
+  list: readonly ToolDescriptor[],
+  byName: readonly ToolDescriptor[],
+  languages: readonly ScriptLanguage[],
+  frame: PartialFrame,
+  maxChars: number,
+  memo: DescriptionMemo,
+): string | undefined {
+  // The summaries alone must leave room: a cheap check before any tool is rendered (lengths
+  // only, from the memo: at 10,000 tools no line is built).
+  let summaries = 0;
+  for (const t of byName) summaries += summaryLength(t, memo) + 1;
+  // Before rendering even the skeleton (the helpers' declarations, ~1 ms): at 1,000 tools and
+  // more the summaries alone overflow.
+  if (summaries >= maxChars) return undefined;
+  const skeleton = render([], [], languages, frame, memo).length;
   if (skeleton + summaries >= maxChars) return undefined;
   const cost = new Map<ToolDescriptor, number>();
   const empty = (languages.includes('javascript') ? renderDeclarations([]).length : 0) + (languages.includes('python') ? renderPythonStubs([]).length : 0);
@@ -61,7 +81,7 @@ export function partialDescription(list: readonly ToolDescriptor[], languages: r
     let c = cost.get(t);
     if (c === undefined) {
       const declared = (languages.includes('javascript') ? renderDeclarations([t]).length : 0) + (languages.includes('python') ? renderPythonStubs([t]).length : 0);
-      cost.set(t, (c = declared - empty - summaryLine(t).length - 1));
+      cost.set(t, (c = declared - empty - summaryLine(t, memo).length - 1));
     }
     return c;
   };
@@ -82,6 +102,7 @@ export function partialDescription(list: readonly ToolDescriptor[], languages: r
       byName.filter((t) => !chosen.has(t)),
       languages,
       frame,
+      memo,
     );
     if (text.length <= maxChars) return text;
     let excess = text.length - maxChars;

@@ -15,11 +15,12 @@
 import { renderDeclarations, renderPythonStubs, type ToolDescriptor } from '../runtime/declarations/index.ts';
 import type { RegisteredTool } from '../host/types.ts';
 import type { ScriptLanguage } from './options.ts';
-import { scriptPath } from '../runtime/names.ts';
-import { clipSummary, firstSentence, HELPER_DESCRIPTORS } from './tool-search.ts';
+import { clipSummary, HELPER_DESCRIPTORS } from './tool-search.ts';
 import { describeSessionsAndHelpers } from './description-sessions.ts';
 import { describeContent } from './description-content.ts';
 import { partialDescription } from './description-partial.ts';
+import { DescriptionMemo, solidChars } from './description-memo.ts';
+import { scriptPath } from '../runtime/names.ts';
 
 /**
  * How to use code_execution well, first in the description. Kept short (≤ 600 characters, a
@@ -56,6 +57,11 @@ export interface DescriptionOptions {
   maxChars?: number;
   /** Observed result schemas of tools that declare none. */
   learned?: (tool: string) => Record<string, unknown> | undefined;
+  /**
+   * Per-tool pieces kept from earlier builds (description-memo.ts), so a rebuild after a change
+   * of the tool set derives only the changed tools'. Without one, every tool is derived anew.
+   */
+  memo?: DescriptionMemo;
 }
 
 /**
@@ -118,13 +124,12 @@ function namesOnly(list: readonly ToolDescriptor[]): string[] {
  * The compact list; under a budget so small that even the names do not fit beside the
  * background guide, the guide is left out (the tools come first).
  */
-function compactDescription(list: readonly ToolDescriptor[], languages: readonly ScriptLanguage[], options: DescriptionOptions, maxChars: number): string {
-  const text = compactWith(list, languages, options, maxChars, true);
-  return text.length <= maxChars ? text : compactWith(list, languages, options, maxChars, false);
+function compactDescription(sorted: readonly ToolDescriptor[], languages: readonly ScriptLanguage[], options: DescriptionOptions, maxChars: number, memo: DescriptionMemo): string {
+  const text = compactWith(sorted, languages, options, maxChars, memo, true);
+  return text.length <= maxChars ? text : compactWith(sorted, languages, options, maxChars, memo, false);
 }
 
-function compactWith(list: readonly ToolDescriptor[], languages: readonly ScriptLanguage[], options: DescriptionOptions, maxChars: number, background: boolean): string {
-  const sorted = [...list].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+function compactWith(sorted: readonly ToolDescriptor[], languages: readonly ScriptLanguage[], options: DescriptionOptions, maxChars: number, memo: DescriptionMemo, background: boolean): string {
   const parts = head(options, background);
   if (languages.includes('javascript')) parts.push('', JS_INTRO);
   if (languages.includes('python')) parts.push('', PY_INTRO);
@@ -135,38 +140,53 @@ function compactWith(list: readonly ToolDescriptor[], languages: readonly Script
   const room = maxChars - fixed;
   const fits = (lines: string[]) => lines.join('\n').length <= room;
   const finish = (how: string, lines: string[]) => [...parts, '', intro(how), '```', ...lines, '```'].join('\n');
+  // Every line holds at least its tool's name, every group its tools' names past the prefix,
+  // and one character between two of them: when those alone overflow, no attempt below can
+  // fit, and none is built (at 10,000 tools each attempt is a list of 10,000 lines).
+  let names = -1;
+  let rests = -1;
+  for (const t of sorted) {
+    names += t.name.length + 1;
+    const cut = t.name.indexOf('--');
+    rests += (cut > 0 ? t.name.length - cut - 2 : t.name.length) + 1;
+  }
   // Each tool's first sentence once; only its cut changes from one attempt to the next.
-  const sentences = sorted.map((t) => firstSentence(t.description));
-  for (const max of [120, 80, 50, 30]) {
+  const sentences = names > room ? [] : sorted.map((t) => memo.facts(t).sentence);
+  for (const max of names > room ? [] : [120, 80, 50, 30]) {
     const lines = sorted.map((t, i) => {
       const summary = clipSummary(sentences[i]!, max);
       return summary === '' ? t.name : `${t.name}: ${summary}`;
     });
     if (fits(lines)) return finish('listed by name and one-line summary', lines);
   }
-  const grouped = namesOnly(sorted);
-  if (fits(grouped)) return finish('listed by name, grouped by server ("x--: a, b" is x--a and x--b)', grouped);
+  const grouped = rests > room ? [] : namesOnly(sorted);
+  if (rests <= room && fits(grouped)) return finish('listed by name, grouped by server ("x--: a, b" is x--a and x--b)', grouped);
   // Still too long: as many names as fit, then how many were left out.
-  const names = sorted.map((t) => t.name);
   let text = '';
   let shown = 0;
-  for (const name of names) {
+  for (const { name } of sorted) {
     const next = text === '' ? name : `${text}, ${name}`;
     if (next.length + 60 > room) break;
     text = next;
     shown += 1;
   }
-  return finish('the first names listed', [`${text}${shown < names.length ? `, … and ${names.length - shown} more (searchTools finds them)` : ''}`]);
+  return finish('the first names listed', [`${text}${shown < sorted.length ? `, … and ${sorted.length - shown} more (searchTools finds them)` : ''}`]);
 }
 
 /**
  * Fewer characters than the full description has: each language's declarations name every
- * tool in a declaration of its own, by at least the last segment of its script path. Lets a
+ * tool in a declaration of its own, by at least the last segment of its script path, and the
+ * TypeScript declarations carry each tool's description whole in its doc comment (every
+ * character that is not white space; `languages` without JavaScript: names only). Lets a
  * large tool list skip rendering declarations (about 0.3 s at 1,000 tools) that cannot fit.
  */
-export function fullLengthLowerBound(list: readonly ToolDescriptor[]): number {
+export function fullLengthLowerBound(list: readonly ToolDescriptor[], languages: readonly ScriptLanguage[] = [], memo?: DescriptionMemo): number {
+  const docs = languages.includes('javascript');
   let chars = 0;
-  for (const t of list) chars += scriptPath(t.name).at(-1)!.length;
+  for (const t of list) {
+    const facts = memo?.facts(t);
+    chars += (facts?.nameTail ?? scriptPath(t.name).at(-1)!.length) + (docs ? (facts?.solidChars ?? solidChars(t.description)) : 0);
+  }
   return chars;
 }
 
@@ -177,11 +197,13 @@ export function fullLengthLowerBound(list: readonly ToolDescriptor[]): number {
  */
 export function describeCodeExecution(tools: readonly RegisteredTool[], languages: readonly ScriptLanguage[], options: DescriptionOptions): string {
   const maxChars = options.maxChars ?? DEFAULT_DESCRIPTION_CHARS;
-  const list = toolDescriptors(tools, options.learned);
-  if (fullLengthLowerBound(list) <= maxChars) {
+  const memo = options.memo ?? new DescriptionMemo();
+  const list = memo.descriptors(tools, options.learned);
+  if (fullLengthLowerBound(list, languages, memo) <= maxChars) {
     const full = fullDescription(list, languages, options);
     if (full.length <= maxChars) return full;
   }
   const frame = { parts: head(options), jsIntro: JS_INTRO, pyIntro: PY_INTRO, tail: `${describeSessionsAndHelpers(languages)}\n\n${describeContent(languages)}` };
-  return partialDescription(list, languages, frame, maxChars) ?? compactDescription(list, languages, options, maxChars);
+  const byName = memo.byName();
+  return partialDescription(list, byName, languages, frame, maxChars, memo) ?? compactDescription(byName, languages, options, maxChars, memo);
 }

@@ -18,6 +18,7 @@ import { buildBindings, type ExecutionLedger, type RunScope } from './bindings.t
 import { ToolCatalog } from '../runtime/catalog.ts';
 import { describeCodeExecution, toolDescriptors } from './description.ts';
 import { ListingCache } from './listing-cache.ts';
+import { DescriptionMemo } from './description-memo.ts';
 import { LiveOutput } from './live-output.ts';
 import { ShapeLearner } from './learned-shapes.ts';
 import { LearnedRefresh } from './learned-refresh.ts';
@@ -145,7 +146,10 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const maxDescriptionChars = options.maxDescriptionChars ?? DEFAULTS.maxDescriptionChars;
   const shapes = new ShapeLearner();
   const learned = (tool: string) => shapes.schemaFor(tool);
-  const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs, maxChars: maxDescriptionChars, learned }), allow);
+  // What each tool contributes to the description, kept between builds: a change of the tool
+  // set derives only the tools that changed (issue 46 item 5).
+  const memo = new DescriptionMemo();
+  const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs, maxChars: maxDescriptionChars, learned, memo }), allow);
   const relist = new LearnedRefresh(host, shapes);
   const describe = () => cache.description();
   // A script's bindings per language — the bound tools, then describe() and searchTools(),

@@ -36,8 +36,30 @@ export class ToolCatalog {
  */
 export class PerCatalog<T> {
   private readonly cache = new WeakMap<ToolCatalog, T>();
+  private readonly pending = new WeakMap<ToolCatalog, Promise<T>>();
 
   constructor(private readonly derive: (bindings: readonly ToolBinding[], catalog: ToolCatalog | undefined) => T) {}
+
+  /**
+   * {@link get} for a catalog whose value is derived over several turns of the event loop
+   * (`derive` resolves it): the value at once when the catalog has one, else the one pending
+   * derivation every caller of the same catalog shares.
+   */
+  getInSteps(catalog: ToolCatalog, derive: (bindings: readonly ToolBinding[], catalog: ToolCatalog) => Promise<T>): T | Promise<T> {
+    const value = this.cache.get(catalog);
+    if (value !== undefined) return value;
+    let pending = this.pending.get(catalog);
+    if (pending === undefined) {
+      pending = derive(catalog.bindings, catalog).then((derived) => {
+        this.cache.set(catalog, derived);
+        return derived;
+      });
+      // A failed derivation is not kept: the next run tries again (and meets the same error).
+      pending.catch(() => {}).finally(() => this.pending.delete(catalog));
+      this.pending.set(catalog, pending);
+    }
+    return pending;
+  }
 
   get(tools: readonly ToolBinding[] | ToolCatalog): T {
     if (!(tools instanceof ToolCatalog)) return this.derive(tools, undefined);

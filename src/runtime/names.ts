@@ -40,9 +40,25 @@ export function scriptPath(name: string): string[] {
   return [sanitizeToolName(name)];
 }
 
+/**
+ * Most names {@link scriptIdentifier} remembers. Every binding plan and Python tool table of a
+ * catalog asks for each tool's identifier; remembered, a catalog built after one tool changed
+ * sanitizes that tool alone (issue 46 item 5: at 10,000 tools, sanitizing every name three
+ * times was ~40 ms of one event-loop step). Past this many distinct names it starts over, so
+ * the memory stays bounded whatever names servers list (about 100 bytes a name).
+ */
+export const MAX_REMEMBERED_IDENTIFIERS = 50_000;
+const identifiers = new Map<string, string>();
+
 /** `scriptPath(name)` joined with dots: the key aliases and collisions are tracked under. */
 export function scriptIdentifier(name: string): string {
-  return scriptPath(name).join('.');
+  let id = identifiers.get(name);
+  if (id === undefined) {
+    id = scriptPath(name).join('.');
+    if (identifiers.size >= MAX_REMEMBERED_IDENTIFIERS) identifiers.clear();
+    identifiers.set(name, id);
+  }
+  return id;
 }
 
 /** Two or more tools that sanitize to the same identifier. */

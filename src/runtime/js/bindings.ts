@@ -4,7 +4,7 @@
  * bindings alone (never on one run's options), so a catalog is planned once (see catalog.ts).
  */
 import type { ToolBinding } from '../types.ts';
-import { buildAliasTable, isJsIdentifier, scriptIdentifier, scriptPath } from '../names.ts';
+import { isJsIdentifier, scriptIdentifier, scriptPath, type NameCollision } from '../names.ts';
 
 /** Names a global may not take: what the sandbox itself defines and the language's globals. */
 const RESERVED_GLOBALS: ReadonlySet<string> = new Set([
@@ -56,15 +56,59 @@ function isSignature(value: unknown): boolean {
 }
 
 /**
+ * Bindings a plan handles between two yields of {@link planSteps}: each step of a stepped plan
+ * ({@link planBindingsInSteps}) does at most this many bindings' checks, alias claims or config
+ * entries. Chosen by measure (bench:tools, issue 46 item 5): a plan of 10,000 bindings was one
+ * 40–60 ms step; 1,000 bindings of its work take 0.5–1 ms idle, so a step stays far inside the
+ * 10 ms a host's event loop may lose after a change of the tool set, even on a loaded machine.
+ */
+export const PLAN_CHUNK = 1_000;
+
+/**
  * Validates bindings; throws a TypeError naming the first problem. `id` names the catalog
- * (0 when the caller assigns one afterwards).
+ * (0 when the caller assigns one afterwards). All in one step: see {@link planBindingsInSteps}
+ * for a large catalog planned on the host's event loop.
  */
 export function planBindings(bindings: unknown, id = 0): BindingPlan {
+  const steps = planSteps(bindings, id);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+  }
+}
+
+/**
+ * {@link planBindings} in steps of at most {@link PLAN_CHUNK} bindings, each awaiting
+ * `between()` (by default the next turn of the event loop, after its I/O) before the next: a
+ * catalog of 10,000 tools costs the loop ten short steps instead of one long one.
+ */
+export async function planBindingsInSteps(bindings: unknown, id = 0, between: () => Promise<void> = nextTurn): Promise<BindingPlan> {
+  const steps = planSteps(bindings, id);
+  for (;;) {
+    const next = steps.next();
+    if (next.done) return next.value;
+    await between();
+  }
+}
+
+/** Resolves after the event loop's next check phase: pending I/O and timers run first. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * The plan's work as a generator that yields after every {@link PLAN_CHUNK} units (a binding
+ * checked, a name claimed, a config entry written), so a caller decides where the steps fall.
+ */
+export function* planSteps(bindings: unknown, id = 0, chunk = PLAN_CHUNK): Generator<void, BindingPlan, void> {
   if (!Array.isArray(bindings)) throw new TypeError('options.tools must be an array of tool bindings');
+  let units = 0;
   const tools = new Map<string, ToolBinding>();
   const globals = new Map<string, ToolBinding>();
   const globalPaths = new Map<string, string>();
-  bindings.forEach((binding: unknown, index) => {
+  for (let index = 0; index < bindings.length; index++) {
+    if (++units % chunk === 0) yield;
+    const binding: unknown = bindings[index];
     const where = `options.tools[${index}]`;
     if (typeof binding !== 'object' || binding === null) throw new TypeError(`${where} must be an object`);
     const { name, kind, invoke } = binding as Partial<ToolBinding>;
@@ -94,23 +138,55 @@ export function planBindings(bindings: unknown, id = 0): BindingPlan {
       globalPaths.set(id, name);
     }
     table.set(name, binding as ToolBinding);
-  });
+  }
   const names = [...tools.keys()];
-  const { aliases, collisions } = buildAliasTable(names);
+  // The alias table (names.ts buildAliasTable), claimed in steps.
+  const claims = new Map<string, string[]>();
+  for (const name of names) {
+    if (++units % chunk === 0) yield;
+    const identifier = scriptIdentifier(name);
+    if (identifier === name) continue;
+    const list = claims.get(identifier);
+    if (list) list.push(name);
+    else claims.set(identifier, [name]);
+  }
+  // ... then settled: an identifier claimed by one tool is its alias, else a collision.
+  const aliases = new Map<string, string>();
+  const collisions: NameCollision[] = [];
+  for (const [identifier, claimants] of claims) {
+    if (++units % chunk === 0) yield;
+    if (tools.has(identifier)) collisions.push({ identifier, names: [identifier, ...claimants] });
+    else if (claimants.length > 1) collisions.push({ identifier, names: claimants });
+    else aliases.set(identifier, claimants[0]!);
+  }
   // Dotted identifiers a script reaches as nested properties (`tools.a.b`), shortest first so a
   // function exists before a namespace hangs below it.
-  const nested = names.filter((n) => scriptIdentifier(n) === n && n.includes('.')).map((n) => [n, n]);
+  const nested = names.filter((n) => n.includes('.') && scriptIdentifier(n) === n).map((n) => [n, n]);
   for (const [alias, name] of aliases) if (alias.includes('.')) nested.push([alias, name]);
   const depth = (id: string) => id.split('.').length;
   nested.sort((a, b) => depth(a[0]!) - depth(b[0]!));
-  const config = JSON.stringify({
-    tools: names.map((name) => [name, toolLabel(name), scriptIdentifier(name)]),
-    aliases: [...aliases].filter(([alias]) => !alias.includes('.')),
+  yield;
+  // The config's two long lists, `[name, label, identifier]` per tool and the flat aliases,
+  // written a chunk at a time.
+  const tooled = yield* chunkedJson(names, chunk, (name) => [name, toolLabel(name), scriptIdentifier(name)]);
+  const flat = yield* chunkedJson([...aliases].filter(([alias]) => !alias.includes('.')), chunk, (pair) => pair);
+  const rest = JSON.stringify({
     nested,
     collisions: collisions.map((c) => [c.identifier, c.names]),
     globals: [...globals]
       .map(([name, binding]): [string, string[], number] => [name, scriptPath(name), binding.maxArgumentChars ?? 0])
       .sort((a, b) => a[1].length - b[1].length),
   });
+  const config = `{"tools":${tooled},"aliases":${flat},${rest.slice(1)}`;
   return { tools, globals, config, id };
+}
+
+/** `JSON.stringify(items.map(entry))`, a chunk of items per step. */
+function* chunkedJson<T>(items: readonly T[], chunk: number, entry: (item: T) => unknown): Generator<void, string, void> {
+  const parts: string[] = [];
+  for (let from = 0; from < items.length; from += chunk) {
+    if (from > 0) yield;
+    parts.push(JSON.stringify(items.slice(from, from + chunk).map(entry)).slice(1, -1));
+  }
+  return `[${parts.join(',')}]`;
 }
