@@ -60,12 +60,14 @@ const sampler = await startTreeSampler();
 const runs: RunFigures[] = [];
 try {
   const measured = COLD_AND_RSS.filter((s) => present.includes(s));
-  for (const run of RUNS) runs.push(runFigures(await measureRun(run, { main, present, cold: measured, rss: measured, sampler })));
+  for (const run of RUNS) {
+    runs.push(runFigures(await measureRun(run, { main, present, cold: measured, rss: measured, sampler })));
+    printRun(runs[runs.length - 1]!); // as soon as it is known: a later run that fails loses nothing
+  }
 } finally {
   sampler.close();
 }
 
-for (const run of runs) printRun(run);
 const verdict = verdicts(runs);
 printVerdicts(verdict, RUNS);
 for (const [s, reason] of Object.entries(absent)) console.log(`MISSING: ${s} (${reason}) — its targets fail`);
