@@ -21,13 +21,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { buildDist } from './peers/built.ts';
-import { SEQ_CALLS, toolsDialect, workload } from './peers/workloads.ts';
+import { NO_PAYLOAD, SEQ_CALLS, toolsDialect, workload } from './peers/workloads.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const PASSES = Number(process.env.BENCH_PASSES ?? 3);
 const CALLS = SEQ_CALLS;
 /** bench:peers' sequential workload, which toolcell's subject runs as it is. */
-const SEQ = workload('seq', toolsDialect, 0);
+const SEQ = workload('seq', toolsDialect, NO_PAYLOAD);
 const RUNS = (process.env.BENCH_RUNS ?? 'idle,loaded').split(',') as ('idle' | 'loaded')[];
 const FLOOR = fileURLToPath(new URL('./handoff/floor.mjs', import.meta.url));
 const TOOLCELL = fileURLToPath(new URL('./handoff/toolcell.mjs', import.meta.url));
@@ -36,7 +36,7 @@ const SUBJECTS = {
   'floor-0': [FLOOR, '0', '0'],
   'floor-10': [FLOOR, '10', '3'],
   'floor-20': [FLOOR, '20', '5'],
-  toolcell: [TOOLCELL, SEQ.script, String(SEQ.expected)],
+  toolcell: [TOOLCELL, SEQ.script, String(SEQ_CALLS)],
 } as const;
 type Subject = keyof typeof SUBJECTS;
 const NAMES = Object.keys(SUBJECTS) as Subject[];
