@@ -88,7 +88,8 @@ async function assertToolsListed(client: Client): Promise<void> {
   for (const name of ['code_execution', 'fs--read_text_file', 'fs--write_file', 'fs--list_directory', 'ev--echo', 'ev--trigger-long-running-operation', 'mem--create_entities', 'mem--read_graph']) {
     assert.ok(names.includes(name), `${name} listed (got ${names.join(', ')})`);
   }
-  assert.ok(names.every((n) => n === 'code_execution' || /^(fs|ev|mem)--/.test(n)), 'every other tool carries its server prefix');
+  // code_execution and its result_page are the host's own; every other tool is a provider's.
+  assert.ok(names.every((n) => n === 'code_execution' || n === 'result_page' || /^(fs|ev|mem)--/.test(n)), `every other tool carries its server prefix (got ${names.join(', ')})`);
 }
 
 describe('serve over stdio with the official servers as providers', () => {
