@@ -14,6 +14,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { argumentsDigest } from '../host/arguments-digest.ts';
 import type { DispatchOutcome } from '../host/types.ts';
 import { DURABLE_SETTLE_MS, MAX_JOURNAL_ENTRIES } from '../store/bounds.ts';
+import type { DurableStore } from '../store/types.ts';
 import { journalOverBounds, outcomeDigest, type JournalEntry, type JournalOutcome, type RunRecord } from '../store/journal.ts';
 
 /** A call the script made, as the recorder holds it until the pause. */
@@ -193,6 +194,12 @@ const resumes = new AsyncLocalStorage<ResumeContext>();
  */
 export class DurableRuns {
   private readonly recorders = new Map<string, RunRecorder>();
+
+  /**
+   * `store`: where `code_execution` also keeps the result types it learns (learned-persist.ts),
+   * loaded at start and saved when they change. Without one they stay in this process.
+   */
+  constructor(readonly store?: DurableStore) {}
 
   /** Runs `fn` (the request that continues a paused run) with `record` as the run its `code_execution` call resumes. */
   resuming<T>(record: RunRecord, fn: () => T): T {

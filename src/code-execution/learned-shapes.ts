@@ -172,6 +172,59 @@ function pruned(schema: Record<string, unknown>, depth: number): Record<string, 
   return out;
 }
 
+/** A shape as JSON (object properties as `[name, shape, seen]` triples), for a store. */
+type ShapeJson = { k: string; items?: ShapeJson | null; values?: ShapeJson | null; of?: ShapeJson[]; props?: [string, ShapeJson, number][]; count?: number };
+
+function toJson(shape: Shape | undefined): ShapeJson | null {
+  if (shape === undefined) return null;
+  switch (shape.k) {
+    case 'array':
+      return { k: 'array', items: toJson(shape.items) };
+    case 'record':
+      return { k: 'record', values: toJson(shape.values) };
+    case 'union':
+      return { k: 'union', of: shape.of.map((s) => toJson(s)!) };
+    case 'object':
+      return { k: 'object', count: shape.count, props: [...shape.props].map(([key, p]) => [key, toJson(p.shape)!, p.seen]) };
+    default:
+      return { k: shape.k };
+  }
+}
+
+const LEAF_KINDS = new Set(['null', 'boolean', 'number', 'string', 'unknown', 'numeric-text']);
+const isCount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+
+/** A stored shape read back, or a {@link TypeError} naming what is wrong: the learner's own bounds hold for it too. */
+function fromJson(json: unknown, depth = 0): Shape | undefined {
+  if (json === null) return undefined;
+  if (typeof json !== 'object' || depth > MAX_SHAPE_DEPTH + 1) throw new TypeError('not a shape within the depth bound');
+  const j = json as ShapeJson;
+  if (LEAF_KINDS.has(j.k)) return { k: j.k } as Shape;
+  switch (j.k) {
+    case 'array':
+      return { k: 'array', items: fromJson(j.items ?? null, depth + 1) };
+    case 'record':
+      return { k: 'record', values: fromJson(j.values ?? null, depth + 1) };
+    case 'union': {
+      if (!Array.isArray(j.of) || j.of.length > MAX_UNION) throw new TypeError('a union beyond its bound');
+      return { k: 'union', of: j.of.map((s) => fromJson(s, depth)!).filter((s) => s !== undefined) };
+    }
+    case 'object': {
+      if (!Array.isArray(j.props) || j.props.length > MAX_SHAPE_PROPERTIES || !isCount(j.count)) throw new TypeError('an object beyond its bound');
+      const props = new Map<string, { shape: Shape; seen: number }>();
+      for (const entry of j.props) {
+        if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !NAME_LIKE.test(entry[0]) || !isCount(entry[2])) throw new TypeError('a property that is not name-like');
+        const shape = fromJson(entry[1], depth + 1);
+        if (shape === undefined) throw new TypeError('a property without a shape');
+        props.set(entry[0], { shape, seen: entry[2] });
+      }
+      return { k: 'object', props, count: j.count };
+    }
+    default:
+      throw new TypeError(`an unknown kind ${JSON.stringify(String(j.k).slice(0, 20))}`);
+  }
+}
+
 interface Learned {
   shape: Shape | undefined;
   results: number;
@@ -187,6 +240,8 @@ interface Learned {
 export class ShapeLearner {
   private readonly tools = new Map<string, Learned>();
   private changes = 0;
+  /** Tools whose shape changed since the last {@link takeChanged} (to save to a store). */
+  private readonly changed = new Set<string>();
 
   get version(): number {
     return this.changes;
@@ -214,6 +269,7 @@ export class ShapeLearner {
       if (entry.schema === undefined || JSON.stringify(schema) !== JSON.stringify(entry.schema)) {
         entry.schema = schema;
         this.changes += 1;
+        this.changed.add(tool);
       }
       entry.shape = next;
     }
@@ -238,6 +294,39 @@ export class ShapeLearner {
 
   /** Forgets a tool (removed, or its server re-listed it with an output schema). */
   forget(tool: string): void {
+    this.changed.delete(tool);
     if (this.tools.delete(tool)) this.changes += 1;
+  }
+
+  /** Whether some tool's shape changed since the last {@link takeChanged}. */
+  get hasChanged(): boolean {
+    return this.changed.size > 0;
+  }
+
+  /** The shapes changed since the last call, as JSON text by tool (shapes and counts, no value), and clears the list. */
+  takeChanged(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const tool of this.changed) {
+      const entry = this.tools.get(tool);
+      if (entry?.shape !== undefined) out[tool] = JSON.stringify({ v: 1, results: entry.results, shape: toJson(entry.shape) });
+    }
+    this.changed.clear();
+    return out;
+  }
+
+  /**
+   * Takes a shape saved by {@link takeChanged} (another process, an earlier run) for a tool this
+   * learner has not seen yet: what this process learned itself wins. Throws a {@link TypeError}
+   * for text that is not such a shape, and keeps nothing of it.
+   */
+  restore(tool: string, text: string): void {
+    if (this.tools.has(tool)) return;
+    const saved = JSON.parse(text) as { v?: unknown; results?: unknown; shape?: unknown };
+    if (saved?.v !== 1 || !isCount(saved.results) || saved.results === 0) throw new TypeError('not a saved shape (version 1)');
+    const shape = fromJson(saved.shape ?? null);
+    if (shape === undefined) return;
+    if (this.tools.size >= MAX_LEARNED_TOOLS) return;
+    this.tools.set(tool, { shape, results: saved.results, schema: schemaOf(shape) });
+    this.changes += 1;
   }
 }

@@ -22,6 +22,7 @@ import { DescriptionMemo } from './description-memo.ts';
 import { LiveOutput } from './live-output.ts';
 import { ShapeLearner } from './learned-shapes.ts';
 import { LearnedRefresh } from './learned-refresh.ts';
+import { LearnedPersist } from './learned-persist.ts';
 import { toolSearchBindings } from './tool-search.ts';
 import { CODE_EXECUTION, DEFAULTS, type CodeExecutionOptions, type ScriptLanguage } from './options.ts';
 import { RESULT_ENVELOPE_SCHEMA } from './output-schema.ts';
@@ -54,7 +55,12 @@ export interface CodeExecution {
    * the conversation starts fresh (`session.fresh: true`).
    */
   endConversation(conversationId: string): Promise<void>;
-  /** Kills every interpreter and worker. */
+  /**
+   * Settles when the result types learned by earlier processes are read from the store of
+   * `durable` (learned-persist.ts) and in the declarations; at once without a store. Never rejects.
+   */
+  readonly learnedLoaded: Promise<void>;
+  /** Kills every interpreter and worker (and saves learned result types not yet saved). */
   close(): Promise<void>;
   readonly runners: ConversationRunners;
   /** Background scripts, running and finished (code-execution/background/). */
@@ -151,6 +157,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const memo = new DescriptionMemo();
   const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs, maxChars: maxDescriptionChars, learned, memo }), allow);
   const relist = new LearnedRefresh(host, shapes);
+  const shapeStore = options.durable?.store;
+  const persist = shapeStore ? new LearnedPersist(shapes, shapeStore, host.logger, () => host.refreshListing()) : undefined;
   const describe = () => cache.description();
   // A script's bindings per language — the bound tools, then describe() and searchTools(),
   // which answer from the declared tools on the host side (not dispatched, not recorded) — as
@@ -331,6 +339,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
         return refusalResult(`replay refused: the resumed script ended before making the ${journal.replayLength} calls its journal holds`);
       }
       relist.afterRun();
+      persist?.afterRun();
       const taken = takeReturnedContent(explainFinalExpression(restorePositions(report, positions), normalized), contentLimits);
       return toToolResult(buildEnvelope(taken.report, timeLimit, normalized, taken.content?.summary), maxResultChars, ledger.endTurn, taken.content?.blocks, keepFor(ctx.conversationId));
     } finally {
@@ -376,10 +385,12 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   return {
     describe,
     builds: cache.builds,
+    learnedLoaded: persist?.loaded ?? Promise.resolve(),
     endConversation,
     close: async () => {
       unhook();
       relist.close();
+      await persist?.close();
       pages?.clear();
       const stopping = background.close();
       await Promise.all([runners.close(), normalizePool.close(), stopping]);

@@ -72,7 +72,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   let durable: DurablePauses | undefined;
   if (config.store !== undefined) {
     store = await (await import('../store/open.ts')).openStore(config.store);
-    durable = new DurablePauses(store, new DurableRuns(), logger);
+    durable = new DurablePauses(store, new DurableRuns(store), logger);
   }
   const shutdown = async () => {
     servers?.stop();
@@ -98,6 +98,8 @@ export async function runServe(options: ServeOptions): Promise<number> {
     const startup = serverStartup(host, config.servers.map((s) => s.id), servers.awaited());
     logger.info(startup, describeServerStartup(startup));
     if (config.codeExecution !== false) codeExecution = registerCodeExecution(host, { whenBusy: 'wait', jsInline: false, ...config.runtime, ...config.codeExecution, ...(durable ? { durable: durable.runs } : {}) });
+    // Result types learned by earlier instances, in the first listing (bounded by the store's own timeouts; never rejects).
+    await codeExecution?.learnedLoaded;
   } catch (error) {
     await shutdown();
     throw error;

@@ -22,3 +22,13 @@ export const DURABLE_RUN_TTL_MS = 24 * 60 * 60_000;
  * unknown: the resumed script gets an error for it, it is never run again).
  */
 export const DURABLE_SETTLE_MS = 30_000;
+
+/**
+ * Most tools whose learned result shape one store keeps (each shape is already at most
+ * MAX_LEARNED_SCHEMA_CHARS-bounded, code-execution/learned-shapes.ts); past it the tools saved
+ * longest ago are dropped.
+ */
+export const MAX_STORED_SHAPE_TOOLS = 2_000;
+
+/** Most characters of one stored shape; a longer row is neither saved nor loaded. */
+export const MAX_STORED_SHAPE_CHARS = 64 * 1024;

@@ -2,14 +2,29 @@
  * A store in this process's memory: the contract of {@link DurableStore} without persistence, for
  * tests and for one process that wants runs taken once across its own exchanges.
  */
-import { MAX_STORED_RUNS } from './bounds.ts';
+import { MAX_STORED_RUNS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
 import { StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun } from './types.ts';
 
 export class MemoryStore implements DurableStore {
   readonly kind = 'memory';
   private readonly runs = new Map<string, { run: StoredRun; state: 'paused' | 'claimed' }>();
 
-  constructor(private readonly maxRuns = MAX_STORED_RUNS) {}
+  /** Learned shapes by tool; Map order is the order of saving (oldest first). */
+  private readonly shapes = new Map<string, string>();
+
+  constructor(private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS) {}
+
+  async loadShapes(): Promise<Record<string, string>> {
+    return Object.fromEntries(this.shapes);
+  }
+
+  async saveShapes(shapes: Record<string, string>): Promise<void> {
+    for (const [tool, shape] of Object.entries(shapes)) {
+      this.shapes.delete(tool);
+      this.shapes.set(tool, shape);
+    }
+    while (this.shapes.size > this.maxShapeTools) this.shapes.delete(this.shapes.keys().next().value!);
+  }
 
   async putRun(run: StoredRun): Promise<void> {
     const now = Date.now();
@@ -39,6 +54,7 @@ export class MemoryStore implements DurableStore {
 
   async close(): Promise<void> {
     this.runs.clear();
+    this.shapes.clear();
   }
 
   /** Tests: the stored record, to read or change as a store's reader could. */

@@ -7,7 +7,7 @@
  * statement.
  */
 import { createRequire } from 'node:module';
-import { MAX_STORED_RUNS } from './bounds.ts';
+import { MAX_STORED_RUNS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
 import { StoreConfigError, StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun } from './types.ts';
 
 /** Connections one instance opens to the database at most. */
@@ -28,6 +28,11 @@ CREATE TABLE IF NOT EXISTS toolcell_runs (
   owner TEXT,
   created_at BIGINT NOT NULL,
   expires_at BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS toolcell_shapes (
+  tool TEXT PRIMARY KEY,
+  shape TEXT NOT NULL,
+  saved_at BIGINT NOT NULL
 )`;
 
 function loadDriver(): typeof import('pg') {
@@ -45,7 +50,7 @@ export class PostgresStore implements DurableStore {
   private ready: Promise<void> | undefined;
 
   /** `url`: a `postgres://` connection string (its password, if any, stays in this process). */
-  constructor(url: string, private readonly maxRuns = MAX_STORED_RUNS) {
+  constructor(url: string, private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS) {
     const pg = loadDriver();
     this.pool = new pg.Pool({
       connectionString: url,
@@ -110,6 +115,34 @@ export class PostgresStore implements DurableStore {
     await this.schema();
     const { rows } = await this.pool.query<{ n: string }>("SELECT count(*) AS n FROM toolcell_runs WHERE state = 'paused'");
     return Number(rows[0]!.n);
+  }
+
+  async loadShapes(): Promise<Record<string, string>> {
+    await this.schema();
+    const { rows } = await this.pool.query<{ tool: string; shape: string }>('SELECT tool, shape FROM toolcell_shapes ORDER BY saved_at DESC, tool LIMIT $1', [this.maxShapeTools]);
+    return Object.fromEntries(rows.map((r) => [r.tool, r.shape]));
+  }
+
+  async saveShapes(shapes: Record<string, string>): Promise<void> {
+    await this.schema();
+    const entries = Object.entries(shapes);
+    if (entries.length === 0) return;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const now = Date.now();
+      await client.query(
+        'INSERT INTO toolcell_shapes (tool, shape, saved_at) SELECT * FROM unnest($1::text[], $2::text[], array_fill($3::bigint, ARRAY[$4::int])) ON CONFLICT (tool) DO UPDATE SET shape = excluded.shape, saved_at = excluded.saved_at',
+        [entries.map(([t]) => t), entries.map(([, s]) => s), now, entries.length],
+      );
+      await client.query('DELETE FROM toolcell_shapes WHERE tool NOT IN (SELECT tool FROM toolcell_shapes ORDER BY saved_at DESC, tool LIMIT $1)', [this.maxShapeTools]);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   async close(): Promise<void> {

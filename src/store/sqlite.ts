@@ -6,7 +6,7 @@
  * bytes); a locked file is waited for at most {@link SQLITE_BUSY_TIMEOUT_MS}.
  */
 import { createRequire } from 'node:module';
-import { MAX_STORED_RUNS } from './bounds.ts';
+import { MAX_STORED_RUNS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
 import { StoreConfigError, StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun } from './types.ts';
 
 /** Longest wait for another process's write lock on the file before a statement fails. */
@@ -23,6 +23,11 @@ CREATE TABLE IF NOT EXISTS toolcell_runs (
   owner TEXT,
   created_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS toolcell_shapes (
+  tool TEXT PRIMARY KEY,
+  shape TEXT NOT NULL,
+  saved_at INTEGER NOT NULL
 )`;
 
 /** Loads better-sqlite3, or says which package to install. */
@@ -40,7 +45,7 @@ export class SqliteStore implements DurableStore {
   private readonly db: Database;
 
   /** Opens (creating when absent) the database file at `path`. */
-  constructor(readonly path: string, private readonly maxRuns = MAX_STORED_RUNS) {
+  constructor(readonly path: string, private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS) {
     const Driver = loadDriver();
     this.db = new Driver(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
     this.db.pragma('journal_mode = WAL');
@@ -74,6 +79,21 @@ export class SqliteStore implements DurableStore {
 
   async countPaused(): Promise<number> {
     return (this.db.prepare("SELECT count(*) AS n FROM toolcell_runs WHERE state = 'paused'").get() as { n: number }).n;
+  }
+
+  /** At most the tool bound of rows, each at most MAX_STORED_SHAPE_CHARS (saveShapes): one bounded read. */
+  async loadShapes(): Promise<Record<string, string>> {
+    const rows = this.db.prepare('SELECT tool, shape FROM toolcell_shapes ORDER BY saved_at DESC, tool LIMIT ?').all(this.maxShapeTools) as { tool: string; shape: string }[];
+    return Object.fromEntries(rows.map((r) => [r.tool, r.shape]));
+  }
+
+  async saveShapes(shapes: Record<string, string>): Promise<void> {
+    const now = Date.now();
+    this.db.transaction(() => {
+      const put = this.db.prepare('INSERT INTO toolcell_shapes (tool, shape, saved_at) VALUES (?, ?, ?) ON CONFLICT (tool) DO UPDATE SET shape = excluded.shape, saved_at = excluded.saved_at');
+      for (const [tool, shape] of Object.entries(shapes)) put.run(tool, shape, now);
+      this.db.prepare('DELETE FROM toolcell_shapes WHERE tool NOT IN (SELECT tool FROM toolcell_shapes ORDER BY saved_at DESC, tool LIMIT ?)').run(this.maxShapeTools);
+    }).immediate();
   }
 
   async close(): Promise<void> {

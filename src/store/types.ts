@@ -49,6 +49,16 @@ export interface DurableStore {
   deleteRun(id: string): Promise<void>;
   /** How many runs wait now (tests, bounds). */
   countPaused(): Promise<number>;
+  /**
+   * The learned result shapes (code-execution/learned-shapes.ts) saved so far, by tool: opaque
+   * JSON text of a shape (never a value), at most {@link import('./bounds.ts').MAX_STORED_SHAPE_TOOLS} tools.
+   */
+  loadShapes(): Promise<Record<string, string>>;
+  /**
+   * Saves (replaces) the shapes of the tools given, in one write; past the tool bound the tools
+   * saved longest ago are dropped.
+   */
+  saveShapes(shapes: Record<string, string>): Promise<void>;
   /** Releases the file or the connection pool. */
   close(): Promise<void>;
 }

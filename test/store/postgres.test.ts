@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { makePeer, observePolicy, scratchDir, waitUntil, type Peer } from '../helpers/peers.ts';
 import { PostgresStore } from '../../src/store/postgres.ts';
 import { startPgCluster } from './pg-cluster.ts';
-import { storeContract } from './store-contract.ts';
+import { shapesContract, storeContract } from './store-contract.ts';
 import { post, startServe } from './serve-process.ts';
 
 const JS_SCRIPT = `
@@ -31,6 +31,11 @@ test('postgres store: the contract, with takers on two pools', async () => {
       const store = new PostgresStore(cluster.url, max);
       // A fresh table for the contract's counts.
       if (n++ === 0) await (store as unknown as { pool: import('pg').Pool }).pool.query('DROP TABLE IF EXISTS toolcell_runs');
+      return store;
+    });
+    await shapesContract(async (max, shapes) => {
+      const store = new PostgresStore(cluster.url, max, shapes);
+      await (store as unknown as { pool: import('pg').Pool }).pool.query('DROP TABLE IF EXISTS toolcell_shapes');
       return store;
     });
     const one = new PostgresStore(cluster.url);

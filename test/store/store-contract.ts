@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { StoreFullError, type DurableStore } from '../../src/store/types.ts';
 
 /** The contract every store keeps; `make(maxRuns)` opens a fresh, empty one. */
-export async function storeContract(make: (maxRuns: number) => Promise<DurableStore>): Promise<void> {
+export async function storeContract(make: (maxRuns: number, maxShapeTools?: number) => Promise<DurableStore>): Promise<void> {
   const store = await make(3);
   try {
     const later = Date.now() + 60_000;
@@ -37,3 +37,21 @@ export async function storeContract(make: (maxRuns: number) => Promise<DurableSt
   }
 }
 
+/** Learned shapes: saved per tool, replaced on a new save, the tools saved longest ago dropped past the bound. */
+export async function shapesContract(make: (maxRuns: number, maxShapeTools?: number) => Promise<DurableStore>): Promise<void> {
+  const store = await make(3, 2);
+  try {
+    assert.deepEqual(await store.loadShapes(), {});
+    await store.saveShapes({ a: '{"k":"a1"}', b: '{"k":"b1"}' });
+    assert.deepEqual(await store.loadShapes(), { a: '{"k":"a1"}', b: '{"k":"b1"}' });
+    await new Promise((r) => setTimeout(r, 2));
+    await store.saveShapes({ a: '{"k":"a2"}' });
+    assert.deepEqual(await store.loadShapes(), { a: '{"k":"a2"}', b: '{"k":"b1"}' });
+    // Over the bound of 2 tools: the one saved longest ago (b) goes.
+    await new Promise((r) => setTimeout(r, 2));
+    await store.saveShapes({ c: '{"k":"c1"}' });
+    assert.deepEqual(await store.loadShapes(), { a: '{"k":"a2"}', c: '{"k":"c1"}' });
+  } finally {
+    await store.close();
+  }
+}

@@ -11,15 +11,17 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import { openStore } from '../../src/store/open.ts';
 import { StoreConfigError } from '../../src/store/types.ts';
-import { storeContract } from './store-contract.ts';
+import { shapesContract, storeContract } from './store-contract.ts';
 
 test('memory store: the contract', async () => {
   await storeContract(async (max) => new MemoryStore(max));
+  await shapesContract(async (max, shapes) => new MemoryStore(max, shapes));
 });
 
 test('sqlite store: the contract, and two handles on one file take a run once', async () => {
   const dir = scratchDir();
   await storeContract(async (max) => new SqliteStore(join(dir, 'a.db'), max));
+  await shapesContract(async (max, shapes) => new SqliteStore(join(dir, 'shapes.db'), max, shapes));
   const one = new SqliteStore(join(dir, 'b.db'));
   const two = new SqliteStore(join(dir, 'b.db'));
   try {
