@@ -3,14 +3,20 @@
  * client's own task API: a task-augmented call answers a task at once, `tasks/get` follows the
  * script to `completed` and `tasks/result` gives its result; `tasks/cancel` ends a spinning
  * script; another session's `tasks/get`/`result`/`cancel` of the task id is "not found"
- * (attack first: tasks are scoped to the session that created them).
+ * (attack first: tasks are scoped to the session that created them). The first test runs a
+ * real `toolcell serve --http` process; the others an in-process serve of the fixture host.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CallToolResultSchema, CreateTaskResultSchema, type GetTaskResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { connectClient, serveFixtureHost } from './fixture-host.ts';
-import { waitUntil } from '../helpers/peers.ts';
+import { makePeer, REPO_ROOT, scratchDir, waitUntil } from '../helpers/peers.ts';
 
 /** Starts `code` as a code_execution task; returns the task the server created. */
 async function startTask(client: Client, code: string) {
@@ -93,5 +99,51 @@ test('serve: another session cannot get, read or cancel a task; its listing is e
     await alice.client.close();
     await mallory.client.close();
     await served.close();
+  }
+});
+
+test('toolcell serve --http (a real process): a code_execution task calling a provider completes with its result; a spinning one is cancelled', async () => {
+  const dir = scratchDir();
+  const provider = makePeer(dir, 'x', { tools: [{ name: 'run', classes: ['shell'] }] });
+  const configPath = join(dir, 'toolcell.json');
+  writeFileSync(configPath, JSON.stringify({ servers: [provider.config], codeExecution: { languages: ['javascript'] } }));
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'main.ts'), 'serve', `--config=${configPath}`, '--http', '127.0.0.1:0'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = once(child, 'exit');
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stderr! }).on('line', (line) => {
+        try {
+          const entry = JSON.parse(line) as { msg?: string; url?: string };
+          if (entry.msg === 'toolcell serving MCP over Streamable HTTP' && entry.url) resolve(entry.url);
+        } catch {
+          // Not a log line (a stack trace, say): the exit below reports the failure.
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code} before serving`)));
+    });
+    const { client } = await connectClient(url);
+    try {
+      const task = await startTask(client, 'const r = await tools.x__run({}); return { n: 6 * 7, ran: r !== undefined };');
+      assert.equal(task.status, 'working');
+      assert.equal((await settled(client, task.taskId)).status, 'completed');
+      const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+      const envelope = result.structuredContent as Envelope & { calls: { name: string; status: string }[] };
+      assert.deepEqual([envelope.ok, envelope.value], [true, { n: 42, ran: true }]);
+      assert.deepEqual(envelope.calls.map((c) => [c.name, c.status]), [['x--run', 'ok']]);
+      const spinning = await startTask(client, 'while (true) {}');
+      assert.equal((await client.experimental.tasks.cancelTask(spinning.taskId)).status, 'cancelled');
+      await waitUntil(async () => {
+        const next = await client.callTool({ name: 'code_execution', arguments: { code: 'return 1 + 1;' } });
+        return (next.structuredContent as Envelope | undefined)?.ok === true;
+      }, 'the conversation to be free again', 60_000);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
   }
 });
