@@ -18,13 +18,14 @@ function providerListing(host: ToolHost, name: string): Readonly<ServerToolListi
   return host.server(entry.serverId)?.listedTool(entry.serverTool);
 }
 
-export function listServedTools(host: ToolHost): Tool[] {
+/** `tasks`: the session takes `code_execution` as an MCP task (`taskSupport: "optional"`, else `"forbidden"`). */
+export function listServedTools(host: ToolHost, tasks = true): Tool[] {
   const tools = host.listTools();
   const own = new Map(tools.map((t) => [t.name, providerListing(host, t.name)]));
   return tools.map((t) => {
     if (t.name !== CODE_EXECUTION) return servedTool(t, own.get(t.name));
     const reachable = tools.filter((r) => r.name !== CODE_EXECUTION && host.registry.get(r.name)?.scriptCallable !== false).map((r) => own.get(r.name));
     const annotations = scriptToolAnnotations(reachable);
-    return servedTool(t, undefined, { title: annotations.title!, annotations, execution: { taskSupport: 'optional' } });
+    return servedTool(t, undefined, { title: annotations.title!, annotations, execution: { taskSupport: tasks ? 'optional' : 'forbidden' } });
   });
 }

@@ -43,12 +43,14 @@ export type AroundDispatch = <T>(meta: Record<string, unknown> | undefined, disp
  * `clients`: set when approvals are configured, so that the gate can ask this session's client.
  * `gateway`: passes the providers' resources, prompts, completion and logging through, and
  * declares what they offer (see gateway/).
+ * `withTasks`: `code_execution` runs as an MCP task where a client asks for one (script-tasks.ts);
+ * false for the 2026-era endpoint, whose sessions last one request.
  */
-export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger, around?: AroundDispatch, clients?: ServeClients, gateway?: GatewayHub): Server {
+export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger, around?: AroundDispatch, clients?: ServeClients, gateway?: GatewayHub, withTasks = true): Server {
   const capabilities = gateway ? gateway.capabilities() : { tools: {} };
   const instructions = gateway?.instructions();
   // code_execution runs as an MCP task where a client asks for one (script-tasks.ts); the session's store sees its own tasks only.
-  const tasks = host.registry.get(CODE_EXECUTION) !== undefined ? scriptTasksOf(host).storeFor(session) : undefined;
+  const tasks = withTasks && host.registry.get(CODE_EXECUTION) !== undefined ? scriptTasksOf(host).storeFor(session) : undefined;
   if (tasks) session.onEnd(() => scriptTasksOf(host).forget(session));
   const server = new Server(SERVER_INFO, {
     capabilities: tasks ? { ...capabilities, tasks: TASKS_CAPABILITY } : capabilities,
@@ -59,7 +61,7 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
     const member = registerGateway(server, gateway, capabilities, session.conversationId);
     gatewayMemberships.set(server, () => void gateway.leaveMember(member));
   }
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listServedTools(host) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listServedTools(host, tasks !== undefined) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const conversationId = session.conversationFor(request.params._meta?.[CONVERSATION_META_KEY]);
     if (request.params.task === undefined) return call(request, extra, conversationId);
