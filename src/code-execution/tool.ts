@@ -33,7 +33,7 @@ import { explainFinalExpression, prepareForRun, restorePositions, syntaxErrorRep
 import { NormalizePool } from '../runtime/js/normalize/pool.ts';
 import { codeTooLarge, DEFAULT_MAX_CODE_BYTES } from './code-size.ts';
 import { BackgroundScripts, DEFAULT_BACKGROUND_RESULT_MS, DEFAULT_MAX_BACKGROUND_SCRIPTS } from './background/registry.ts';
-import { answerAction, DEFAULT_MAX_WAIT_MS, DEFAULT_WAIT_MS, runningResult, waitMs, type WaitBounds } from './background/actions.ts';
+import { answerAction, DEFAULT_MAX_WAIT_MS, DEFAULT_WAIT_MS, finishedResult, runningResult, waitMs, type WaitBounds } from './background/actions.ts';
 import { textDigest } from '../host/arguments-digest.ts';
 import type { RunRecord } from '../store/journal.ts';
 import { DEFAULT_MAX_CONTENT_BYTES, MAX_CONTENT_BLOCKS, takeReturnedContent, type ContentLimits } from './returned-content.ts';
@@ -122,7 +122,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   const background = new BackgroundScripts({ maxRunning: maxBackground, resultMs: waitBounds.resultMs }, (script) => {
     if (!script.detached) return;
     const ok = script.result?.structuredContent?.ok === true;
-    host.emit('script-finished', { scriptId: script.scriptId, toolCallId: script.toolCallId, inferenceId: script.inferenceId, conversationId: script.conversationId, status: script.status === 'cancelled' ? 'cancelled' : 'completed', ok });
+    host.emit('script-finished', { scriptId: script.scriptId, toolCallId: script.toolCallId, inferenceId: script.inferenceId, conversationId: script.conversationId, status: script.status === 'cancelled' ? 'cancelled' : 'completed', ok, result: finishedResult(script) });
   });
   const sessionIdleMs = options.sessionIdleMs;
   if (sessionIdleMs !== undefined && !(sessionIdleMs > 0 && sessionIdleMs <= 2 ** 31 - 1)) {

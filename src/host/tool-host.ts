@@ -29,7 +29,7 @@ import { ToolRegistry } from './registry.ts';
 import { fromZodTool, isZodSchema, type ZodToolDefinition } from './zod-tool.ts';
 import { checkRefusal, describeTimeout, isTimeout, type RefusalContext, type RefusalPolicy } from './refusals.ts';
 import { errorResult } from './results.ts';
-import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolDefinition, RegisteredTool, ToolListing } from './types.ts';
+import type { ApprovalGate, CallInstrumentation, DispatchOutcome, DispatchRequest, HostToolDefinition, RegisteredTool, ToolListing, ToolResult } from './types.ts';
 import { LifecycleEmitter } from '../lifecycle/emitter.ts';
 import type { HostLifecycleEvent } from '../lifecycle/events.ts';
 import type { McplConnection } from '../mcpl/connection.ts';
@@ -103,9 +103,10 @@ export interface ToolHostEvents {
    * A background script (`code_execution` with `background: true`) has ended: `status` is
    * `completed` (it returned or failed on its own) or `cancelled`; `ok` is its envelope's.
    * `toolCallId` is the `code_execution` call that started it. The result itself is read with
-   * `code_execution({ action: "wait", scriptId })` in the same conversation.
+   * `code_execution({ action: "wait", scriptId })` in the same conversation; `result` is that
+   * same answer, for the embedding application (serve stores it as an MCP task's result).
    */
-  'script-finished': (info: { scriptId: string; toolCallId: string; inferenceId: string; conversationId: string; status: 'completed' | 'cancelled'; ok: boolean }) => void;
+  'script-finished': (info: { scriptId: string; toolCallId: string; inferenceId: string; conversationId: string; status: 'completed' | 'cancelled'; ok: boolean; result: ToolResult }) => void;
 }
 
 /**

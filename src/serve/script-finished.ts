@@ -21,12 +21,13 @@ export const SCRIPT_FINISHED_METHOD = 'notifications/toolcell/script_finished';
 type Listener = ToolHostEvents['script-finished'];
 
 /**
- * One host listener per host, fanning out to its sessions: an HTTP server holds many sessions,
+ * One host listener per host, fanning out to its sessions and their tasks (script-tasks.ts): an HTTP server holds many sessions,
  * and one listener each would trip the emitter's leak warning past ten.
  */
 const sessionsOf = new WeakMap<ToolHost, Set<Listener>>();
 
-function subscribe(host: ToolHost, listener: Listener): () => void {
+/** Calls `listener` with every `script-finished` event of `host` until the returned function is called. */
+export function subscribeScriptsFinished(host: ToolHost, listener: Listener): () => void {
   let listeners = sessionsOf.get(host);
   if (listeners === undefined) {
     const set = (listeners = new Set());
@@ -49,6 +50,6 @@ export function notifyScriptsFinished(host: ToolHost, session: ServeSession, ser
       .notification({ method: SCRIPT_FINISHED_METHOD, params })
       .catch((error: unknown) => logger.debug({ err: error, conversationId: session.conversationId }, 'script-finished notification not delivered'));
   };
-  const unsubscribe = subscribe(host, listener);
+  const unsubscribe = subscribeScriptsFinished(host, listener);
   session.onEnd(() => void unsubscribe());
 }

@@ -4,8 +4,8 @@
  * `icons`, `execution`, `_meta` and any field a later MCP version adds — with two changes:
  * - `name` is the model-facing one (`<id>--<tool>` unless the server is `prefixTools: false`);
  * - `execution.taskSupport` is `"forbidden"`: serve itself runs a task-only tool as a task
- *   against its provider, and its clients call every tool plainly (serve does not accept
- *   task-augmented requests, so a client told "required" could not call the tool at all);
+ *   against its provider, and its clients call every provider tool plainly (serve takes
+ *   task-augmented requests for `code_execution` alone, script-tasks.ts);
  * and `_meta["mcpl/class"]` is the effective class (an operator override wins over the
  * provider's own declaration), beside the provider's other `_meta` keys.
  *

@@ -5,12 +5,13 @@
  * that call. A request carrying `_meta.progressToken` receives the call's progress.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { ToolHost } from '../host/tool-host.ts';
 import type { ServeClients } from './approval-clients.ts';
 import { progressForwarder } from './progress.ts';
-import { notifyScriptsFinished } from './script-finished.ts';
+import { notifyScriptsFinished, subscribeScriptsFinished } from './script-finished.ts';
+import { scriptTasksOf, TASKS_CAPABILITY, type SessionTaskStore } from './script-tasks.ts';
 import { listServedTools } from './served-tools.ts';
 import { forwardedMeta, registerGateway } from './gateway/handlers.ts';
 import type { GatewayHub } from './gateway/hub.ts';
@@ -42,20 +43,90 @@ export type AroundDispatch = <T>(meta: Record<string, unknown> | undefined, disp
  * `clients`: set when approvals are configured, so that the gate can ask this session's client.
  * `gateway`: passes the providers' resources, prompts, completion and logging through, and
  * declares what they offer (see gateway/).
+ * `withTasks`: `code_execution` runs as an MCP task where a client asks for one (script-tasks.ts);
+ * false for the 2026-era endpoint, whose sessions last one request.
  */
-export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger, around?: AroundDispatch, clients?: ServeClients, gateway?: GatewayHub): Server {
+export function createToolServer(host: ToolHost, session: ServeSession, logger: Logger, around?: AroundDispatch, clients?: ServeClients, gateway?: GatewayHub, withTasks = true): Server {
   const capabilities = gateway ? gateway.capabilities() : { tools: {} };
   const instructions = gateway?.instructions();
-  const server = new Server(SERVER_INFO, { capabilities, ...(instructions !== undefined ? { instructions } : {}) });
+  // code_execution runs as an MCP task where a client asks for one (script-tasks.ts); the session's store sees its own tasks only.
+  const tasks = withTasks && host.registry.get(CODE_EXECUTION) !== undefined ? scriptTasksOf(host).storeFor(session) : undefined;
+  if (tasks) session.onEnd(() => scriptTasksOf(host).forget(session));
+  const server = new Server(SERVER_INFO, {
+    capabilities: tasks ? { ...capabilities, tasks: TASKS_CAPABILITY } : capabilities,
+    ...(tasks ? { taskStore: tasks } : {}),
+    ...(instructions !== undefined ? { instructions } : {}),
+  });
   if (gateway) {
     const member = registerGateway(server, gateway, capabilities, session.conversationId);
     gatewayMemberships.set(server, () => void gateway.leaveMember(member));
   }
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listServedTools(host) }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listServedTools(host, tasks !== undefined) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const conversationId = session.conversationFor(request.params._meta?.[CONVERSATION_META_KEY]);
+    if (request.params.task === undefined) return call(request, extra, conversationId);
+    if (request.params.name !== CODE_EXECUTION || tasks === undefined) {
+      throw new McpError(ErrorCode.MethodNotFound, `${request.params.name} does not run as a task (its execution.taskSupport is "forbidden"); call it without params.task`);
+    }
+    const args = request.params.arguments ?? {};
+    if (args.action !== undefined) throw new McpError(ErrorCode.InvalidParams, 'a code_execution task runs code; use tasks/get, tasks/result and tasks/cancel for its state, result and cancel');
+    const refused = tasks.refusal();
+    if (refused !== undefined) throw new McpError(ErrorCode.InvalidRequest, refused);
+    const task = tasks.create(request.params.task.ttl);
+    runAsTask(tasks, task.taskId, conversationId, (input) => call({ ...request, params: { ...request.params, arguments: input } }, extra, conversationId), args);
+    return { task };
+  });
+
+  /** Runs the call as a background script (`wait_ms: 0`) and settles task `taskId` when the script ends. */
+  function runAsTask(store: SessionTaskStore, taskId: string, conversationId: string, start: (input: Record<string, unknown>) => Promise<CallToolResult>, args: Record<string, unknown>): void {
+    // Listening before the start: a script that ends at once is not missed.
+    const ended = new Map<string, { status: 'completed' | 'cancelled'; result: CallToolResult }>();
+    let scriptId: string | undefined;
+    const settle = (status: 'completed' | 'cancelled', result: CallToolResult) => {
+      unsubscribe();
+      store.settle(taskId, status === 'cancelled' ? 'cancelled' : result.isError === true ? 'failed' : 'completed', result);
+    };
+    const unsubscribe = subscribeScriptsFinished(host, (info) => {
+      if (info.conversationId !== conversationId) return;
+      const end = { status: info.status, result: info.result as CallToolResult };
+      if (scriptId === undefined) ended.set(info.scriptId, end);
+      else if (info.scriptId === scriptId) settle(end.status, end.result);
+    });
+    start({ ...args, background: true, wait_ms: 0 }).then(
+      (result) => {
+        const envelope = result.structuredContent as { status?: unknown; scriptId?: unknown } | undefined;
+        if (envelope?.status !== 'running' || typeof envelope.scriptId !== 'string') return settle('completed', result);
+        const id = (scriptId = envelope.scriptId);
+        store.bind(taskId, () => void cancelScript(conversationId, id));
+        const end = ended.get(id);
+        ended.clear();
+        if (end !== undefined) settle(end.status, end.result);
+      },
+      (error: unknown) => {
+        unsubscribe();
+        store.settle(taskId, 'failed', { content: [{ type: 'text', text: `code_execution failed: ${error instanceof Error ? error.message : String(error)}` }], isError: true });
+      },
+    );
+  }
+
+  /** `tasks/cancel`: the script is cancelled through the dispatch path, as the model's `action: "cancel"` is. */
+  async function cancelScript(conversationId: string, scriptId: string): Promise<void> {
+    const stream = host.openStream(conversationId);
+    try {
+      await host.dispatch({ inferenceId: stream.beginInference(), name: CODE_EXECUTION, input: { action: 'cancel', scriptId } });
+    } catch (error) {
+      logger.debug({ err: error, conversationId }, 'task cancel failed');
+    } finally {
+      stream.end('task cancelled');
+    }
+  }
+
+  type CallRequest = Parameters<Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1]>[0];
+  type CallExtra = Parameters<Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1]>[1];
+
+  /** One model call through the host's dispatch path, in its own stream. */
+  async function call(request: CallRequest, extra: CallExtra, conversationId: string): Promise<CallToolResult> {
     const meta = request.params._meta;
-    const named = meta?.[CONVERSATION_META_KEY];
-    const conversationId = session.conversationFor(named);
     const stream = host.openStream(conversationId);
     const inferenceId = stream.beginInference();
     const untrack = session.track(extra.requestId, (reason) => stream.end(reason));
@@ -94,7 +165,7 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
       unroute?.();
       stream.end('request answered');
     }
-  });
+  }
   notifyScriptsFinished(host, session, server, logger);
   server.onerror = (error) => logger.debug({ err: error, conversationId: session.conversationId }, 'MCP session error');
   return server;

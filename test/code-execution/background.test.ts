@@ -100,6 +100,8 @@ test('the host emits script-finished for a script that outlived its stream; the 
     await r.release();
     const [info] = await finished;
     assert.deepEqual([info.scriptId, info.conversationId, info.status, info.ok], [running.scriptId, 'c', 'completed', true]);
+    // The event carries the result the model would read (serve stores it as an MCP task's result).
+    assert.deepEqual([info.result.structuredContent?.status, info.result.structuredContent?.value], ['completed', 'let go!']);
     const later = r.host.openStream('c');
     const done = r.envelope(await r.call('c', { action: 'status', scriptId: running.scriptId }, later.beginInference()));
     assert.deepEqual([done.status, done.value], ['completed', 'let go!']);

@@ -43,7 +43,8 @@ function checkListing(tools: Tool[]): void {
   assert.equal(code.title, 'Run code that calls tools');
   // A script can reach erase (destructive) and lookup (read-only); neither reaches the open world.
   assert.deepEqual(code.annotations, { title: 'Run code that calls tools', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
-  assert.deepEqual(code.execution, { taskSupport: 'forbidden' });
+  // code_execution alone runs as an MCP task where a client asks for one (script-tasks.ts).
+  assert.deepEqual(code.execution, { taskSupport: 'optional' });
   assert.deepEqual(code._meta, { 'mcpl/class': ['shell'] });
 }
 

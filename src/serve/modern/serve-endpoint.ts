@@ -34,7 +34,8 @@ export function modernEndpoint(parts: ServeEndpointParts): ModernEndpoint {
     durable: parts.durable,
     toolSchema: (name) => host.listTools().find((t) => t.name === name)?.inputSchema,
     newServer: (session) => {
-      const server = createToolServer(host, session, logger, around, clients, gateway);
+      // Its session lasts one request: no MCP tasks on the 2026-era endpoint yet (docs/serve.md).
+      const server = createToolServer(host, session, logger, around, clients, gateway, false);
       server.onclose = () => leaveGateway(server);
       return server;
     },
