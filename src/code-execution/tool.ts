@@ -317,6 +317,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
           reset,
           ...(callSites ? { callSites } : {}),
           ...(live ? { onOutput: live.push } : {}),
+          ...(journal !== undefined ? { durable: journal.reads() } : {}),
         });
       } else {
         // A reset ends the conversation's interpreter: the run starts in a new one, with no globals.

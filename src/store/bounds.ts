@@ -22,3 +22,9 @@ export const DURABLE_RUN_TTL_MS = 24 * 60 * 60_000;
  * unknown: the resumed script gets an error for it, it is never run again).
  */
 export const DURABLE_SETTLE_MS = 30_000;
+
+/**
+ * Most clock reads one run's journal keeps (Date.now / time.time and friends, 8 bytes each as
+ * numbers, about 2 MB of JSON at most); past it the run is not made durable.
+ */
+export const MAX_CLOCK_READS = 100_000;
