@@ -126,6 +126,24 @@ return (await tools[name]({ to: 'ada', t0, r0, day, last })).args;
   await killAndResume(script, 'javascript', sameReads);
 });
 
+test('sqlite store: a Python run whose calls carry clock, random and uuid reads resumes after a SIGKILL with the same values, each call once', async () => {
+  const script = [
+    'import random, time, uuid',
+    'from datetime import datetime',
+    't0 = time.time()',
+    'r0 = random.random() + len(str(uuid.uuid4())) * 0',
+    'u = str(uuid.uuid4())',
+    "day = datetime.now().strftime('%Y-%m-%d')",
+    'last = None',
+    'for i in range(1, 4):',
+    '    last = random.random()',
+    '    await tools.x__count(i=i, t0=t0, r0=r0, day=day + u, t=time.time(), r=last)',
+    "sent = await getattr(tools, '__'.join(['x', 'send']))(to='ada', t0=t0, r0=r0, day=day + u, last=last)",
+    'sent["args"]',
+  ].join('\n');
+  await killAndResume(script, 'python', sameReads);
+});
+
 test('sqlite store: a replay whose journal holds another result than the one recorded is refused, and nothing more runs', async () => {
   const { peer, configPath, call, db } = setup();
   let serve = await startServe(configPath);
