@@ -5,7 +5,9 @@
  * continue it by running the same script again against the journal: a journaled call is not
  * dispatched again, its recorded outcome is handed back; the script must make the same calls
  * with the same arguments in the same order, or the replay is refused. Nothing is written per
- * call: the journal is read once, at the pause ({@link RunRecorder.snapshot}).
+ * call: the journal is read once, at the pause ({@link RunRecorder.snapshot}). With it go the
+ * run's random seed and the clock reads the guest reported ({@link RunRecorder.reads}), which a
+ * replay serves again so that a script whose calls use them makes the same calls.
  *
  * A resume reaches the `code_execution` call through the async context of the request that
  * carries it ({@link DurableRuns.resuming}), taken by the first such call in it, once.

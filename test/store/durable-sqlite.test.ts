@@ -4,8 +4,9 @@
  * call the scan cannot see and that needs the client's approval; serve answers
  * `input_required`, the process is SIGKILLed and started again in place on the same file, the
  * client's retry with its approval resumes the run there by replay, and each counted call ran
- * exactly once. A replay whose journal was changed is refused; an approval given for other
- * arguments than those the resumed run would run is refused.
+ * exactly once — also for JS and Python scripts whose calls carry clock and random reads (the
+ * journal records them). A replay whose journal was changed is refused; an approval given for
+ * other arguments than those the resumed run would run (a stored seed changed) is refused.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
