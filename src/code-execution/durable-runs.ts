@@ -5,7 +5,9 @@
  * continue it by running the same script again against the journal: a journaled call is not
  * dispatched again, its recorded outcome is handed back; the script must make the same calls
  * with the same arguments in the same order, or the replay is refused. Nothing is written per
- * call: the journal is read once, at the pause ({@link RunRecorder.snapshot}).
+ * call: the journal is read once, at the pause ({@link RunRecorder.snapshot}). With it go the
+ * run's random seed and the clock reads the guest reported ({@link RunRecorder.reads}), which a
+ * replay serves again so that a script whose calls use them makes the same calls.
  *
  * A resume reaches the `code_execution` call through the async context of the request that
  * carries it ({@link DurableRuns.resuming}), taken by the first such call in it, once.
@@ -13,7 +15,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { argumentsDigest } from '../host/arguments-digest.ts';
 import type { DispatchOutcome } from '../host/types.ts';
-import { DURABLE_SETTLE_MS, MAX_JOURNAL_ENTRIES } from '../store/bounds.ts';
+import { randomBytes } from 'node:crypto';
+import type { DurableReads } from '../runtime/durable-reads.ts';
+import { DURABLE_SETTLE_MS, MAX_CLOCK_READS, MAX_JOURNAL_ENTRIES } from '../store/bounds.ts';
 import type { DurableStore } from '../store/types.ts';
 import { journalOverBounds, outcomeDigest, type JournalEntry, type JournalOutcome, type RunRecord } from '../store/journal.ts';
 
@@ -53,12 +57,42 @@ export class RunRecorder {
   /** Past the entry bound: the run is not made durable. */
   private overflow: string | undefined;
 
+  /** The run's random seed: the journal's on a replay, fresh otherwise. */
+  readonly seed: number[];
+  /** Every clock read the guest reported in this run, in order (a replay reports the journal's again first). */
+  private readonly clockReads: number[] = [];
+
   constructor(
     readonly toolCallId: string,
     readonly language: string,
     readonly codeDigest: string,
     private readonly replay?: RunRecord,
-  ) {}
+  ) {
+    this.seed = replay?.seed ?? [...new Int32Array(randomBytes(16).buffer)];
+  }
+
+  /**
+   * What the runtime needs to make the run's clock and random reads replayable: the seed, the
+   * journal's clock reads, and where the guest reports its reads. A report that is not a list of
+   * finite numbers ends the replay (the guest's prelude sends only those).
+   */
+  reads(): DurableReads {
+    return {
+      seed: this.seed,
+      clock: this.replay?.clock ?? [],
+      onClock: (reads) => {
+        if (!Array.isArray(reads) || !reads.every((r) => typeof r === 'number' && Number.isFinite(r))) {
+          this.overflow ??= 'the run reported clock reads that are not numbers';
+          return;
+        }
+        if (this.clockReads.length + reads.length > MAX_CLOCK_READS) {
+          this.overflow ??= `the run read the clock more than ${MAX_CLOCK_READS} times`;
+          return;
+        }
+        for (const read of reads) this.clockReads.push(read);
+      },
+    };
+  }
 
   /** The next call of the script: from the journal while the replay lasts, live after it. */
   next(tool: string, args: unknown): JournalStep {
@@ -138,7 +172,7 @@ export class RunRecorder {
    * running — not waiting for approval — to end, so their outcomes are kept; one still running
    * then is journaled without an outcome. Undefined with the reason when over the bounds.
    */
-  async snapshot(settleMs = DURABLE_SETTLE_MS): Promise<{ journal: JournalEntry[] } | { refused: string }> {
+  async snapshot(settleMs = DURABLE_SETTLE_MS): Promise<{ journal: JournalEntry[]; seed: number[]; clock: number[] } | { refused: string }> {
     const deadline = Date.now() + settleMs;
     while (this.calls.some((c) => c.running && !c.pending) && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
@@ -163,7 +197,7 @@ export class RunRecorder {
       journal.push(entry);
     }
     const over = journalOverBounds(journal.length, bytes);
-    return over !== undefined ? { refused: over } : { journal };
+    return over !== undefined ? { refused: over } : { journal, seed: this.seed, clock: [...this.clockReads] };
   }
 
   private wake(): void {

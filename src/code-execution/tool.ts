@@ -325,11 +325,12 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
           reset,
           ...(callSites ? { callSites } : {}),
           ...(live ? { onOutput: live.push } : {}),
+          ...(journal !== undefined ? { durable: journal.reads() } : {}),
         });
       } else {
         // A reset ends the conversation's interpreter: the run starts in a new one, with no globals.
         if (reset) await runners.reclaimPython(ctx.conversationId);
-        report = await runners.pythonFor(ctx.conversationId).run(code, { tools, scope, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}), ...(live ? { onOutput: live.push } : {}) });
+        report = await runners.pythonFor(ctx.conversationId).run(code, { tools, scope, timeoutMs: timeLimit.appliedMs, signal, ...(callSites ? { callSites } : {}), ...(live ? { onOutput: live.push } : {}), ...(journal !== undefined ? { durable: journal.reads() } : {}) });
       }
       live?.end();
       ledger.live = false;

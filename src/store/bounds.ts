@@ -32,3 +32,9 @@ export const MAX_STORED_SHAPE_TOOLS = 2_000;
 
 /** Most characters of one stored shape; a longer row is neither saved nor loaded. */
 export const MAX_STORED_SHAPE_CHARS = 64 * 1024;
+
+/**
+ * Most clock reads one run's journal keeps (Date.now / time.time and friends, 8 bytes each as
+ * numbers, about 2 MB of JSON at most); past it the run is not made durable.
+ */
+export const MAX_CLOCK_READS = 100_000;

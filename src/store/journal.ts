@@ -11,7 +11,7 @@
  */
 import { argumentsDigest, canonicalJson, textDigest } from '../host/arguments-digest.ts';
 import type { DispatchStatus, ToolResult } from '../host/types.ts';
-import { MAX_JOURNAL_BYTES, MAX_JOURNAL_ENTRIES } from './bounds.ts';
+import { MAX_CLOCK_READS, MAX_JOURNAL_BYTES, MAX_JOURNAL_ENTRIES } from './bounds.ts';
 
 /** The outcome of one inner call as the script received it. */
 export interface JournalOutcome {
@@ -50,6 +50,10 @@ export interface RunRecord {
   /** Digest of the normalized script that ran: a resume runs the same script or nothing. */
   codeDigest: string;
   journal: JournalEntry[];
+  /** The run's random seed (four 32-bit words): the replay draws the same numbers. Absent in records written before it was kept. */
+  seed?: number[];
+  /** The clock reads the run made, in order: the replay reads them again, then the live clock. */
+  clock?: number[];
   approvals: PendingApproval[];
   /** Digest of everything above with the run's id (see {@link sealRecord}). */
   seal: string;
@@ -95,6 +99,11 @@ export function openRecord(id: string, data: string): RunRecord {
   if (record?.version !== 1 || !Array.isArray(record.journal) || !Array.isArray(record.approvals) || typeof record.toolCallId !== 'string') {
     throw new ReplayRefusedError('the stored run is not a run record toolcell wrote');
   }
+  const words = (v: unknown, n?: number) => Array.isArray(v) && (n === undefined || v.length === n) && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+  if ((record.seed !== undefined && !words(record.seed, 4)) || (record.clock !== undefined && !words(record.clock))) {
+    throw new ReplayRefusedError('the stored run\'s seed or clock reads are not numbers');
+  }
+  if (record.clock !== undefined && record.clock.length > MAX_CLOCK_READS) throw new ReplayRefusedError(`the stored run holds more than ${MAX_CLOCK_READS} clock reads`);
   const bounds = journalOverBounds(record.journal.length, Buffer.byteLength(data, 'utf8'));
   if (bounds !== undefined) throw new ReplayRefusedError(`the stored run is over its bounds: ${bounds}`);
   record.journal.forEach((entry, index) => {

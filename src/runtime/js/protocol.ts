@@ -73,7 +73,8 @@ function parseParked(session: unknown): ParkedSession | null | InvalidMessage {
 
 /** A console line, or (level `stdout`) a line the script print()ed. */
 export interface OutLine {
-  level: LogLevel | 'stdout';
+  /** `clock`: a durable run's clock reads since its last call, a JSON array (not output). */
+  level: LogLevel | 'stdout' | 'clock';
   message: string;
 }
 
@@ -178,7 +179,7 @@ function parseOut(header: Record<string, unknown>, payloads: readonly string[]):
   const logs: OutLine[] = new Array(l.length);
   for (let i = 0; i < l.length; i++) {
     const level = l[i];
-    if (typeof level !== 'string' || !LEVELS.has(level)) return invalid(`out has an unknown log level at position ${i}`);
+    if (typeof level !== 'string' || (!LEVELS.has(level) && level !== 'clock')) return invalid(`out has an unknown log level at position ${i}`);
     logs[i] = { level: level as OutLine['level'], message: payloads[callCount + i]! };
   }
   return { t: 'out', run, calls, logs };

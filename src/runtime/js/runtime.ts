@@ -19,6 +19,7 @@
  * await runtime.close();
  * ```
  */
+import type { DurableReads } from '../durable-reads.ts';
 import os from 'node:os';
 import type { OutputListener, RunError, ToolBinding } from '../types.ts';
 import { newCatalogId, PerCatalog, ToolCatalog } from '../catalog.ts';
@@ -139,6 +140,8 @@ export interface ExecuteOptions {
   callSites?: boolean;
   /** Told each console and print line as it reaches the host, while the script runs. */
   onOutput?: OutputListener;
+  /** A durable run: its seed and journaled clock reads, and where new reads go (QuickJS; docs/durable.md). */
+  durable?: DurableReads;
   /**
    * Start a fresh session: drop whatever earlier runs of the conversation left on the global
    * object (QuickJS). The result's `session.fresh` is then true.
@@ -335,7 +338,7 @@ export class JsRuntime {
     signal: AbortSignal | undefined,
     owner: SessionRelease,
   ): Promise<RunSession> {
-    const session = new RunSession(process, runId, code, plan, { sites: options.callSites === true, scope: options.scope, onOutput: options.onOutput }, limits, signal, owner);
+    const session = new RunSession(process, runId, code, plan, { sites: options.callSites === true, scope: options.scope, onOutput: options.onOutput, durable: options.durable }, limits, signal, owner);
     this.sessions.add(session);
     session.start();
     if (session.catalogSent) this.counts.catalogsSent++;

@@ -6,6 +6,7 @@
  * a sandbox process is expected to enforce them first (so the data never crosses), but the
  * host's memory and event loop never depend on it doing so.
  */
+import type { DurableReads } from '../durable-reads.ts';
 import type { CallSummary, Conversion, LogEntry, OutputListener, RunError, SessionInfo, ToolBinding, ToolCallContext } from '../types.ts';
 import { toolLabel, type BindingPlan } from './bindings.ts';
 import { jsonDeeperThan } from './sandbox/json-depth.mjs';
@@ -26,6 +27,8 @@ export interface RunOptions {
   scope: unknown;
   /** Told each admitted console/print line as its frame arrives (live output). */
   onOutput?: OutputListener | undefined;
+  /** A durable run's seed and clock reads (docs/durable.md). */
+  durable?: DurableReads | undefined;
 }
 
 /** What `execute` resolves with; it never rejects for a script failure. */
@@ -163,6 +166,7 @@ export class RunSession {
       cat: this.plan.id,
       ...(forget.length > 0 ? { forget } : {}),
       ...(this.options.sites ? { sites: true } : {}),
+      ...(this.options.durable ? { dur: { seed: this.options.durable.seed, clock: this.options.durable.clock } } : {}),
     };
     this.process.send(header, send ? [this.code, this.plan.config] : [this.code]);
   }
@@ -188,6 +192,17 @@ export class RunSession {
           if (this.finished) return;
         }
         for (const log of message.logs) {
+          if (log.level === 'clock') {
+            // Not output: the run's clock reads, kept by the journal (which bounds them).
+            let reads: unknown;
+            try {
+              reads = JSON.parse(log.message);
+            } catch {
+              return this.fail({ kind: 'sandbox', message: 'broken sandbox bridge: clock reads are not JSON' });
+            }
+            this.options.durable?.onClock(reads);
+            continue;
+          }
           if (!this.acceptLog(log)) return;
           if (log.level === 'stdout') this.stdout += log.message + '\n';
           else this.logs.push(log as LogEntry);

@@ -55,6 +55,7 @@ def load_sibling(name):
 st = load_sibling("script_tools")
 sh = load_sibling("script_helpers")
 jf = load_sibling("json_forms")
+dr = load_sibling("durable_reads")
 # Frames from these files are the runner's own: hidden from tracebacks, never interrupted.
 OUR_FILES = frozenset((sys._getframe().f_code.co_filename, st.__file__, sh.__file__, jf.__file__))
 SCRIPT_PREFIX = "<run "
@@ -326,6 +327,8 @@ class Runtime:
                     if self.globals.get(ident) is fn:
                         del self.globals[ident]
             self.run = Run(msg["run"], msg["token"], msg.get("sites") is True)
+            if "dur" in msg:
+                dr.begin(msg["dur"])
             self.run.task = self.loop.create_task(self.guarded(self.run, msg["code"]))
         elif kind == "cancel":
             if run is not None and run.id == msg["run"]:
@@ -351,6 +354,10 @@ class Runtime:
         call_id = run.next_call
         fut = run.pending[call_id] = self.loop.create_future()
         site = st.caller_site(sys._getframe(1), SCRIPT_PREFIX) if run.sites else None
+        # A durable run's clock reads since its last call go with this one (durable_reads.py).
+        reads = dr.take()
+        if reads is not None:
+            payload += ',"clock":' + json.dumps(reads)
         if site is None:
             self.queue('{"t":"call","run":%d,"id":%d,"name":%s,"args":%s}' % (run.id, call_id, dumps(name), payload))
         else:
@@ -518,6 +525,7 @@ class Runtime:
         """Ends a run: stray tasks and waits are cancelled, the run's processes are killed, output
         is flushed and fenced. Returns how many threads the script left running."""
         self.run = None
+        dr.end()
         current = asyncio.current_task()
         for task in asyncio.all_tasks(self.loop):
             if task is not current:

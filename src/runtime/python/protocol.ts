@@ -19,7 +19,7 @@ export interface ScriptErrorInfo {
 export type InboundMessage =
   | { t: 'ready'; version: string; pid: number }
   /** `line`/`col`: where in the script the call was made, sent only for runs that asked for call sites. */
-  | { t: 'call'; run: number; id: number; name: string; args: unknown; line?: number; col?: number }
+  | { t: 'call'; run: number; id: number; name: string; args: unknown; line?: number; col?: number; clock?: unknown }
   | {
       t: 'done';
       run: number;
@@ -102,8 +102,9 @@ export function parseInbound(line: string): InboundMessage | string {
   return `malformed message: ${line.slice(0, 200)}`;
 }
 
-export function encodeRun(run: number, token: string, code: string, tools?: ToolTable, callSites = false): string {
-  return `${JSON.stringify({ t: 'run', run, token, code, ...(tools ? { tools } : {}), ...(callSites ? { sites: true } : {}) })}\n`;
+export function encodeRun(run: number, token: string, code: string, tools?: ToolTable, callSites = false, durable?: { seed: number[]; clock: number[] }): string {
+  const dur = durable ? { dur: { seed: durable.seed, clock: durable.clock } } : {};
+  return `${JSON.stringify({ t: 'run', run, token, code, ...(tools ? { tools } : {}), ...(callSites ? { sites: true } : {}), ...dur })}\n`;
 }
 
 export function encodeCancel(run: number): string {

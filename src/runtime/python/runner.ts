@@ -1,3 +1,4 @@
+import type { DurableReads } from '../durable-reads.ts';
 import { checkCaps, checkMode, checkMounts, PYTHON_CAPS, type CheckedCaps, type DiagnosticSink, type IsolationMode, type MountGrant, type ScriptCaps } from '../isolation/index.ts';
 import type { OutputListener, RunErrorKind, ToolBinding } from '../types.ts';
 import { childEnvironment, validateExtraEnv } from './env.ts';
@@ -71,6 +72,8 @@ export interface PythonRunOptions {
   callSites?: boolean;
   /** Told the script's stdout and stderr text as it arrives, while it runs. */
   onOutput?: OutputListener;
+  /** A durable run: its seed and journaled clock reads, and where new reads go (docs/durable.md). */
+  durable?: DurableReads;
 }
 
 export type PythonRunnerState = 'cold' | 'starting' | 'idle' | 'busy' | 'dead';
@@ -259,6 +262,7 @@ export class PythonRunner {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.callSites ? { callSites: true } : {}),
       ...(options.onOutput ? { onOutput: options.onOutput } : {}),
+      ...(options.durable ? { durable: options.durable } : {}),
     });
     interp.toolKey = tools.key;
     const fresh = this.#lastInterp !== interp;

@@ -1,3 +1,4 @@
+import type { DurableReads } from '../durable-reads.ts';
 import { randomBytes } from 'node:crypto';
 import type { OutputListener, RunError, ToolBinding } from '../types.ts';
 import { PausableDeadline } from './clock.ts';
@@ -26,6 +27,8 @@ export interface SessionOptions {
   callSites?: boolean;
   /** Told the run's stdout/stderr text as it arrives (live output). */
   onOutput?: OutputListener;
+  /** A durable run's seed and clock reads (docs/durable.md). */
+  durable?: DurableReads;
 }
 
 type Done = Extract<InboundMessage, { t: 'done' }>;
@@ -65,7 +68,7 @@ export class RunSession {
   }
 
   begin(): void {
-    this.proc.send(encodeRun(this.runId, this.#token, this.#o.code, this.#o.toolTable, this.#o.callSites === true));
+    this.proc.send(encodeRun(this.runId, this.#token, this.#o.code, this.#o.toolTable, this.#o.callSites === true, this.#o.durable));
     this.#deadline.start();
     if (this.#o.signal?.aborted) this.#escalate('aborted');
     else this.#o.signal?.addEventListener('abort', this.#onAbort, { once: true });
@@ -74,6 +77,8 @@ export class RunSession {
   onMessage(msg: InboundMessage): void {
     if (this.#settled || !('run' in msg) || msg.run !== this.runId) return;
     if (msg.t === 'call') {
+      // A durable run's clock reads since its last call ride on the call (the journal bounds them).
+      if (msg.clock !== undefined && !this.#done) this.#o.durable?.onClock(msg.clock);
       if (!this.#done) this.#call(msg.id, msg.name, msg.args, msg.line, msg.col);
     }
     else if (msg.t === 'done') {

@@ -74,7 +74,7 @@ export class DurablePauses {
       return undefined;
     }
     const id = randomBytes(24).toString('base64url');
-    const record = sealRecord(id, { version: 1, toolCallId: recorder.toolCallId, language: recorder.language, codeDigest: recorder.codeDigest, journal: snapshot.journal, approvals });
+    const record = sealRecord(id, { version: 1, toolCallId: recorder.toolCallId, language: recorder.language, codeDigest: recorder.codeDigest, journal: snapshot.journal, seed: snapshot.seed, clock: snapshot.clock, approvals });
     try {
       await this.store.putRun({ id, binding, data: JSON.stringify(record), expiresAt: Date.now() + this.ttlMs });
     } catch (error) {

@@ -69,7 +69,15 @@ export class Outbox {
 
   /** Queues one console line (or print's `stdout`); past a log limit `onLimit` ends the run. */
   log(level, text) {
-    if (!LEVELS.has(level) || typeof text !== 'string') return;
+    if (typeof text !== 'string') return;
+    if (level === 'clock') {
+      // A durable run's clock reads (the prelude's flushClock): bounded by the host's journal, not the log limits.
+      this.queuedLevels.push(level);
+      this.queuedLines.push(text);
+      this.queuedChars += text.length;
+      return;
+    }
+    if (!LEVELS.has(level)) return;
     const overflow = logOverflow(this.limits, ++this.logEntries, (this.logBytes += byteLength(text)));
     if (overflow !== null) {
       this.onLimit(overflow);

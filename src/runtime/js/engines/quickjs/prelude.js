@@ -263,6 +263,7 @@
     }
     const frames = callerFrames(callee);
     // Bit 0: a global; the rest, when sites are on, the caller's encoded site.
+    if (clockRecording) flushClock();
     const id = callBridge(B_CALL, isGlobal ? 1 : sites ? siteOf(frames) * 2 : 0, name, json);
     if (typeof id === 'number') {
       return new PromiseCtor(function (resolve, reject) {
@@ -334,6 +335,42 @@
     },
     writable: true, enumerable: false, configurable: true,
   });
+
+  // Durable runs (docs/durable.md): with the host recording (`bind` given a journal's clock),
+  // every read of the clock — Date.now(), new Date(), Date() — is kept in `clockReads` and sent to
+  // the host, in one line before each tool call (`flushClock`), so a replay of the run reads the
+  // same times: `clockReplay` serves them in order, then the live clock continues. Without
+  // recording the clock is read directly (one flag test per read).
+  const RealDate = Date;
+  const realNow = Date.now;
+  const construct = Reflect.construct;
+  let clockRecording = false;
+  let clockReplay = [];
+  let clockNext = 0;
+  let clockReads = [];
+  function clockNow() {
+    if (!clockRecording) return realNow();
+    const value = clockNext < clockReplay.length ? clockReplay[clockNext++] : realNow();
+    clockReads.push(value);
+    return value;
+  }
+  function flushClock() {
+    if (clockReads.length === 0) return;
+    const text = jsonStringify(clockReads);
+    clockReads = [];
+    callBridge(B_LOG, 'clock', text);
+  }
+  const DateShim = function Date(...args) {
+    if (new.target === undefined) return apply(RealDate.prototype.toString, construct(RealDate, [clockNow()]), []);
+    return construct(RealDate, args.length === 0 ? [clockNow()] : args, new.target);
+  };
+  defineProperty(DateShim, 'prototype', { value: RealDate.prototype, writable: false, enumerable: false, configurable: false });
+  defineProperty(DateShim, 'length', { value: 7, configurable: true });
+  defineProperty(DateShim, 'now', { value: function now() { return clockNow(); }, writable: true, enumerable: false, configurable: true });
+  defineProperty(DateShim, 'parse', { value: RealDate.parse, writable: true, enumerable: false, configurable: true });
+  defineProperty(DateShim, 'UTC', { value: RealDate.UTC, writable: true, enumerable: false, configurable: true });
+  defineProperty(RealDate.prototype, 'constructor', { value: DateShim, writable: true, enumerable: false, configurable: true });
+  defineProperty(G, 'Date', { value: DateShim, writable: true, enumerable: false, configurable: true });
 
   // Names of the global object before any script: a global tool may not shadow them. Names a
   // script created in an earlier run of the session may be (the binding wins).
@@ -440,8 +477,14 @@
    */
   function bind(configJson, seedText, sitesOn) {
     sites = sitesOn === 1;
-    const words = jsonParse(seedText);
+    const parsed = jsonParse(seedText);
+    // An array: a fresh seed. An object: a durable run's {seed, clock} from its journal.
+    const words = parsed.seed !== undefined ? parsed.seed : parsed;
     for (let i = 0; i < 4; i++) seed[i] = words[i] | 0;
+    clockRecording = parsed.seed !== undefined;
+    clockReplay = clockRecording && Array.isArray(parsed.clock) ? parsed.clock : [];
+    clockNext = 0;
+    clockReads = [];
     for (let i = 0; i < 12; i++) sfc32();
     pending = create(null);
     installHelpers();

@@ -50,7 +50,9 @@ export class GuestRun {
   constructor(header, guest, fresh, owned, onEnd, send) {
     this.send = send;
     /** Math.random's seed, fresh per run (every VM is restored from one snapshot). */
-    this.seed = JSON.stringify([...new Int32Array(randomBytes(16).buffer)]);
+    // A durable run's seed and recorded clock reads come from the host (`dur`): its replay then
+    // draws the same numbers and reads the same times (docs/durable.md).
+    this.seed = header.dur !== undefined ? JSON.stringify(header.dur) : JSON.stringify([...new Int32Array(randomBytes(16).buffer)]);
     this.fresh = fresh;
     this.owned = owned;
     /** Set when the script itself ended (returned or threw): only then is its VM kept. */
