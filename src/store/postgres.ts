@@ -73,9 +73,7 @@ export class PostgresStore implements DurableStore {
 
   async putRun(run: StoredRun): Promise<void> {
     await this.schema();
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await this.transaction(async (client) => {
       const now = Date.now();
       await client.query('DELETE FROM toolcell_runs WHERE expires_at <= $1', [now]);
       // One writer at a time counts and inserts, so the bound holds across instances.
@@ -84,13 +82,7 @@ export class PostgresStore implements DurableStore {
       const n = Number(rows[0]!.n);
       if (n >= this.maxRuns) throw new StoreFullError(`the store holds ${n} paused runs already (its bound)`);
       await client.query("INSERT INTO toolcell_runs (id, binding, data, state, created_at, expires_at) VALUES ($1, $2, $3, 'paused', $4, $5)", [run.id, run.binding, run.data, now, run.expiresAt]);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async claimRun(id: string, owner: string): Promise<ClaimOutcome> {
@@ -127,21 +119,35 @@ export class PostgresStore implements DurableStore {
     await this.schema();
     const entries = Object.entries(shapes);
     if (entries.length === 0) return;
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await this.transaction(async (client) => {
       const now = Date.now();
       await client.query(
         'INSERT INTO toolcell_shapes (tool, shape, saved_at) SELECT * FROM unnest($1::text[], $2::text[], array_fill($3::bigint, ARRAY[$4::int])) ON CONFLICT (tool) DO UPDATE SET shape = excluded.shape, saved_at = excluded.saved_at',
         [entries.map(([t]) => t), entries.map(([, s]) => s), now, entries.length],
       );
       await client.query('DELETE FROM toolcell_shapes WHERE tool NOT IN (SELECT tool FROM toolcell_shapes ORDER BY saved_at DESC, tool LIMIT $1)', [this.maxShapeTools]);
+    });
+  }
+
+  /**
+   * Runs `work` in one transaction on one pooled connection. When it throws, the transaction is
+   * rolled back and its error is what the caller gets; a connection whose rollback also failed
+   * is destroyed rather than returned to the pool in an unknown state.
+   */
+  private async transaction(work: (client: import('pg').PoolClient) => Promise<void>): Promise<void> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      await work(client);
       await client.query('COMMIT');
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client.query('ROLLBACK').catch((rollback: unknown) => {
+        broken = rollback instanceof Error ? rollback : new Error(String(rollback));
+      });
       throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
