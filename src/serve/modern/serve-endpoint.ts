@@ -26,13 +26,22 @@ export interface ServeEndpointParts {
 
 export function modernEndpoint(parts: ServeEndpointParts): ModernEndpoint {
   const { host, logger, around, clients, gateway } = parts;
+  // Each tools/call checks its Mcp-Param headers against the tool's schema: a name index built
+  // once per tool-set version, not a copy and scan of the whole listing per request.
+  let schemas: { version: number; byName: Map<string, Record<string, unknown>> } | undefined;
+  const toolSchema = (name: string): Record<string, unknown> | undefined => {
+    if (schemas?.version !== host.toolsVersion) {
+      schemas = { version: host.toolsVersion, byName: new Map(host.listTools().map((t) => [t.name, t.inputSchema])) };
+    }
+    return schemas.byName.get(name);
+  };
   return new ModernEndpoint({
     serverInfo: SERVER_INFO,
     capabilities: () => (gateway ? gateway.capabilities() : { tools: {} }),
     logger,
     sessionFor: parts.sessionFor,
     durable: parts.durable,
-    toolSchema: (name) => host.listTools().find((t) => t.name === name)?.inputSchema,
+    toolSchema,
     newServer: (session) => {
       // Its session lasts one request: no MCP tasks on the 2026-era endpoint yet (docs/serve.md).
       const server = createToolServer(host, session, logger, around, clients, gateway, false);
