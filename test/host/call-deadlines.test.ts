@@ -35,9 +35,11 @@ function recording() {
 
 test('calls expire in deadline order across timeout lengths, each once', async () => {
   const { deadlines, expired, expiries } = recording();
-  deadlines.add(new Call('thirty'), 30);
+  // Deadlines 150 ms apart: each is taken when its call is added, so adds that a loaded machine
+  // spreads over tens of milliseconds must not reorder them (10/20/30 ms did, under load).
+  deadlines.add(new Call('thirty'), 310);
   deadlines.add(new Call('ten'), 10);
-  deadlines.add(new Call('twenty'), 20);
+  deadlines.add(new Call('twenty'), 160);
   deadlines.add(new Call('ten-b'), 10);
   await expiries(4);
   assert.deepEqual(expired, ['ten', 'ten-b', 'twenty', 'thirty']);
