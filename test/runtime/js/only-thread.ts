@@ -1,13 +1,13 @@
 /**
  * The one sandbox thread of a runtime whose pool is limited to one, and the parts of it the
- * bridge tests read (its board and its watch gate). Imports nothing of node:test, so a child
+ * bridge tests read (its board and how often the host watched for it). Imports nothing of node:test, so a child
  * process of a test (fixtures/) can use it too.
  */
 import type { JsRuntime } from '../../../src/runtime/js/index.ts';
 
 export interface ThreadView {
   board: Int32Array;
-  gate: { otherAwake: boolean; watches: number };
+  watches: number;
 }
 
 export function onlyThread(runtime: JsRuntime): ThreadView {

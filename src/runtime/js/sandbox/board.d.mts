@@ -4,10 +4,6 @@ export const DOORBELL_SLOT: number;
 export const CANCEL_SLOTS: number;
 /** Slots of a process's board file: the doorbell and the cancel slots. */
 export const PROCESS_BOARD_SLOTS: number;
-/** Where the host reports, in µs, how long it took between the thread's frame and its answer. */
-export const HOST_TOOK_SLOT: number;
-/** Where the thread reports, in µs, how long it took between the host's frame and its next one. */
-export const THREAD_TOOK_SLOT: number;
 /** Host to thread mailbox: bytes of the frame waiting in it, 0 when empty. */
 export const TO_THREAD_FULL_SLOT: number;
 /** Host to thread: port messages of the host's the thread has taken. */
@@ -16,13 +12,11 @@ export const TO_THREAD_TAKEN_SLOT: number;
 export const TO_HOST_FULL_SLOT: number;
 /** Thread to host: port messages of the thread's the host has taken. */
 export const TO_HOST_TAKEN_SLOT: number;
-/** 1 while the host's loop watches for the thread's next frame (then the thread may use its mailbox). */
+/** 1 while the host's loop watches for the thread's next frame (else the thread posts a wake). */
 export const HOST_WATCHING_SLOT: number;
-/** 1 while the thread sleeps on the doorbell (then an answer costs it a wake-up). */
-export const THREAD_SLEEPING_SLOT: number;
+/** 1 while a watch pays (watch-rule.mjs): the thread may watch for the host's answer. */
+export const THREAD_MAY_WATCH_SLOT: number;
 /** Slots of a thread's board. */
 export const BOARD_SLOTS: number;
 /** The slot a cancel of run `id` is posted at. */
 export function cancelSlot(id: number): number;
-/** A duration in ms as the board holds it: whole µs, within an Int32. */
-export function boardMicros(ms: number): number;

@@ -7,11 +7,11 @@
 // is written at cancelSlot(id), where a sandbox busy running that run's code (the QuickJS
 // interrupt handler) sees it without reading frames mid-script — a frame read there could be
 // half-consumed when the guest's recursion leaves the handler no stack, and the frame count would
-// then never match the doorbell again. Threads only: then each side's report of how long it took
-// to reply, which the other side's watch rule reads (sandbox/watch-gate.mjs); the state of the
-// two mailboxes (sandbox/mailbox.mjs): per direction, the size of the frame waiting in it (0:
-// empty) and how many of the sender's port messages the receiver has taken; whether the host's
-// loop is watching for the thread's next frame; and whether the thread sleeps on the doorbell.
+// then never match the doorbell again. Threads only: then the state of the two mailboxes
+// (sandbox/mailbox.mjs): per direction, the size of the frame waiting in it (0: empty) and how
+// many of the sender's port messages the receiver has taken; whether the host's loop is watching
+// for the thread's next frame; and whether the thread may watch for the host's (the host decides:
+// sandbox/watch-rule.mjs).
 
 /** Slot of the doorbell. */
 export const DOORBELL_SLOT = 0;
@@ -19,31 +19,22 @@ export const DOORBELL_SLOT = 0;
 export const CANCEL_SLOTS = 16;
 /** Slots of a process's board file: the doorbell and the cancel slots. */
 export const PROCESS_BOARD_SLOTS = 1 + CANCEL_SLOTS;
-/** Where the host reports, in µs, how long it took between the thread's frame and its answer. */
-export const HOST_TOOK_SLOT = PROCESS_BOARD_SLOTS;
-/** Where the thread reports, in µs, how long it took between the host's frame and its next one. */
-export const THREAD_TOOK_SLOT = PROCESS_BOARD_SLOTS + 1;
 /** Host to thread mailbox: bytes of the frame waiting in it, 0 when empty. */
-export const TO_THREAD_FULL_SLOT = PROCESS_BOARD_SLOTS + 2;
+export const TO_THREAD_FULL_SLOT = PROCESS_BOARD_SLOTS;
 /** Host to thread: port messages of the host's the thread has taken. */
-export const TO_THREAD_TAKEN_SLOT = PROCESS_BOARD_SLOTS + 3;
+export const TO_THREAD_TAKEN_SLOT = PROCESS_BOARD_SLOTS + 1;
 /** Thread to host mailbox: bytes of the frame waiting in it, 0 when empty. */
-export const TO_HOST_FULL_SLOT = PROCESS_BOARD_SLOTS + 4;
+export const TO_HOST_FULL_SLOT = PROCESS_BOARD_SLOTS + 2;
 /** Thread to host: port messages of the thread's the host has taken. */
-export const TO_HOST_TAKEN_SLOT = PROCESS_BOARD_SLOTS + 5;
-/** 1 while the host's loop watches for the thread's next frame (then the thread may use its mailbox). */
-export const HOST_WATCHING_SLOT = PROCESS_BOARD_SLOTS + 6;
-/** 1 while the thread sleeps on the doorbell (then an answer costs it a wake-up: watch-gate.mjs). */
-export const THREAD_SLEEPING_SLOT = PROCESS_BOARD_SLOTS + 7;
+export const TO_HOST_TAKEN_SLOT = PROCESS_BOARD_SLOTS + 3;
+/** 1 while the host's loop watches for the thread's next frame (else the thread posts a wake). */
+export const HOST_WATCHING_SLOT = PROCESS_BOARD_SLOTS + 4;
+/** 1 while a watch pays (sandbox/watch-rule.mjs): the thread may watch for the host's answer. */
+export const THREAD_MAY_WATCH_SLOT = PROCESS_BOARD_SLOTS + 5;
 /** Slots of a thread's board. */
-export const BOARD_SLOTS = PROCESS_BOARD_SLOTS + 8;
+export const BOARD_SLOTS = PROCESS_BOARD_SLOTS + 6;
 
 /** The slot a cancel of run `id` is posted at. */
 export function cancelSlot(id) {
   return 1 + (id % CANCEL_SLOTS);
-}
-
-/** A duration in ms as the board holds it: whole µs, within an Int32. */
-export function boardMicros(ms) {
-  return Math.min(0x7fffffff, Math.max(0, Math.round(ms * 1000)));
 }

@@ -11,9 +11,9 @@
 import fs from 'node:fs';
 import { isMainThread, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { encodeFrame, FrameDecoder } from './frames.mjs';
-import { WatchGate } from './watch-gate.mjs';
+import { WATCH_MS } from './watch-rule.mjs';
 import {
-  boardMicros, cancelSlot, DOORBELL_SLOT, HOST_TOOK_SLOT, HOST_WATCHING_SLOT, THREAD_SLEEPING_SLOT, THREAD_TOOK_SLOT,
+  cancelSlot, DOORBELL_SLOT, HOST_WATCHING_SLOT, THREAD_MAY_WATCH_SLOT,
   TO_HOST_FULL_SLOT, TO_HOST_TAKEN_SLOT, TO_THREAD_FULL_SLOT, TO_THREAD_TAKEN_SLOT,
 } from './board.mjs';
 import { MailboxReceiver, MailboxSender, mailboxBytes } from './mailbox.mjs';
@@ -50,19 +50,15 @@ const bell = Buffer.alloc(4);
 let framesDecoded = 0;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
-/** Threads only: whether to watch the board for the host's answer before sleeping (watch-gate.mjs). */
-const gate = new WatchGate();
-/** Threads only: when the host's last frame was taken (its report to the host's gate starts here). */
-let lastFrameAt = 0;
+/** Threads only: until when (performance.now()) to watch for the host's answer to our last calls. */
+let watchUntil = 0;
 
 /** Writes one frame to the host. Exits quietly when the host is gone. */
 export function send(header, payloads = []) {
   if (board !== null) {
-    const now = performance.now();
-    Atomics.store(board, THREAD_TOOK_SLOT, boardMicros(now - lastFrameAt));
-    // One look serves the watch rule (was the host awake for this frame?) and the mailbox rule.
+    // Calls await the host's answer: watch for it while the host says a watch pays (watch-rule.mjs).
+    if (header.t === 'out' && header.c.length > 0 && Atomics.load(board, THREAD_MAY_WATCH_SLOT) === 1) watchUntil = performance.now() + WATCH_MS;
     const hostWatching = Atomics.load(board, HOST_WATCHING_SLOT) === 1;
-    if (header.t === 'out' && header.c.length > 0) gate.sent(now, hostWatching);
     if (outbox === null) return toHost.postMessage([header, payloads]);
     // The mailbox whether or not the host watches. A sleeping host still needs the port's
     // wake-up, but a short string costs less to post than the frame's structured clone: held to
@@ -201,16 +197,11 @@ function threadReceive(block) {
     const frame = nextFromHost();
     if (frame !== null) {
       framesDecoded = (framesDecoded + 1) | 0;
-      lastFrameAt = performance.now();
-      if (gate.sentAt >= 0) gate.received(lastFrameAt, Atomics.load(board, HOST_TOOK_SLOT));
+      watchUntil = 0;
       return frame;
     }
     if (!block) return null;
-    if (!gate.open || !watchBoard(seen)) {
-      Atomics.store(board, THREAD_SLEEPING_SLOT, 1);
-      Atomics.wait(board, DOORBELL_SLOT, seen);
-      Atomics.store(board, THREAD_SLEEPING_SLOT, 0);
-    }
+    if (!watchBoard(seen)) Atomics.wait(board, DOORBELL_SLOT, seen);
   }
 }
 
@@ -229,11 +220,12 @@ function nextFromHost() {
   return { header, payloads, parked };
 }
 
-/** Watches the doorbell until the gate's watch ends; true once it rang. */
+/** Watches the doorbell until the watch for the awaited answer ends; true once it rang. */
 function watchBoard(seen) {
-  const until = gate.until;
+  if (watchUntil === 0) return false;
   do {
     for (let i = 0; i < 64; i++) if (Atomics.load(board, DOORBELL_SLOT) !== seen) return true;
-  } while (performance.now() < until);
+  } while (performance.now() < watchUntil);
+  watchUntil = 0;
   return false;
 }

@@ -18,9 +18,9 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import { HeldCatalogs } from '../../held-catalogs.ts';
-import { WatchGate } from '../../sandbox/watch-gate.mjs';
+import { hostWatchRule, WATCH_MS } from '../../sandbox/watch-rule.mjs';
 import {
-  BOARD_SLOTS, boardMicros, cancelSlot, DOORBELL_SLOT, HOST_TOOK_SLOT, HOST_WATCHING_SLOT, THREAD_SLEEPING_SLOT, THREAD_TOOK_SLOT,
+  BOARD_SLOTS, cancelSlot, DOORBELL_SLOT, HOST_WATCHING_SLOT, THREAD_MAY_WATCH_SLOT,
   TO_HOST_FULL_SLOT, TO_HOST_TAKEN_SLOT, TO_THREAD_FULL_SLOT, TO_THREAD_TAKEN_SLOT,
 } from '../../sandbox/board.mjs';
 import { MAILBOX_BYTES, MailboxReceiver, MailboxSender, mailboxBytes } from '../../sandbox/mailbox.mjs';
@@ -69,11 +69,11 @@ export class SandboxThread {
   private readonly life: SandboxLife;
   /** Frames from the thread arrive on this port (its other end is the thread's). */
   private readonly port: MessagePort;
-  /** Whether the host's loop looks for the thread's next frame after an answer; see watch(). */
-  private readonly gate = new WatchGate();
+  /** Whether the host's loop looks for the thread's next frame after an answer, and until when; see watch(). */
   private watching = false;
-  /** When the thread's last frame reached the host (the host's report to the thread's gate starts here). */
-  private lastFrameAt = 0;
+  private watchUntil = 0;
+  /** Answers after which the host watched (for diagnostics and tests). */
+  watches = 0;
   /** Small frames beside the port, both ways (sandbox/mailbox.mjs holds the ordering rule). */
   private readonly mailboxes = new SharedArrayBuffer(2 * MAILBOX_BYTES);
   private readonly toThread: MailboxSender;
@@ -137,10 +137,9 @@ export class SandboxThread {
   send(header: unknown, payloads: readonly string[], parked?: ParkedSession): void {
     if (!this.life.alive) return;
     const answer = (header as { t?: unknown }).t === 'res';
-    const now = answer ? performance.now() : 0;
-    // Read before the doorbell rings: once it has, a sleeping thread may already be awake.
-    const threadAwake = !answer || Atomics.load(this.board, THREAD_SLEEPING_SLOT) === 0;
-    if (answer) Atomics.store(this.board, HOST_TOOK_SLOT, boardMicros(now - this.lastFrameAt));
+    // One look at the rule per answer serves both sides: the thread reads it before its next calls.
+    const watch = answer && hostWatchRule.now(performance.now());
+    if (answer) Atomics.store(this.board, THREAD_MAY_WATCH_SLOT, watch ? 1 : 0);
     if (parked !== undefined) {
       this.worker.postMessage([header, payloads, parked], [parked.blocks.buffer as ArrayBuffer, parked.data.buffer as ArrayBuffer]);
       this.toThread.portPosted();
@@ -150,9 +149,10 @@ export class SandboxThread {
     }
     Atomics.add(this.board, DOORBELL_SLOT, 1);
     Atomics.notify(this.board, DOORBELL_SLOT);
-    if (answer) {
-      this.gate.sent(now, threadAwake);
-      if (!this.watching && this.gate.open) {
+    if (watch) {
+      this.watches++;
+      this.watchUntil = performance.now() + WATCH_MS;
+      if (!this.watching) {
         this.watching = true;
         Atomics.store(this.board, HOST_WATCHING_SLOT, 1);
         setImmediate(this.watch);
@@ -162,7 +162,7 @@ export class SandboxThread {
 
   /**
    * After an answer, the host's event loop looks for the thread's next frame instead of
-   * sleeping, while the gate is open (sandbox/watch-gate.mjs says when and why): a thread that
+   * sleeping, for WATCH_MS while a watch pays (sandbox/watch-rule.mjs says when and why): a thread that
    * posts to a sleeping loop pays the wake-up. The loop keeps running timers and I/O between
    * looks (one setImmediate each).
    */
@@ -178,7 +178,7 @@ export class SandboxThread {
       this.fromPort(message.message);
       return;
     }
-    if (this.gate.sentAt >= 0 && performance.now() < this.gate.until && this.life.alive) setImmediate(this.watch);
+    if (performance.now() < this.watchUntil && this.life.alive) setImmediate(this.watch);
     else {
       this.stopWatching();
       // The thread may have used the mailbox just before the flag went down.
@@ -259,8 +259,6 @@ export class SandboxThread {
   }
 
   private onMailboxFrame(header: unknown, payloads: string[]): void {
-    this.lastFrameAt = performance.now();
-    if (this.gate.sentAt >= 0) this.gate.received(this.lastFrameAt, Atomics.load(this.board, THREAD_TOOK_SLOT));
     try {
       this.life.frame(header, payloads, undefined);
     } catch (error) {
@@ -269,8 +267,6 @@ export class SandboxThread {
   }
 
   private onFrame(frame: unknown): void {
-    this.lastFrameAt = performance.now();
-    if (this.gate.sentAt >= 0) this.gate.received(this.lastFrameAt, Atomics.load(this.board, THREAD_TOOK_SLOT));
     try {
       if (!Array.isArray(frame) || (frame.length !== 2 && frame.length !== 3) || !Array.isArray(frame[1]) || !frame[1].every((p) => typeof p === 'string')) {
         if (this.life.alive) this.life.broken('a message that is not a frame');
