@@ -61,3 +61,22 @@ test('three conversations with fragmented heaps stay within the budget: the leas
     await budgeted.close();
   }
 });
+
+test("in a sandbox process too, one tenant's forty conversations do not evict another tenant's kept session", async () => {
+  // Sandbox processes keep VMs in the process itself; the host decides which go, by the same
+  // fair rule, before the process's own cap is reached (pool.ts PROCESS_SESSIONS).
+  const processes = new JsRuntime({ quickjsThreads: false, isolation: 'none', pool: { maxProcesses: 1 } });
+  try {
+    valueOf(await processes.execute('mark = "kept"; return 1', { tools: [], conversation: 'tenantB/main' }));
+    for (let i = 0; i < 40; i++) valueOf(await processes.execute(`n = ${i}; return 1`, { tools: [], conversation: `tenantA/c${i}` }));
+    const b = await processes.execute('return String(globalThis.mark)', { tools: [], conversation: 'tenantB/main' });
+    assert.deepEqual([valueOf(b), b.session], ['kept', { fresh: false }]);
+    // tenantA's own least recently used sessions went instead.
+    const oldest = await processes.execute('return String(globalThis.n)', { tools: [], conversation: 'tenantA/c0' });
+    assert.deepEqual([valueOf(oldest), oldest.session], ['undefined', { fresh: true }]);
+    const newest = await processes.execute('return String(globalThis.n)', { tools: [], conversation: 'tenantA/c39' });
+    assert.deepEqual([valueOf(newest), newest.session], ['39', { fresh: false }]);
+  } finally {
+    await processes.close();
+  }
+});

@@ -46,6 +46,13 @@ const CANCEL_GRACE_MS = 2_000;
  * is the larger part of what a waiting run then pays.
  */
 const FAIR_SLICE_MS = 100;
+/**
+ * Sessions a sandbox process keeps between runs, counted by the host and evicted fairly across
+ * tenants (session-budget.ts): one tenant's many conversations cannot clear another's session.
+ * The process's own cap (sandbox-loop.mjs MAX_KEPT, 64) is a backstop above it, so it never
+ * chooses while runs in flight (at most `runsPerProcess`) keep theirs on top of these.
+ */
+const PROCESS_SESSIONS = 32;
 
 interface Host {
   process: VmHost;
@@ -227,6 +234,18 @@ export class QuickjsPool {
    */
   private enforceBudget(): void {
     for (const name of overBudget(this.heldSessions(), this.sessionBudget)) this.drop(name, this.conversations.get(name)!);
+    if (this.threads) return;
+    // A sandbox process keeps its sessions itself: the host counts them per process, by the same
+    // fair rule, so that the process's own cap (sandbox-loop.mjs) never chooses.
+    for (const host of this.hosts) {
+      if (host.conversations.size <= PROCESS_SESSIONS) continue;
+      const held: HeldSession[] = [];
+      for (const name of host.conversations) {
+        const c = this.conversations.get(name)!;
+        held.push({ name, bytes: 1, lastUsed: c.lastUsed, pinned: c.active > 0 || c.ending || !c.session });
+      }
+      for (const name of overBudget(held, PROCESS_SESSIONS)) this.drop(name, this.conversations.get(name)!);
+    }
   }
 
   private bind(host: Host, conversation: string | undefined): void {

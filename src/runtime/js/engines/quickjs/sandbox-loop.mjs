@@ -159,10 +159,10 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
   const conversations = new Map();
   /**
    * Kept VMs (sessions) one process holds at most; past it the least recently used is disposed
-   * and its conversation's next run starts fresh (and says so). Each is bounded by its runs'
-   * heapMb; this bounds how many idle sessions add to a process's memory.
+   * and its conversation's next run starts fresh (and says so). A backstop: the host drops
+   * sessions fairly across tenants at 32 (pool.ts PROCESS_SESSIONS), below this.
    */
-  const MAX_KEPT = 32;
+  const MAX_KEPT = 64;
   /** Slots holding a kept VM, least recently used first. */
   const keptSlots = new Set();
 
