@@ -15,6 +15,7 @@ const MAX_LINE_CHARS = 64 * 1024 * 1024;
 const DIAGNOSTIC_BYTES = 4096;
 /** After exit, how long to wait for the pipes to drain when a grandchild holds them open. */
 const DRAIN_AFTER_EXIT_MS = 100;
+const SETTLED = Promise.resolve();
 
 export interface LaunchOptions {
   python: string;
@@ -150,7 +151,7 @@ export class PythonProcess {
       });
     });
     if (!this.#ref) this.setRef(false);
-    if (this.#outq.length > 0) queueMicrotask(this.#flush);
+    if (this.#outq.length > 0) void SETTLED.then(this.#flush);
   }
 
   /** The caps it runs under and whether its pids cgroup refused a fork (null before it started). */
@@ -172,7 +173,7 @@ export class PythonProcess {
   /** Queues a protocol line; lines queued in the same turn of the event loop go out in one write. */
   send(line: string): void {
     if (!this.alive) return;
-    if (this.#outq.push(line) === 1) queueMicrotask(this.#flush);
+    if (this.#outq.push(line) === 1) void SETTLED.then(this.#flush); // not queueMicrotask: Node makes an async resource per callback
   }
 
   #flush = (): void => {
