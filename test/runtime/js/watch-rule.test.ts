@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { RECHECK_MS, runnableTasks, WatchRule, watchPays } from '../../../src/runtime/js/sandbox/watch-rule.mjs';
 
-const stat = (running: number) => `cpu  1 2 3 4\ncpu0 1 2 3 4\nintr 5\nctxt 6\nprocesses 7\nprocs_running ${running}\nprocs_blocked 0\n`;
+const stat = (running: number) => `0.52 0.61 0.70 ${running}/512 12345\n`;
 
 test('a watch pays only while each side has a CPU', () => {
   assert.equal(watchPays(1, 2), true);
@@ -18,12 +18,13 @@ test('a watch pays only while each side has a CPU', () => {
   assert.equal(watchPays(Number.NaN, 8), false);
 });
 
-test('procs_running is read from /proc/stat text, and from this machine\'s where there is one', () => {
+test('the runnable tasks are read from /proc/loadavg text, and from this machine\'s where there is one', () => {
   assert.equal(runnableTasks(stat(7)), 7);
+  assert.equal(runnableTasks('16.73 15.73 14.38 16/302 18079\n'), 16);
   assert.ok(Number.isNaN(runnableTasks('cpu 1 2 3\n')));
   let real: string | undefined;
   try {
-    real = readFileSync('/proc/stat', 'latin1');
+    real = readFileSync('/proc/loadavg', 'latin1');
   } catch {
     return; // not Linux: the rule reads no /proc there (next test)
   }

@@ -4,11 +4,11 @@ export const WATCH_MS: number;
 export const RECHECK_MS: number;
 /** Whether a watch pays with `runnable` tasks (the looking thread included) on `cpus` CPUs. */
 export function watchPays(runnable: number, cpus: number): boolean;
-/** `procs_running` from the text of /proc/stat; NaN when absent. */
+/** The runnable tasks in the text of /proc/loadavg (its fourth field, `running/total`); NaN if malformed. */
 export function runnableTasks(stat: string): number;
 /** The host's view of the rule (watch-rule.mjs), looked at again every RECHECK_MS. */
 export class WatchRule {
-  /** @param cpus CPUs this process may use; @param readStat the text of /proc/stat, or null where there is none. */
+  /** @param cpus CPUs this process may use; @param readStat the text of /proc/loadavg, or null where there is none. */
   constructor(cpus?: number, readStat?: () => string | null);
   /** Whether a watch pays now (`now`: performance.now()). */
   now(now: number): boolean;

@@ -3,8 +3,8 @@
 // answer (engines/quickjs/thread.ts). One rule for both, decided by the host and kept here.
 //
 // The rule: watch only while the machine has a CPU for each side, that is while the tasks the
-// kernel counts as runnable (/proc/stat `procs_running`, the looking thread itself included) are
-// no more than the CPUs this process may use. A watch pays only when the other side is on a CPU
+// kernel counts as runnable right now (the fourth field of /proc/loadavg, `running/total`, the
+// looking thread itself included) are no more than the CPUs this process may use. A watch pays only when the other side is on a CPU
 // of its own meanwhile: then the reply is picked up without a wake-up (on the 2-core virtual
 // machine a wake-up costs the waker ~15 µs through the hypervisor, and the woken side its
 // scheduling delay). When every CPU is taken, a watch holds the CPU the other side needs to
@@ -26,8 +26,9 @@ import { availableParallelism } from 'node:os';
  */
 export const WATCH_MS = 0.2;
 /**
- * How often (ms) the host looks again at the machine's runnable tasks: a read of /proc/stat
- * costs ~30 µs, and load changes over seconds, not microseconds.
+ * How often (ms) the host looks again at the machine's runnable tasks: a read of /proc/loadavg
+ * (a few dozen bytes on any machine, unlike /proc/stat) costs tens of µs, and load changes over
+ * seconds, not microseconds.
  */
 export const RECHECK_MS = 100;
 
@@ -41,20 +42,20 @@ export function watchPays(runnable, cpus) {
   return cpus >= 2 && runnable <= cpus;
 }
 
-/** `procs_running` from the text of /proc/stat; NaN when absent. */
-export function runnableTasks(stat) {
-  const at = stat.indexOf('\nprocs_running ');
-  return at < 0 ? Number.NaN : Number.parseInt(stat.slice(at + 15, at + 25), 10);
+/** The runnable tasks in the text of /proc/loadavg (`0.52 0.61 0.70 3/512 1234`: 3); NaN if malformed. */
+export function runnableTasks(loadavg) {
+  const match = /^\S+ \S+ \S+ (\d+)\//.exec(loadavg);
+  return match === null ? Number.NaN : Number(match[1]);
 }
 
 /** The host's view of the rule, looked at again every RECHECK_MS. */
 export class WatchRule {
   /**
    * @param {number} cpus CPUs this process may use (its affinity)
-   * @param {() => string | null} readStat the text of /proc/stat, or null where there is none
+   * @param {() => string | null} readStat the text of /proc/loadavg, or null where there is none
    *   (then no side ever watches)
    */
-  constructor(cpus = availableParallelism(), readStat = readProcStat) {
+  constructor(cpus = availableParallelism(), readStat = readLoadavg) {
     this.cpus = cpus;
     this.readStat = readStat;
     this.checkedAt = Number.NEGATIVE_INFINITY;
@@ -72,9 +73,9 @@ export class WatchRule {
   }
 }
 
-function readProcStat() {
+function readLoadavg() {
   try {
-    return readFileSync('/proc/stat', 'latin1');
+    return readFileSync('/proc/loadavg', 'latin1');
   } catch (error) {
     // No readable /proc (not Linux, or a restricted one): no side watches; the bridge still
     // works, by wake-ups.
