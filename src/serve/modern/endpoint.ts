@@ -114,7 +114,21 @@ export class ModernEndpoint {
       release();
       throw error;
     }
-    return this.drive(exchange, request.id, release, filtered, signal);
+    const answer = await this.drive(exchange, request.id, release, filtered, signal);
+    return request.method === 'tools/list' && this.tasks && declaresTasks(meta) ? this.listedAsTask(answer) : answer;
+  }
+
+  /**
+   * A listing for a client that declared the tasks extension: the task tool says
+   * `execution.taskSupport: "optional"` (the loopback session, which takes no 2025 tasks, lists
+   * it "forbidden" — true only for clients without the extension).
+   */
+  private listedAsTask(answer: ModernResponse): ModernResponse {
+    const result = (answer as { result?: { tools?: unknown } }).result;
+    if (!result || !Array.isArray(result.tools)) return answer;
+    const tools = result.tools.map((t: { name?: unknown; execution?: Record<string, unknown> }) =>
+      t.name === this.options.taskTool ? { ...t, execution: { ...t.execution, taskSupport: 'optional' } } : t);
+    return { ...answer, result: { ...result, tools } } as ModernResponse;
   }
 
   /** Closes every exchange waiting for input, every listening stream and every task's run. */

@@ -135,6 +135,11 @@ test('2026 tasks over HTTP: discover names the extension; code_execution answers
     const discover = await post(serve, 'server/discover', {});
     assert.deepEqual(discover.body.result.capabilities.extensions, { [TASKS]: {} });
     assert.equal(discover.body.result.capabilities.tasks, undefined, 'no 2025-style tasks capability on the 2026 endpoint');
+    const executionOf = (list: any) => Object.fromEntries(list.body.result.tools.map((t: any) => [t.name, t.execution?.taskSupport]));
+    const listed = executionOf(await post(serve, 'tools/list', {}));
+    assert.equal(listed.code_execution, 'optional', 'a client of the extension sees code_execution may answer a task');
+    assert.notEqual(listed['x--send'], 'optional', 'only code_execution runs as a task');
+    assert.equal(executionOf(await post(serve, 'tools/list', {}, WITHOUT_TASKS)).code_execution, 'forbidden', 'a client without the extension never gets a task');
 
     const created = await startTask(serve, 'await tools.x__look({}); return { n: 6 * 7 };');
     assert.match(created.taskId, /^task_[A-Za-z0-9_-]{24}$/);
