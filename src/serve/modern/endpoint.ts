@@ -100,7 +100,7 @@ export class ModernEndpoint {
     const meta = readRequestMeta(request);
     if (REMOVED_METHODS.has(request.method)) throw new ModernError(ErrorCodes.methodNotFound, `Method not found: ${request.method} is not part of protocol ${MODERN_VERSION}`, 404);
     if (request.method === 'server/discover') return this.discover(request);
-    if (request.method === 'subscriptions/listen') return this.listen(request, meta, notify, signal);
+    if (request.method === 'subscriptions/listen') return this.listen(request, meta, notify, signal, caller);
     if (TASK_METHODS.has(request.method) || REMOVED_TASK_METHODS.has(request.method)) return this.taskMethod(request, meta, caller);
     const filtered = this.notifications(meta, notify);
     const state = (request.params as { requestState?: unknown } | undefined)?.requestState;
@@ -144,11 +144,13 @@ export class ModernEndpoint {
    * until the client goes away or serve stops. The announcements come from the gateway hub,
    * which the stream's own session joins like any 2025 session.
    */
-  private async listen(request: JSONRPCRequest, meta: RequestMeta, notify: (n: JSONRPCNotification) => void, signal: AbortSignal): Promise<ModernResponse> {
+  private async listen(request: JSONRPCRequest, meta: RequestMeta, notify: (n: JSONRPCNotification) => void, signal: AbortSignal, caller: string = LOCAL_CALLER): Promise<ModernResponse> {
     if (this.listeners.size >= MAX_LISTENERS) return errorResponse(request.id, -32000, `serve has ${MAX_LISTENERS} subscription streams open already; try again later`);
     const asked = ((request.params as { notifications?: unknown } | undefined)?.notifications ?? {}) as Record<string, unknown>;
     const subscriptionId = request.id;
-    const honoured = Object.fromEntries(Object.values(LIST_CHANGES).filter((k) => asked[k] === true).map((k) => [k, true]));
+    const honoured: Record<string, unknown> = Object.fromEntries(Object.values(LIST_CHANGES).filter((k) => asked[k] === true).map((k) => [k, true]));
+    const watched = this.taskSubscription(asked, meta, caller);
+    if (watched !== undefined) honoured.taskIds = watched;
     const tag = { [META_SUBSCRIPTION_ID]: subscriptionId };
     notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: honoured, _meta: tag } });
     const { session, release } = this.options.sessionFor();
@@ -160,6 +162,8 @@ export class ModernEndpoint {
       throw error;
     }
     this.listeners.add(stream);
+    // Each status change of a watched task, as the DetailedTask tasks/get would answer (tasks.ts).
+    const unwatch = watched && this.tasks?.watch(caller, watched, (task) => notify({ jsonrpc: '2.0', method: 'notifications/tasks', params: { ...task, _meta: tag } }));
     const stop = () => void stream.close('the subscription ended');
     signal.addEventListener('abort', stop, { once: true });
     if (signal.aborted) stop();
@@ -169,11 +173,23 @@ export class ModernEndpoint {
         if (key !== undefined && honoured[key]) notify({ jsonrpc: '2.0', method: n.method, params: { _meta: tag } });
       }).catch(() => undefined);
     } finally {
+      unwatch?.();
       signal.removeEventListener('abort', stop);
       this.listeners.delete(stream);
       release();
     }
     return { jsonrpc: '2.0', id: request.id, result: { resultType: 'complete', _meta: { ...tag, [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
+  }
+
+  /**
+   * The task ids a `subscriptions/listen` gets `notifications/tasks` for: those asked under
+   * `taskIds` that the caller owns (tasks.ts); undefined when none were asked. Asking without
+   * the extension declared is -32021.
+   */
+  private taskSubscription(asked: Record<string, unknown>, meta: RequestMeta, caller: string): string[] | undefined {
+    if (asked.taskIds === undefined) return undefined;
+    if (!declaresTasks(meta)) throw missingTasksCapability();
+    return this.tasks && Array.isArray(asked.taskIds) ? this.tasks.owned(caller, asked.taskIds) : [];
   }
 
   /**

@@ -5,6 +5,7 @@
  * while its script runs on; `tasks/get` polls (the final `CallToolResult`, or the JSON-RPC
  * error, inside once it ended), `tasks/update` answers what the task asks, `tasks/cancel`
  * cancels. No `tasks/list` and no `tasks/result` (the revision removed both: "method not found").
+ * A `subscriptions/listen` naming `taskIds` gets `notifications/tasks` for the caller's own.
  *
  * The run is the same {@link Exchange} a synchronous 2026 call gets — the same SDK server code,
  * dispatch path and gates — kept going after the answer, with the session it runs in held until
@@ -21,7 +22,7 @@
  * 2025 era (task-records.ts).
  */
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import { isTerminal, TaskRecords, type TaskRecord } from '../task-records.ts';
+import { isTerminal, TaskRecords, type TaskRecord, type TaskStatus } from '../task-records.ts';
 import type { Exchange, InputRequest } from './exchange.ts';
 import { ErrorCodes, ModernError, type RequestMeta } from './wire.ts';
 
@@ -77,6 +78,8 @@ function elicitationAnswer(value: unknown): Record<string, unknown> {
 export class ModernTasks {
   private readonly records = new TaskRecords<TaskEnd>();
   private readonly exchanges = new WeakMap<TaskRecord<TaskEnd>, Exchange>();
+  /** Status listeners (`subscriptions/listen` streams asking for `notifications/tasks`). */
+  private readonly watchers = new Set<(record: TaskRecord<TaskEnd>) => void>();
   /** Records whose run is still going (walked when serve stops). */
   private readonly live = new Set<TaskRecord<TaskEnd>>();
 
@@ -100,12 +103,43 @@ export class ModernTasks {
 
   /** `tasks/get`: the task as the extension's `DetailedTask` (status-specific fields inline). */
   get(caller: string, request: JSONRPCRequest): Record<string, unknown> {
-    const record = this.find(caller, request);
-    const detailed: Record<string, unknown> = { resultType: 'complete', ...record.state };
+    return { resultType: 'complete', ...this.detailed(this.find(caller, request)) };
+  }
+
+  /**
+   * The tasks among `taskIds` that `caller` owns (a `subscriptions/listen` asking for their
+   * `notifications/tasks`): another caller's id is left out exactly as an unknown one.
+   */
+  owned(caller: string, taskIds: readonly unknown[]): string[] {
+    return taskIds.filter((id): id is string => typeof id === 'string' && this.records.find(id, caller) !== undefined);
+  }
+
+  /**
+   * Calls `listener` with the `DetailedTask` of each of `caller`'s tasks `taskIds` whenever its
+   * status changes, until the returned function is called.
+   */
+  watch(caller: string, taskIds: readonly string[], listener: (task: Record<string, unknown>) => void): () => void {
+    const wanted = new Set(taskIds);
+    const watcher = (record: TaskRecord<TaskEnd>) => {
+      if (record.owner === caller && wanted.has(record.state.taskId)) listener(this.detailed(record));
+    };
+    this.watchers.add(watcher);
+    return () => void this.watchers.delete(watcher);
+  }
+
+  private detailed(record: TaskRecord<TaskEnd>): Record<string, unknown> {
+    const detailed: Record<string, unknown> = { ...record.state };
     if (record.state.status === 'input_required') detailed.inputRequests = this.inputRequests(record);
     if (record.end?.result !== undefined) detailed.result = record.end.result;
     if (record.end?.error !== undefined) detailed.error = record.end.error;
     return detailed;
+  }
+
+  /** Moves a task (task-records.ts: the first end wins) and tells whoever watches it. */
+  private move(record: TaskRecord<TaskEnd>, status: TaskStatus, end?: TaskEnd, message?: string): boolean {
+    if (!this.records.move(record, status, end, message)) return false;
+    for (const watcher of this.watchers) watcher(record);
+    return true;
   }
 
   /**
@@ -125,7 +159,7 @@ export class ModernTasks {
         if (asked === undefined) continue;
         exchange.answer(key, asked.method === 'elicitation/create' ? elicitationAnswer(value) : value);
       }
-      if (exchange.pending.size === 0) this.records.move(record, 'working');
+      if (exchange.pending.size === 0) this.move(record, 'working');
     }
     return { resultType: 'complete' };
   }
@@ -133,7 +167,7 @@ export class ModernTasks {
   /** `tasks/cancel`: a task not ended yet is cancelled now and its run stopped (an approval it waits for is declined). */
   cancel(caller: string, request: JSONRPCRequest): Record<string, unknown> {
     const record = this.find(caller, request);
-    if (this.records.move(record, 'cancelled', undefined, 'cancelled by the client')) record.cancel?.();
+    if (this.move(record, 'cancelled', undefined, 'cancelled by the client')) record.cancel?.();
     return { resultType: 'complete' };
   }
 
@@ -141,7 +175,7 @@ export class ModernTasks {
   async close(): Promise<void> {
     const closing: Promise<void>[] = [];
     for (const record of [...this.live]) {
-      if (this.records.move(record, 'cancelled', undefined, 'the server is shutting down')) closing.push(this.exchanges.get(record)?.close('the server is shutting down') ?? Promise.resolve());
+      if (this.move(record, 'cancelled', undefined, 'the server is shutting down')) closing.push(this.exchanges.get(record)?.close('the server is shutting down') ?? Promise.resolve());
     }
     await Promise.all(closing);
   }
@@ -167,21 +201,21 @@ export class ModernTasks {
         // Progress and log messages are not carried on tasks (the extension says so): dropped.
         const outcome = await exchange.next(() => undefined);
         if (outcome.kind === 'input') {
-          this.records.move(record, 'input_required');
+          this.move(record, 'input_required');
           continue;
         }
         const message = outcome.message;
         if ('result' in message) {
           const { resultType: _r, ...result } = message.result;
-          this.records.move(record, 'completed', this.bounded(record, result));
+          this.move(record, 'completed', this.bounded(record, result));
         } else {
-          this.records.move(record, 'failed', { error: message.error, bytes: 0 }, message.error.message);
+          this.move(record, 'failed', { error: message.error, bytes: 0 }, message.error.message);
         }
         return;
       }
     } catch (error) {
       // The exchange was closed: the task was cancelled or expired (already moved), or serve stops.
-      this.records.move(record, 'cancelled', undefined, (error as Error).message);
+      this.move(record, 'cancelled', undefined, (error as Error).message);
     } finally {
       this.live.delete(record);
       await exchange.close('the task ended');

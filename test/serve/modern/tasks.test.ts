@@ -5,7 +5,8 @@
  * `tasks/get` polls it to its result; an approval makes it `input_required` and `tasks/update`
  * answers it (what is approved runs, a malformed answer declines); `tasks/cancel` stops a
  * spinning script; another caller (another peer address) gets exactly the unknown-id answer
- * for a task that is not its own (attack first); and the gating the extension asks for.
+ * for a task that is not its own (attack first); `subscriptions/listen` with `taskIds` pushes
+ * `notifications/tasks` for the caller's own tasks only; and the gating the extension asks for.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -272,6 +273,74 @@ test('2026 tasks: tasks/cancel stops a spinning script; the next task runs', asy
     assert.equal((await post(serve, 'tasks/cancel', { taskId: spinning.taskId })).body.result?.resultType, 'complete');
     const next = await startTask(serve, 'return "after";');
     assert.equal((await reaches(serve, next.taskId, ['completed'])).result.structuredContent.value, 'after');
+  } finally {
+    await stop(serve);
+  }
+});
+
+/** Opens `subscriptions/listen` over SSE from `from`; collects the stream's messages until closed. */
+function listen(serve: Serve, notifications: Record<string, unknown>, from = '127.0.0.1') {
+  const messages: any[] = [];
+  const id = ++ids;
+  const req = httpRequest({
+    host: serve.url.hostname,
+    port: serve.url.port,
+    path: serve.url.pathname,
+    method: 'POST',
+    localAddress: from,
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'subscriptions/listen' },
+  }, (res) => {
+    let buffer = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      buffer += chunk;
+      let cut;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const event = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        for (const line of event.split('\n')) if (line.startsWith('data: ')) messages.push(JSON.parse(line.slice(6)));
+      }
+    });
+  });
+  req.on('error', () => undefined);
+  req.end(JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { _meta: meta(WITH_TASKS), notifications } }));
+  return {
+    messages,
+    waitFor: (label: string, predicate: (m: any) => boolean) => waitUntil(() => messages.find(predicate), label, 60_000),
+    close: () => req.destroy(),
+  };
+}
+
+test('2026 tasks: subscriptions/listen with taskIds acknowledges and pushes notifications/tasks for the caller\'s own tasks only', async () => {
+  const serve = await startServe();
+  try {
+    const mine = await startTask(serve, 'await tools.x__send({ to: "ada" }); return "sent";');
+    const waiting = await reaches(serve, mine.taskId, ['input_required']);
+    const key = Object.keys(waiting.inputRequests)[0]!;
+    const MALLORY = '127.0.0.2';
+    const created = await post(serve, 'tools/call', { name: 'code_execution', arguments: { code: 'while (true) {}' } }, WITH_TASKS, MALLORY);
+    const theirs = created.body.result.taskId as string;
+
+    // Asking for task notifications without declaring the extension: -32021.
+    const undeclared = await post(serve, 'subscriptions/listen', { notifications: { taskIds: [mine.taskId] } }, WITHOUT_TASKS);
+    assert.equal(undeclared.body.error?.code, -32021, JSON.stringify(undeclared.body));
+
+    const stream = listen(serve, { taskIds: [mine.taskId, theirs, 'task_AAAAAAAAAAAAAAAAAAAAAAAA'] });
+    try {
+      const ack = await stream.waitFor('the acknowledgement', (m) => m.method === 'notifications/subscriptions/acknowledged');
+      assert.deepEqual(ack.params.notifications.taskIds, [mine.taskId], "another caller's task is left out like an unknown one");
+      await post(serve, 'tasks/cancel', { taskId: theirs }, WITH_TASKS, MALLORY);
+      await post(serve, 'tasks/update', { taskId: mine.taskId, inputResponses: { [key]: { action: 'accept', content: {} } } });
+      const done = await stream.waitFor('the completed notification', (m) => m.method === 'notifications/tasks' && m.params.status === 'completed');
+      assert.equal(done.params.taskId, mine.taskId);
+      assert.equal(done.params.result.structuredContent.value, 'sent', JSON.stringify(done.params));
+      assert.ok(done.params._meta['io.modelcontextprotocol/subscriptionId'] !== undefined);
+      const tasksSeen = stream.messages.filter((m) => m.method === 'notifications/tasks').map((m) => m.params.taskId);
+      assert.ok(!tasksSeen.includes(theirs), "no notification of another caller's task");
+      assert.equal((await post(serve, 'tasks/get', { taskId: theirs }, WITH_TASKS, MALLORY)).body.result.status, 'cancelled');
+    } finally {
+      stream.close();
+    }
   } finally {
     await stop(serve);
   }
