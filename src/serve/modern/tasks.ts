@@ -217,7 +217,9 @@ export class ModernTasks {
       // The exchange was closed: the task was cancelled or expired (already moved), or serve stops.
       this.move(record, 'cancelled', undefined, (error as Error).message);
     } finally {
+      // The ended run's server and requests are not kept for the record's remaining life.
       this.live.delete(record);
+      this.exchanges.delete(record);
       await exchange.close('the task ended');
     }
   }

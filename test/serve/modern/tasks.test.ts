@@ -345,3 +345,45 @@ test('2026 tasks: subscriptions/listen with taskIds acknowledges and pushes noti
     await stop(serve);
   }
 });
+
+test('2026 tasks over stdio: the process\'s one client gets a task, answers its approval with tasks/update, and reads the result', async () => {
+  const dir = scratchDir();
+  const provider = makePeer(dir, 'x', { tools: [{ name: 'send', classes: ['comms'] }] });
+  const configPath = join(dir, 'toolcell.json');
+  writeFileSync(configPath, JSON.stringify({ servers: [provider.config], codeExecution: { languages: ['javascript'] }, approvals: { classes: ['comms'] } }));
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'main.ts'), 'serve', '--config', configPath], { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
+  const exited = once(child, 'exit');
+  const waiting = new Map<number, (m: any) => void>();
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    const message = JSON.parse(line);
+    if (message.id !== undefined) waiting.get(message.id)?.(message);
+  });
+  const request = (method: string, params: Record<string, unknown>): Promise<any> => {
+    const id = ++ids;
+    const answered = new Promise<any>((resolve) => waiting.set(id, resolve));
+    child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: { _meta: meta(WITH_TASKS), ...params } })}\n`);
+    return answered;
+  };
+  const until = async (taskId: string, statuses: string[]) => {
+    let last: any;
+    await waitUntil(async () => {
+      last = (await request('tasks/get', { taskId })).result;
+      return statuses.includes(last?.status) ? true : undefined;
+    }, `task to reach ${statuses.join(' or ')}`, 60_000);
+    return last;
+  };
+  try {
+    const created = (await request('tools/call', { name: 'code_execution', arguments: { code: 'await tools.x__send({ to: "ada" }); return "sent";' } })).result;
+    assert.equal(created?.resultType, 'task', JSON.stringify(created));
+    const asks = await until(created.taskId, ['input_required']);
+    const key = Object.keys(asks.inputRequests)[0]!;
+    assert.equal(sends(provider), 0);
+    assert.equal((await request('tasks/update', { taskId: created.taskId, inputResponses: { [key]: { action: 'accept', content: {} } } })).result?.resultType, 'complete');
+    const done = await until(created.taskId, ['completed', 'failed', 'cancelled']);
+    assert.equal(done.result?.structuredContent?.value, 'sent', JSON.stringify(done));
+    assert.equal(sends(provider), 1);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+});
