@@ -273,14 +273,15 @@ export async function serveHttp(host: ToolHost, options: HttpServeOptions): Prom
    * is closed at once, leaving no place, session or hub membership behind.
    */
   const initialize = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const release = caps.admit(clientIdentity(req.headers.authorization, req.socket.remoteAddress, authorized !== undefined));
+    const caller = clientIdentity(req.headers.authorization, req.socket.remoteAddress, authorized !== undefined);
+    const release = caps.admit(caller);
     let entry: SessionEntry | undefined;
     try {
       const body = await readBody(req, bodyBounds, parseJson);
       // A 2026-07-28 request carries no session: answered on its own (modern/), holding its
       // place in the caps only while it is read.
       const protocolHeader = req.headers['mcp-protocol-version'];
-      if (isModernRequest(body, Array.isArray(protocolHeader) ? protocolHeader[0] : protocolHeader)) return await answerModernHttp(modern, req, res, body as never, logger);
+      if (isModernRequest(body, Array.isArray(protocolHeader) ? protocolHeader[0] : protocolHeader)) return await answerModernHttp(modern, req, res, body as never, logger, caller);
       if (Array.isArray(body) || !isInitializeRequest(body)) return rpcError(res, 400, 'no mcp-session-id: the first request of a session is initialize');
       entry = openSession(release);
       await entry.server.connect(entry.transport);

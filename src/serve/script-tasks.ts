@@ -4,40 +4,29 @@
  * the script runs as a background script (`background: true, wait_ms: 0`); `tasks/get`
  * reports the script's state, `tasks/result` its result, `tasks/cancel` cancels it.
  *
- * This file owns the task records and the SDK's `TaskStore` over them. The records of a host
- * live in one map, but each serve session's store answers only for the tasks that session
- * created: another session's task id is answered exactly as an id that never existed (the SDK
- * turns a null into "Task not found"). Tenants never meet.
+ * This file owns the SDK's `TaskStore` over the shared task records (task-records.ts, also
+ * used by the 2026 endpoint's tasks extension). The records of a host live in one map, but each
+ * serve session's store answers only for the tasks that session created: another session's
+ * task id is answered exactly as an id that never existed (the SDK turns a null into "Task not
+ * found"). Tenants never meet.
  *
  * Approval waits are not surfaced as `input_required`: a script waiting for a person stays
  * `working` (the approval itself reaches the client as today, as an elicitation).
  */
-import { randomBytes } from 'node:crypto';
 import type { Request, RequestId, Result, Task } from '@modelcontextprotocol/sdk/types.js';
 import type { CreateTaskOptions, TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
-import { DEFAULT_BACKGROUND_RESULT_MS, DEFAULT_MAX_BACKGROUND_SCRIPTS } from '../code-execution/background/registry.ts';
+import { isTerminal, MAX_TASK_TTL_MS as SHARED_TTL_MS, MAX_TASKS_PER_OWNER, TASK_POLL_INTERVAL_MS as SHARED_POLL_MS, TaskRecords, type TaskRecord } from './task-records.ts';
 
 /**
- * Tasks one serve session holds at once, running and finished: the host's cap on running
- * background scripts (16). Past it the oldest finished task is dropped; with every one still
- * running, a new task-augmented call is refused.
+ * Tasks one serve session holds at once, running and finished (task-records.ts: the host's cap
+ * on running background scripts, 16). Past it the oldest finished task is dropped; with every
+ * one still running, a new task-augmented call is refused.
  */
-export const MAX_TASKS_PER_SESSION = DEFAULT_MAX_BACKGROUND_SCRIPTS;
-/** Longest a task (and its kept result) lives after it was created: the background result time, 10 minutes. A client's smaller `ttl` wins. */
-export const MAX_TASK_TTL_MS = DEFAULT_BACKGROUND_RESULT_MS;
+export const MAX_TASKS_PER_SESSION = MAX_TASKS_PER_OWNER;
+/** Longest a task (and its kept result) lives after it was created: 10 minutes. A client's smaller `ttl` wins. */
+export const MAX_TASK_TTL_MS = SHARED_TTL_MS;
 /** Poll interval suggested to clients (ms): `tasks/result` also waits in steps of it. */
-export const TASK_POLL_INTERVAL_MS = 500;
-/** Random bytes in a task id (144 bits): not guessable, not derived from the scriptId. */
-const TASK_ID_BYTES = 18;
-
-interface TaskRecord {
-  owner: ServeTaskOwner;
-  task: Task;
-  result?: Result;
-  /** Cancels the task's script; set once the script has started. */
-  cancel?: () => void;
-  expiry: NodeJS.Timeout;
-}
+export const TASK_POLL_INTERVAL_MS = SHARED_POLL_MS;
 
 /** The serve session a task belongs to (compared by identity). */
 export type ServeTaskOwner = object;
@@ -54,62 +43,37 @@ export function scriptTasksOf(host: object): ScriptTasks {
   return tasks;
 }
 
-/** Every task of one host, by id. */
+/** Every 2025-era task of one host, by id: the shared records, owned by sessions. */
 export class ScriptTasks {
-  private readonly records = new Map<string, TaskRecord>();
+  readonly records = new TaskRecords<Result>();
 
   /** The store the SDK server of `owner`'s session uses: it sees `owner`'s tasks only. */
   storeFor(owner: ServeTaskOwner): SessionTaskStore {
-    return new SessionTaskStore(this, owner);
-  }
-
-  /** The record `taskId` if `owner` created it; undefined otherwise (never existed, expired, or another session's). */
-  find(taskId: string, owner: ServeTaskOwner): TaskRecord | undefined {
-    const record = this.records.get(taskId);
-    return record !== undefined && record.owner === owner ? record : undefined;
-  }
-
-  /** `owner`'s tasks, oldest first. */
-  of(owner: ServeTaskOwner): TaskRecord[] {
-    return [...this.records.values()].filter((r) => r.owner === owner);
-  }
-
-  add(id: string, record: TaskRecord): void {
-    this.records.set(id, record);
-  }
-
-  remove(taskId: string): void {
-    const record = this.records.get(taskId);
-    if (record === undefined) return;
-    clearTimeout(record.expiry);
-    this.records.delete(taskId);
+    return new SessionTaskStore(this.records, owner);
   }
 
   /** Drops every task of `owner` (its session ended; its scripts end with its conversations). */
   forget(owner: ServeTaskOwner): void {
-    for (const record of this.of(owner)) this.remove(record.task.taskId);
+    this.records.forget(owner);
   }
 }
 
-function terminal(status: Task['status']): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
+/** The 2025 wire's `Task` of a record. */
+function taskOf(record: TaskRecord<Result>): Task {
+  const { taskId, status, statusMessage, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs } = record.state;
+  return { taskId, status, ttl: ttlMs, createdAt, lastUpdatedAt, pollInterval: pollIntervalMs, ...(statusMessage !== undefined ? { statusMessage } : {}) };
 }
 
 /** The SDK `TaskStore` of one serve session, plus what tool-server.ts needs to bind a task to its script. */
 export class SessionTaskStore implements TaskStore {
   constructor(
-    private readonly all: ScriptTasks,
+    private readonly all: TaskRecords<Result>,
     private readonly owner: ServeTaskOwner,
   ) {}
 
   /** Why this session may not create another task now, or undefined (drops its oldest finished task when full). */
   refusal(): string | undefined {
-    const mine = this.all.of(this.owner);
-    if (mine.length < MAX_TASKS_PER_SESSION) return undefined;
-    const finished = mine.find((r) => terminal(r.task.status));
-    if (finished === undefined) return `this session has ${MAX_TASKS_PER_SESSION} tasks running (serve's cap per session); wait for one to finish or cancel one`;
-    this.all.remove(finished.task.taskId);
-    return undefined;
+    return this.all.refusal(this.owner, 'this session');
   }
 
   async createTask(options: CreateTaskOptions, _requestId: RequestId, _request: Request): Promise<Task> {
@@ -118,19 +82,7 @@ export class SessionTaskStore implements TaskStore {
 
   /** A new `working` task of this session; `ttl` (ms) is capped by {@link MAX_TASK_TTL_MS}. */
   create(ttl: number | undefined): Task {
-    const taskId = `task_${randomBytes(TASK_ID_BYTES).toString('base64url')}`;
-    const lives = Math.min(typeof ttl === 'number' && ttl > 0 ? ttl : MAX_TASK_TTL_MS, MAX_TASK_TTL_MS);
-    const now = new Date().toISOString();
-    const task: Task = { taskId, status: 'working', ttl: lives, createdAt: now, lastUpdatedAt: now, pollInterval: TASK_POLL_INTERVAL_MS };
-    const expiry = setTimeout(() => {
-      // An expired task that still runs is cancelled: nobody can read its result any more.
-      const record = this.all.find(taskId, this.owner);
-      if (record !== undefined && !terminal(record.task.status)) record.cancel?.();
-      this.all.remove(taskId);
-    }, lives);
-    expiry.unref();
-    this.all.add(taskId, { owner: this.owner, task, expiry });
-    return task;
+    return taskOf(this.all.create(this.owner, ttl));
   }
 
   /** Binds the task to its running script's cancel (the `tasks/cancel` route). */
@@ -142,13 +94,12 @@ export class SessionTaskStore implements TaskStore {
   /** Sets a task's end state (from its script), unless it already ended (a client's cancel wins). */
   settle(taskId: string, status: 'completed' | 'failed' | 'cancelled', result: Result | undefined, message?: string): void {
     const record = this.all.find(taskId, this.owner);
-    if (record === undefined || terminal(record.task.status)) return;
-    record.task = { ...record.task, status, lastUpdatedAt: new Date().toISOString(), ...(message !== undefined ? { statusMessage: message } : {}) };
-    if (result !== undefined) record.result = result;
+    if (record !== undefined) this.all.move(record, status, result, message);
   }
 
   async getTask(taskId: string): Promise<Task | null> {
-    return this.all.find(taskId, this.owner)?.task ?? null;
+    const record = this.all.find(taskId, this.owner);
+    return record !== undefined ? taskOf(record) : null;
   }
 
   async storeTaskResult(taskId: string, status: 'completed' | 'failed', result: Result): Promise<void> {
@@ -158,21 +109,21 @@ export class SessionTaskStore implements TaskStore {
   async getTaskResult(taskId: string): Promise<Result> {
     const record = this.all.find(taskId, this.owner);
     if (record === undefined) throw new Error(`Task not found: ${taskId}`);
-    if (record.result === undefined) throw new Error(`Task ${taskId} has no result (${record.task.status})`);
-    return record.result;
+    if (record.end === undefined) throw new Error(`Task ${taskId} has no result (${record.state.status})`);
+    return record.end;
   }
 
   /** The SDK's `tasks/cancel` lands here with `cancelled`: the task's script is cancelled. */
   async updateTaskStatus(taskId: string, status: Task['status'], statusMessage?: string): Promise<void> {
     const record = this.all.find(taskId, this.owner);
     if (record === undefined) throw new Error(`Task not found: ${taskId}`);
-    if (terminal(record.task.status)) return;
-    record.task = { ...record.task, status, lastUpdatedAt: new Date().toISOString(), ...(statusMessage !== undefined ? { statusMessage } : {}) };
+    if (isTerminal(record.state.status)) return;
+    this.all.move(record, status, undefined, statusMessage);
     if (status === 'cancelled') record.cancel?.();
   }
 
   async listTasks(): Promise<{ tasks: Task[]; nextCursor?: string }> {
     // At most MAX_TASKS_PER_SESSION: one page.
-    return { tasks: this.all.of(this.owner).map((r) => r.task) };
+    return { tasks: this.all.of(this.owner).map(taskOf) };
   }
 }

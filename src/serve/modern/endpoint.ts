@@ -17,6 +17,7 @@ import type { ServeSession } from '../session.ts';
 import { Exchange, type InputRequest, type Outcome } from './exchange.ts';
 import { SuspendedExchanges, bindingOf } from './suspended.ts';
 import type { DurablePauses, TakenRun } from './durable.ts';
+import { ModernTasks, TASK_METHODS, TASKS_EXTENSION, declaresTasks, missingTasksCapability } from './tasks.ts';
 import { ErrorCodes, META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN_VERSION, ModernError, REMOVED_METHODS, SUPPORTED_VERSIONS, readRequestMeta, type RequestMeta } from './wire.ts';
 
 /**
@@ -56,7 +57,15 @@ export interface ModernEndpointOptions {
   logger: Logger;
   /** With a store: a run waiting for its client's approval is stored, and resumed by replay anywhere (durable.ts). */
   durable?: DurablePauses | undefined;
+  /** The tool that runs as a task (the tasks extension, tasks.ts) for clients that declare it: `code_execution` when the host has it. */
+  taskTool?: string | undefined;
 }
+
+/** The caller of a request that names none (stdio: the one client of the process). */
+export const LOCAL_CALLER = 'local';
+
+/** Methods of the 2025 tasks that the extension removed: "method not found". */
+const REMOVED_TASK_METHODS: ReadonlySet<string> = new Set(['tasks/list', 'tasks/result']);
 
 /** A JSON-RPC response of the era (result or error) for the request `id`. */
 export type ModernResponse = JSONRPCMessage & { id: JSONRPCRequest['id'] };
@@ -68,8 +77,12 @@ function errorResponse(id: JSONRPCRequest['id'], code: number, message: string, 
 export class ModernEndpoint {
   readonly suspended = new SuspendedExchanges();
   private readonly listeners = new Set<Exchange>();
+  /** The tasks extension's tasks, when a tool runs as one (tasks.ts). */
+  readonly tasks: ModernTasks | undefined;
 
-  constructor(private readonly options: ModernEndpointOptions) {}
+  constructor(private readonly options: ModernEndpointOptions) {
+    this.tasks = options.taskTool !== undefined ? new ModernTasks() : undefined;
+  }
 
   /** The input schema of the tool `name` as listed to clients; undefined for a name not listed. */
   toolSchema(name: string): Record<string, unknown> | undefined {
@@ -79,16 +92,20 @@ export class ModernEndpoint {
   /**
    * Answers one request. `notify` receives the notifications that belong to it (progress, log
    * messages when `_meta` asked for a level); `signal` aborts when the client is gone (its call
-   * is cancelled). A request malformed for the era throws {@link ModernError}.
+   * is cancelled). `caller` is who sent it (serve's authorization context: the bearer token's
+   * digest, or the peer's address); tasks belong to it. A request malformed for the era throws
+   * {@link ModernError}.
    */
-  async handle(request: JSONRPCRequest, notify: (n: JSONRPCNotification) => void, signal: AbortSignal): Promise<ModernResponse> {
+  async handle(request: JSONRPCRequest, notify: (n: JSONRPCNotification) => void, signal: AbortSignal, caller: string = LOCAL_CALLER): Promise<ModernResponse> {
     const meta = readRequestMeta(request);
     if (REMOVED_METHODS.has(request.method)) throw new ModernError(ErrorCodes.methodNotFound, `Method not found: ${request.method} is not part of protocol ${MODERN_VERSION}`, 404);
     if (request.method === 'server/discover') return this.discover(request);
-    if (request.method === 'subscriptions/listen') return this.listen(request, meta, notify, signal);
+    if (request.method === 'subscriptions/listen') return this.listen(request, meta, notify, signal, caller);
+    if (TASK_METHODS.has(request.method) || REMOVED_TASK_METHODS.has(request.method)) return this.taskMethod(request, meta, caller);
     const filtered = this.notifications(meta, notify);
     const state = (request.params as { requestState?: unknown } | undefined)?.requestState;
     if (typeof state === 'string') return this.resume(request, state, filtered, signal);
+    if (this.tasks && this.runsAsTask(request, meta)) return this.startTask(this.tasks, request, meta, caller);
     const { session, release } = this.options.sessionFor();
     let exchange: Exchange;
     try {
@@ -97,11 +114,26 @@ export class ModernEndpoint {
       release();
       throw error;
     }
-    return this.drive(exchange, request.id, release, filtered, signal);
+    const answer = await this.drive(exchange, request.id, release, filtered, signal);
+    return request.method === 'tools/list' && this.tasks && declaresTasks(meta) ? this.listedAsTask(answer) : answer;
   }
 
-  /** Closes every exchange waiting for input and every listening stream. */
+  /**
+   * A listing for a client that declared the tasks extension: the task tool says
+   * `execution.taskSupport: "optional"` (the loopback session, which takes no 2025 tasks, lists
+   * it "forbidden" — true only for clients without the extension).
+   */
+  private listedAsTask(answer: ModernResponse): ModernResponse {
+    const result = (answer as { result?: { tools?: unknown } }).result;
+    if (!result || !Array.isArray(result.tools)) return answer;
+    const tools = result.tools.map((t: { name?: unknown; execution?: Record<string, unknown> }) =>
+      t.name === this.options.taskTool ? { ...t, execution: { ...t.execution, taskSupport: 'optional' } } : t);
+    return { ...answer, result: { ...result, tools } } as ModernResponse;
+  }
+
+  /** Closes every exchange waiting for input, every listening stream and every task's run. */
   async close(): Promise<void> {
+    await this.tasks?.close();
     await Promise.all([...this.listeners].map((l) => l.close('the server is shutting down')));
     await this.suspended.closeAll('the server is shutting down');
   }
@@ -112,11 +144,13 @@ export class ModernEndpoint {
    * until the client goes away or serve stops. The announcements come from the gateway hub,
    * which the stream's own session joins like any 2025 session.
    */
-  private async listen(request: JSONRPCRequest, meta: RequestMeta, notify: (n: JSONRPCNotification) => void, signal: AbortSignal): Promise<ModernResponse> {
+  private async listen(request: JSONRPCRequest, meta: RequestMeta, notify: (n: JSONRPCNotification) => void, signal: AbortSignal, caller: string = LOCAL_CALLER): Promise<ModernResponse> {
     if (this.listeners.size >= MAX_LISTENERS) return errorResponse(request.id, -32000, `serve has ${MAX_LISTENERS} subscription streams open already; try again later`);
     const asked = ((request.params as { notifications?: unknown } | undefined)?.notifications ?? {}) as Record<string, unknown>;
     const subscriptionId = request.id;
-    const honoured = Object.fromEntries(Object.values(LIST_CHANGES).filter((k) => asked[k] === true).map((k) => [k, true]));
+    const honoured: Record<string, unknown> = Object.fromEntries(Object.values(LIST_CHANGES).filter((k) => asked[k] === true).map((k) => [k, true]));
+    const watched = this.taskSubscription(asked, meta, caller);
+    if (watched !== undefined) honoured.taskIds = watched;
     const tag = { [META_SUBSCRIPTION_ID]: subscriptionId };
     notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: honoured, _meta: tag } });
     const { session, release } = this.options.sessionFor();
@@ -128,6 +162,8 @@ export class ModernEndpoint {
       throw error;
     }
     this.listeners.add(stream);
+    // Each status change of a watched task, as the DetailedTask tasks/get would answer (tasks.ts).
+    const unwatch = watched && this.tasks?.watch(caller, watched, (task) => notify({ jsonrpc: '2.0', method: 'notifications/tasks', params: { ...task, _meta: tag } }));
     const stop = () => void stream.close('the subscription ended');
     signal.addEventListener('abort', stop, { once: true });
     if (signal.aborted) stop();
@@ -137,11 +173,71 @@ export class ModernEndpoint {
         if (key !== undefined && honoured[key]) notify({ jsonrpc: '2.0', method: n.method, params: { _meta: tag } });
       }).catch(() => undefined);
     } finally {
+      unwatch?.();
       signal.removeEventListener('abort', stop);
       this.listeners.delete(stream);
       release();
     }
     return { jsonrpc: '2.0', id: request.id, result: { resultType: 'complete', _meta: { ...tag, [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
+  }
+
+  /**
+   * The task ids a `subscriptions/listen` gets `notifications/tasks` for: those asked under
+   * `taskIds` that the caller owns (tasks.ts); undefined when none were asked. Asking without
+   * the extension declared is -32021.
+   */
+  private taskSubscription(asked: Record<string, unknown>, meta: RequestMeta, caller: string): string[] | undefined {
+    if (asked.taskIds === undefined) return undefined;
+    if (!declaresTasks(meta)) throw missingTasksCapability();
+    return this.tasks && Array.isArray(asked.taskIds) ? this.tasks.owned(caller, asked.taskIds) : [];
+  }
+
+  /**
+   * A `tools/call` the tasks extension answers with a task: the task tool, called to run code
+   * (not `action: wait|status|cancel`, which answer at once), by a client that declared the
+   * extension on this request. Anything else runs as before.
+   */
+  private runsAsTask(request: JSONRPCRequest, meta: RequestMeta): boolean {
+    if (request.method !== 'tools/call' || !declaresTasks(meta)) return false;
+    const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
+    if (params.name !== this.options.taskTool) return false;
+    const args = params.arguments;
+    return !(typeof args === 'object' && args !== null && (args as Record<string, unknown>).action !== undefined);
+  }
+
+  /** Starts the call as a task of `caller`: its session is held until the task ends (tasks.ts). */
+  private async startTask(tasks: ModernTasks, request: JSONRPCRequest, meta: RequestMeta, caller: string): Promise<ModernResponse> {
+    const refused = tasks.refusal(caller);
+    if (refused !== undefined) return errorResponse(request.id, -32000, refused);
+    const { session, release } = this.options.sessionFor();
+    let exchange: Exchange;
+    try {
+      exchange = await Exchange.start(this.options.newServer(session), meta, { ...request, params: this.innerParams(request) });
+    } catch (error) {
+      release();
+      throw error;
+    }
+    const created = tasks.start(caller, exchange, release);
+    return { jsonrpc: '2.0', id: request.id, result: { ...created, _meta: { [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
+  }
+
+  /** `tasks/get`, `tasks/update`, `tasks/cancel` (gated on the extension), and the 2025 task methods the extension removed. */
+  private taskMethod(request: JSONRPCRequest, meta: RequestMeta, caller: string): ModernResponse {
+    const tasks = this.tasks;
+    if (tasks === undefined || REMOVED_TASK_METHODS.has(request.method)) {
+      throw new ModernError(ErrorCodes.methodNotFound, `Method not found: ${request.method}${tasks === undefined ? ' (serve runs no tasks: it has no code_execution)' : ` is not part of the ${TASKS_EXTENSION} extension`}`, 404);
+    }
+    if (!declaresTasks(meta)) throw missingTasksCapability();
+    const result = request.method === 'tasks/get' ? tasks.get(caller, request) : request.method === 'tasks/update' ? tasks.update(caller, request) : tasks.cancel(caller, request);
+    return { jsonrpc: '2.0', id: request.id, result: { ...result, _meta: { [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
+  }
+
+  /** What serve offers, with the tasks extension when a tool runs as a task. */
+  private capabilities(): ServerCapabilities {
+    const offered = this.options.capabilities();
+    if (this.tasks === undefined) return offered;
+    const extensions = (offered as { extensions?: Record<string, unknown> }).extensions;
+    return { ...offered, extensions: { ...extensions, [TASKS_EXTENSION]: {} } } as ServerCapabilities;
   }
 
   private discover(request: JSONRPCRequest): ModernResponse {
@@ -151,7 +247,7 @@ export class ModernEndpoint {
       result: {
         resultType: 'complete',
         supportedVersions: [...SUPPORTED_VERSIONS],
-        capabilities: this.options.capabilities(),
+        capabilities: this.capabilities(),
         cacheScope: 'private',
         ttlMs: DISCOVER_TTL_MS,
         _meta: { [META_SERVER_INFO]: this.options.serverInfo },

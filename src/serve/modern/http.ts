@@ -39,8 +39,8 @@ function checkParamHeaders(endpoint: ModernEndpoint, body: JSONRPCRequest, req: 
   if (why !== undefined) throw new ModernError(ErrorCodes.headerMismatch, `Header mismatch: ${why}`, 400);
 }
 
-/** Answers `body` (a request of the era) on `res`. */
-export async function answerModernHttp(endpoint: ModernEndpoint, req: IncomingMessage, res: ServerResponse, body: JSONRPCRequest, logger: Logger): Promise<void> {
+/** Answers `body` (a request of the era) on `res`; `caller` is who sent it (its tasks are its own: tasks.ts). */
+export async function answerModernHttp(endpoint: ModernEndpoint, req: IncomingMessage, res: ServerResponse, body: JSONRPCRequest, logger: Logger, caller: string): Promise<void> {
   const aborted = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) aborted.abort();
@@ -59,7 +59,7 @@ export async function answerModernHttp(endpoint: ModernEndpoint, req: IncomingMe
   try {
     checkHeaders(body, (name) => header(req, name));
     checkParamHeaders(endpoint, body, req);
-    answer = await endpoint.handle(body, (n) => (sse && !res.writableEnded ? write(n) : undefined), aborted.signal);
+    answer = await endpoint.handle(body, (n) => (sse && !res.writableEnded ? write(n) : undefined), aborted.signal, caller);
     status = statusOf(answer);
   } catch (error) {
     if (!(error instanceof ModernError)) throw error;

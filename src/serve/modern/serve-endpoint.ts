@@ -11,6 +11,7 @@ import type { ServeSession } from '../session.ts';
 import { SERVER_INFO, createToolServer, leaveGateway, type AroundDispatch } from '../tool-server.ts';
 import { ModernEndpoint } from './endpoint.ts';
 import type { DurablePauses } from './durable.ts';
+import { CODE_EXECUTION } from '../../code-execution/options.ts';
 
 export interface ServeEndpointParts {
   host: ToolHost;
@@ -42,8 +43,10 @@ export function modernEndpoint(parts: ServeEndpointParts): ModernEndpoint {
     sessionFor: parts.sessionFor,
     durable: parts.durable,
     toolSchema,
+    // code_execution runs as a task for clients that declare the tasks extension (tasks.ts).
+    taskTool: host.registry.get(CODE_EXECUTION) !== undefined ? CODE_EXECUTION : undefined,
     newServer: (session) => {
-      // Its session lasts one request: no MCP tasks on the 2026-era endpoint yet (docs/serve.md).
+      // Its session lasts one request (or one task's run): the 2025 task surface stays off here.
       const server = createToolServer(host, session, logger, around, clients, gateway, false);
       server.onclose = () => leaveGateway(server);
       return server;

@@ -100,11 +100,13 @@ export function readRequestMeta(request: JSONRPCRequest): RequestMeta {
   return { protocolVersion: version, capabilities, clientInfo, logLevel: typeof level === 'string' ? level : undefined };
 }
 
-/** The `Mcp-Name` a request must carry: the tool, prompt or resource it names. */
+/** The `Mcp-Name` a request must carry: the tool, prompt or resource it names, or the task it acts on. */
 export function nameOf(request: JSONRPCRequest): string | undefined {
   const params = isObject(request.params) ? request.params : {};
   if (request.method === 'tools/call' || request.method === 'prompts/get') return typeof params.name === 'string' ? params.name : undefined;
   if (request.method === 'resources/read') return typeof params.uri === 'string' ? params.uri : undefined;
+  // The tasks extension: a load balancer routes a task's requests to the instance holding it.
+  if (request.method === 'tasks/get' || request.method === 'tasks/update' || request.method === 'tasks/cancel') return typeof params.taskId === 'string' ? params.taskId : undefined;
   return undefined;
 }
 

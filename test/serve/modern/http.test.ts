@@ -47,7 +47,8 @@ test('2026 over HTTP: discover, tools/list with cache hints, tools/call and code
     assert.equal(discover.body.result.resultType, 'complete');
     assert.ok(discover.body.result.supportedVersions.includes('2026-07-28'));
     assert.ok(discover.body.result.supportedVersions.includes('2025-11-25'));
-    assert.deepEqual(discover.body.result.capabilities, { tools: {} });
+    // code_execution runs as a task for clients that declare the tasks extension (tasks.test.ts).
+    assert.deepEqual(discover.body.result.capabilities, { tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } });
     assert.equal(discover.body.result._meta['io.modelcontextprotocol/serverInfo'].name, 'toolcell');
 
     const list = await post(served.serving.url, 'tools/list');

@@ -1,0 +1,248 @@
+/**
+ * The MCP Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663, revision 2026-07-28) on
+ * serve's stateless endpoint, for `code_execution`: a client that declares the extension in a
+ * `tools/call`'s `_meta` capabilities gets a `CreateTaskResult` (`resultType: "task"`) at once
+ * while its script runs on; `tasks/get` polls (the final `CallToolResult`, or the JSON-RPC
+ * error, inside once it ended), `tasks/update` answers what the task asks, `tasks/cancel`
+ * cancels. No `tasks/list` and no `tasks/result` (the revision removed both: "method not found").
+ * A `subscriptions/listen` naming `taskIds` gets `notifications/tasks` for the caller's own.
+ *
+ * The run is the same {@link Exchange} a synchronous 2026 call gets — the same SDK server code,
+ * dispatch path and gates — kept going after the answer, with the session it runs in held until
+ * the task ends. A request the run sends its client (toolcell's approval, a provider's
+ * elicitation) makes the task `input_required` with that request under a key unique over the
+ * task's life; `tasks/update` delivers the answer to exactly that request. Fail closed: an answer
+ * that is not an elicitation result is delivered as a decline, an unanswered request is declined
+ * when the approvals' answer time or the task's life runs out, and a cancel declines it too.
+ *
+ * Whose task it is: the caller identity of the request that created it (serve's authorization
+ * context: the bearer token's digest when serve checks one, else the peer's address; stdio has
+ * one caller). Its id is 144 random bits; another caller presenting it gets exactly the
+ * unknown-id answer. Records, ids, the per-caller cap and the life of a task are shared with the
+ * 2025 era (task-records.ts).
+ */
+import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isTerminal, TaskRecords, type TaskRecord, type TaskStatus } from '../task-records.ts';
+import type { Exchange, InputRequest } from './exchange.ts';
+import { ErrorCodes, ModernError, type RequestMeta } from './wire.ts';
+
+/** The extension's identifier, in client capabilities and in serve's `server/discover`. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+/** The extension's methods; without the extension declared, each is refused with -32021. */
+export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
+
+/** Tasks running at once over every caller (each holds a session and its script's engine while it runs). */
+export const MAX_RUNNING_TASKS = 64;
+/**
+ * Bytes of one task's kept result (its JSON): above code_execution's default content cap (4 MiB)
+ * so an ordinary result fits. A larger result is replaced by an error result saying so.
+ */
+export const MAX_TASK_RESULT_BYTES = 8 * 1024 * 1024;
+/** Bytes of finished results one caller keeps at once; past it that caller's oldest finished tasks are dropped. */
+export const MAX_TASK_RESULT_BYTES_PER_CALLER = 16 * 1024 * 1024;
+
+/** What a task ended with: the call's result, or the JSON-RPC error it failed with. */
+interface TaskEnd {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+  bytes: number;
+}
+
+/** The JSON-RPC error a client that did not declare the extension gets for a task method. */
+export function missingTasksCapability(): ModernError {
+  return new ModernError(ErrorCodes.missingClientCapability, 'Missing required client capability: the io.modelcontextprotocol/tasks extension', 400, {
+    requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+  });
+}
+
+/** Whether a request's `_meta` client capabilities declare the extension. */
+export function declaresTasks(meta: RequestMeta): boolean {
+  const extensions = meta.capabilities.extensions;
+  const entry = extensions && typeof extensions === 'object' ? (extensions as Record<string, unknown>)[TASKS_EXTENSION] : undefined;
+  return typeof entry === 'object' && entry !== null;
+}
+
+const unknownTask = (): ModernError => new ModernError(ErrorCodes.invalidParams, 'Failed to retrieve task: Task not found', 400);
+
+/** An answer to an elicitation as the SDK server accepts it; anything else becomes a decline (fail closed). */
+function elicitationAnswer(value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { action: 'decline' };
+  const { action, content } = value as { action?: unknown; content?: unknown };
+  if (action === 'decline' || action === 'cancel') return { action };
+  if (action !== 'accept') return { action: 'decline' };
+  if (content !== undefined && (typeof content !== 'object' || content === null || Array.isArray(content))) return { action: 'decline' };
+  return { action, ...(content !== undefined ? { content } : {}) };
+}
+
+/** The 2026 tasks of one serve endpoint. */
+export class ModernTasks {
+  private readonly records = new TaskRecords<TaskEnd>();
+  private readonly exchanges = new WeakMap<TaskRecord<TaskEnd>, Exchange>();
+  /** Status listeners (`subscriptions/listen` streams asking for `notifications/tasks`). */
+  private readonly watchers = new Set<(record: TaskRecord<TaskEnd>) => void>();
+  /** Records whose run is still going (walked when serve stops). */
+  private readonly live = new Set<TaskRecord<TaskEnd>>();
+
+  /** Why `caller` may not start another task now, or undefined (drops its oldest finished task when it holds the cap). */
+  refusal(caller: string): string | undefined {
+    if (this.records.running >= MAX_RUNNING_TASKS) return `serve runs ${MAX_RUNNING_TASKS} tasks already (its cap over all clients); try again later`;
+    return this.records.refusal(caller, 'this client');
+  }
+
+  /**
+   * Makes `exchange` (its call already sent) a task of `caller` and returns the
+   * `CreateTaskResult`; the run goes on in the background, and `release` runs once it ended.
+   */
+  start(caller: string, exchange: Exchange, release: () => void): Record<string, unknown> {
+    const record = this.records.create(caller);
+    this.exchanges.set(record, exchange);
+    record.cancel = () => void exchange.close('the task was cancelled');
+    void this.drive(record, exchange).finally(release);
+    return { resultType: 'task', ...record.state };
+  }
+
+  /** `tasks/get`: the task as the extension's `DetailedTask` (status-specific fields inline). */
+  get(caller: string, request: JSONRPCRequest): Record<string, unknown> {
+    return { resultType: 'complete', ...this.detailed(this.find(caller, request)) };
+  }
+
+  /**
+   * The tasks among `taskIds` that `caller` owns (a `subscriptions/listen` asking for their
+   * `notifications/tasks`): another caller's id is left out exactly as an unknown one.
+   */
+  owned(caller: string, taskIds: readonly unknown[]): string[] {
+    return taskIds.filter((id): id is string => typeof id === 'string' && this.records.find(id, caller) !== undefined);
+  }
+
+  /**
+   * Calls `listener` with the `DetailedTask` of each of `caller`'s tasks `taskIds` whenever its
+   * status changes, until the returned function is called.
+   */
+  watch(caller: string, taskIds: readonly string[], listener: (task: Record<string, unknown>) => void): () => void {
+    const wanted = new Set(taskIds);
+    const watcher = (record: TaskRecord<TaskEnd>) => {
+      if (record.owner === caller && wanted.has(record.state.taskId)) listener(this.detailed(record));
+    };
+    this.watchers.add(watcher);
+    return () => void this.watchers.delete(watcher);
+  }
+
+  private detailed(record: TaskRecord<TaskEnd>): Record<string, unknown> {
+    const detailed: Record<string, unknown> = { ...record.state };
+    if (record.state.status === 'input_required') detailed.inputRequests = this.inputRequests(record);
+    if (record.end?.result !== undefined) detailed.result = record.end.result;
+    if (record.end?.error !== undefined) detailed.error = record.end.error;
+    return detailed;
+  }
+
+  /** Moves a task (task-records.ts: the first end wins) and tells whoever watches it. */
+  private move(record: TaskRecord<TaskEnd>, status: TaskStatus, end?: TaskEnd, message?: string): boolean {
+    if (!this.records.move(record, status, end, message)) return false;
+    for (const watcher of this.watchers) watcher(record);
+    return true;
+  }
+
+  /**
+   * `tasks/update`: delivers each response whose key is outstanding now (others are ignored,
+   * as the extension says); an elicitation answer that is not one is delivered as a decline.
+   */
+  update(caller: string, request: JSONRPCRequest): Record<string, unknown> {
+    const record = this.find(caller, request);
+    const responses = (request.params as { inputResponses?: unknown } | undefined)?.inputResponses;
+    if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
+      throw new ModernError(ErrorCodes.invalidParams, 'Invalid params: tasks/update needs inputResponses (an object keyed by the inputRequests it answers)', 400);
+    }
+    const exchange = this.exchanges.get(record);
+    if (exchange !== undefined && !isTerminal(record.state.status)) {
+      for (const [key, value] of Object.entries(responses as Record<string, unknown>)) {
+        const asked = exchange.pending.get(key);
+        if (asked === undefined) continue;
+        exchange.answer(key, asked.method === 'elicitation/create' ? elicitationAnswer(value) : value);
+      }
+      if (exchange.pending.size === 0) this.move(record, 'working');
+    }
+    return { resultType: 'complete' };
+  }
+
+  /** `tasks/cancel`: a task not ended yet is cancelled now and its run stopped (an approval it waits for is declined). */
+  cancel(caller: string, request: JSONRPCRequest): Record<string, unknown> {
+    const record = this.find(caller, request);
+    if (this.move(record, 'cancelled', undefined, 'cancelled by the client')) record.cancel?.();
+    return { resultType: 'complete' };
+  }
+
+  /** Stops every task's run (serve is stopping); their records go with the process. */
+  async close(): Promise<void> {
+    const closing: Promise<void>[] = [];
+    for (const record of [...this.live]) {
+      if (this.move(record, 'cancelled', undefined, 'the server is shutting down')) closing.push(this.exchanges.get(record)?.close('the server is shutting down') ?? Promise.resolve());
+    }
+    await Promise.all(closing);
+  }
+
+  private find(caller: string, request: JSONRPCRequest): TaskRecord<TaskEnd> {
+    const taskId = (request.params as { taskId?: unknown } | undefined)?.taskId;
+    if (typeof taskId !== 'string') throw new ModernError(ErrorCodes.invalidParams, 'Invalid params: taskId (a string) is required', 400);
+    const record = this.records.find(taskId, caller);
+    if (record === undefined) throw unknownTask();
+    return record;
+  }
+
+  private inputRequests(record: TaskRecord<TaskEnd>): Record<string, { method: string; params?: Record<string, unknown> }> {
+    const pending: ReadonlyMap<string, InputRequest> = this.exchanges.get(record)?.pending ?? new Map();
+    return Object.fromEntries([...pending].map(([key, r]) => [key, { method: r.method, ...(r.params !== undefined ? { params: r.params } : {}) }]));
+  }
+
+  /** Follows the run to its end: each request it sends makes the task `input_required`; its answer ends it. */
+  private async drive(record: TaskRecord<TaskEnd>, exchange: Exchange): Promise<void> {
+    this.live.add(record);
+    try {
+      for (;;) {
+        // Progress and log messages are not carried on tasks (the extension says so): dropped.
+        const outcome = await exchange.next(() => undefined);
+        if (outcome.kind === 'input') {
+          this.move(record, 'input_required');
+          continue;
+        }
+        const message = outcome.message;
+        if ('result' in message) {
+          const { resultType: _r, ...result } = message.result;
+          this.move(record, 'completed', this.bounded(record, result));
+        } else {
+          this.move(record, 'failed', { error: message.error, bytes: 0 }, message.error.message);
+        }
+        return;
+      }
+    } catch (error) {
+      // The exchange was closed: the task was cancelled or expired (already moved), or serve stops.
+      this.move(record, 'cancelled', undefined, (error as Error).message);
+    } finally {
+      // The ended run's server and requests are not kept for the record's remaining life.
+      this.live.delete(record);
+      this.exchanges.delete(record);
+      await exchange.close('the task ended');
+    }
+  }
+
+  /** The result kept for a task: within {@link MAX_TASK_RESULT_BYTES}, and its caller's kept results within {@link MAX_TASK_RESULT_BYTES_PER_CALLER}. */
+  private bounded(record: TaskRecord<TaskEnd>, result: Record<string, unknown>): TaskEnd {
+    let bytes = Buffer.byteLength(JSON.stringify(result), 'utf8');
+    let kept = result;
+    if (bytes > MAX_TASK_RESULT_BYTES) {
+      kept = {
+        content: [{ type: 'text', text: `the script's result is ${bytes} bytes, over serve's cap of ${MAX_TASK_RESULT_BYTES} bytes for a task's result; return less (or page it with result_page), or call code_execution without the tasks extension` }],
+        isError: true,
+      };
+      bytes = Buffer.byteLength(JSON.stringify(kept), 'utf8');
+    }
+    let total = bytes;
+    const finished = this.records.of(record.owner).filter((r) => r !== record && r.end !== undefined);
+    for (const r of finished) total += r.end!.bytes;
+    for (const r of finished) {
+      if (total <= MAX_TASK_RESULT_BYTES_PER_CALLER) break;
+      total -= r.end!.bytes;
+      this.records.remove(r.state.taskId);
+    }
+    return { result: kept, bytes };
+  }
+}
