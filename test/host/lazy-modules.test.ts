@@ -22,12 +22,14 @@ const HEAVY = /\/node_modules\/(@modelcontextprotocol\/sdk|zod|amaro|typescript|
 const HIGHER_ROOMS = /\/src\/(serve|adapters|cli|telemetry)\//;
 
 describe('what a host of built-ins loads', () => {
-  it('imports the package and runs code_execution without the MCP SDK, zod, TypeScript stripping or the logger', async () => {
+  it('imports the package and runs code_execution without the MCP SDK, zod, TypeScript stripping, ajv or the logger', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', CHILD], { timeout: 60_000 });
     const urls = JSON.parse(stdout) as string[];
     assert.ok(urls.some((u) => u.includes('/src/host/tool-host.ts')), 'the hook saw the host load');
-    // A plain JavaScript script needs ajv (its arguments are checked) and acorn (it is parsed), nothing more.
-    assert.deepEqual(urls.filter((u) => /\/node_modules\/(@modelcontextprotocol\/sdk|zod|amaro|typescript|pino|@opentelemetry\/[^/]+)\//.test(u) || HIGHER_ROOMS.test(u)), []);
+    // A plain JavaScript script needs acorn (it is parsed), nothing more: its arguments and its
+    // inner call's pass their simple schemas without ajv (declarations/quick-accept.ts), which
+    // loaded and compiled on the first call's critical path (40–700 ms, issue 46).
+    assert.deepEqual(urls.filter((u) => /\/node_modules\/(@modelcontextprotocol\/sdk|zod|amaro|typescript|ajv|ajv-formats|pino|@opentelemetry\/[^/]+)\//.test(u) || HIGHER_ROOMS.test(u)), []);
   });
 
   it('imports the package without the SDK, zod, amaro, ajv, acorn, pino, OpenTelemetry, or the serve/adapters/cli/telemetry rooms', async () => {

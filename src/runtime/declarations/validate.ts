@@ -11,6 +11,7 @@
 
 import { compileSchema } from './dialects.ts';
 import { describeErrors } from './messages.ts';
+import { quickAcceptor } from './quick-accept.ts';
 import type { JsonSchema, ValidationResult } from './types.ts';
 
 /** A schema compiled for repeated validation. */
@@ -40,6 +41,27 @@ const REJECT_ALL: Validator = Object.freeze({
 const cache = new WeakMap<object, Validator>();
 
 function build(schema: object): Validator {
+  // A simple schema is checked without ajv while every value passes (quick-accept.ts): ajv
+  // loads and compiles it at the first value that does not, to word the errors. Such a schema
+  // compiles with no problem (quick-accept.test.ts checks it), so there is none to report now.
+  const accept = quickAcceptor(schema);
+  if (accept !== undefined) {
+    let full: Validator | undefined;
+    return Object.freeze({
+      problems: Object.freeze([]),
+      enforced: true,
+      validate(value: unknown, name = 'args'): ValidationResult {
+        if (accept(value)) return OK;
+        full ??= compileWithAjv(schema);
+        return full.validate(value, name);
+      },
+    });
+  }
+  return compileWithAjv(schema);
+}
+
+/** The validator ajv compiles for `schema`. */
+function compileWithAjv(schema: object): Validator {
   const compiled = compileSchema(schema);
   if (!compiled.ok) {
     const problems = [...compiled.warnings, `the input schema could not be compiled (${compiled.reason}); arguments are not validated`];
