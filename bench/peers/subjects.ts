@@ -91,11 +91,12 @@ async function toolcellSandbox(payload: Payload): Promise<Opener> {
       { name: 'big', invoke: async () => JSON.parse(payload.text) as unknown },
     ];
     return {
-      async run(name, conversation) {
+      async run(name, conversation, once) {
         const w = scripts(name);
         const result = await runtime.execute(w.script, { tools, conversation, timeoutMs: LIMIT_MS });
         if (!result.ok) throw new Error(`toolcell ${name}: ${result.error.kind}: ${result.error.message}`);
         check('toolcell', name, w, result.value);
+        if (once) runtime.endConversation(conversation);
       },
       close: () => runtime.close(),
     };
@@ -147,8 +148,10 @@ async function toolcellHost(payload: Payload, observed: Observed, label: Subject
         if (!envelope?.ok) throw new Error(`${label} ${name}: ${JSON.stringify(outcome.result).slice(0, 400)}`);
         check(label, name, w, envelope.value);
         if (once) {
+          // Ends the conversation itself (its session and VM go), not only its stream.
           stream.end();
           streams.delete(conversation);
+          await host.endConversation(conversation);
         }
         if (connections.length > 0) {
           await settleObservers(host, connections);
