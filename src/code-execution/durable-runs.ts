@@ -81,6 +81,11 @@ export class RunRecorder {
       seed: this.seed,
       clock: this.replay?.clock ?? [],
       onClock: (reads) => {
+        // The JS guest keeps no more than the bound and says so (guest/guest-core.js).
+        if (reads === 'over') {
+          this.overflow ??= `the run read the clock more than ${MAX_CLOCK_READS} times`;
+          return;
+        }
         if (!Array.isArray(reads) || !reads.every((r) => typeof r === 'number' && Number.isFinite(r))) {
           this.overflow ??= 'the run reported clock reads that are not numbers';
           return;

@@ -134,6 +134,12 @@ export interface CodeExecutionOptions {
   /** How long a finished background script's result is kept before it is dropped as expired (default 10 min). */
   backgroundResultMs?: number;
   /**
+   * With a store (`durable`): how long a running background script's row stays valid unless this
+   * host renews it (every third of it); past it other hosts report the script lost. Default
+   * `SCRIPT_LEASE_MS` (30 s, src/store/bounds.ts).
+   */
+  backgroundLeaseMs?: number;
+  /**
    * Durable runs (docs/durable.md): each run keeps a journal of its inner calls in memory, so
    * that a run paused for a person can be stored and resumed by replay, on this host or
    * another one sharing the store. Without it (the default) nothing is recorded.

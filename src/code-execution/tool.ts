@@ -33,6 +33,7 @@ import { explainFinalExpression, prepareForRun, restorePositions, syntaxErrorRep
 import { NormalizePool } from '../runtime/js/normalize/pool.ts';
 import { codeTooLarge, DEFAULT_MAX_CODE_BYTES } from './code-size.ts';
 import { BackgroundScripts, DEFAULT_BACKGROUND_RESULT_MS, DEFAULT_MAX_BACKGROUND_SCRIPTS } from './background/registry.ts';
+import { StoredScripts } from './background/stored.ts';
 import { answerAction, DEFAULT_MAX_WAIT_MS, DEFAULT_WAIT_MS, finishedResult, runningResult, waitMs, type WaitBounds } from './background/actions.ts';
 import { textDigest } from '../host/arguments-digest.ts';
 import type { RunRecord } from '../store/journal.ts';
@@ -119,11 +120,14 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   }
   if (!(waitBounds.resultMs > 0 && waitBounds.resultMs <= 2 ** 31 - 1)) throw new Error('backgroundResultMs must be a positive number of milliseconds');
   if (!(Number.isInteger(maxBackground) && maxBackground >= 0)) throw new Error('maxBackgroundScripts must be an integer ≥ 0');
+  if (options.backgroundLeaseMs !== undefined && !(options.backgroundLeaseMs >= 3 && options.backgroundLeaseMs <= 2 ** 31 - 1)) throw new Error('backgroundLeaseMs must be a number of milliseconds ≥ 3');
+  // With a store, a detached script's row and outcome are kept there too (background/stored.ts).
+  const scriptStore = options.durable?.store;
   const background = new BackgroundScripts({ maxRunning: maxBackground, resultMs: waitBounds.resultMs }, (script) => {
     if (!script.detached) return;
     const ok = script.result?.structuredContent?.ok === true;
     host.emit('script-finished', { scriptId: script.scriptId, toolCallId: script.toolCallId, inferenceId: script.inferenceId, conversationId: script.conversationId, status: script.status === 'cancelled' ? 'cancelled' : 'completed', ok, result: finishedResult(script) });
-  });
+  }, scriptStore ? new StoredScripts(scriptStore, waitBounds.resultMs, host.logger, options.backgroundLeaseMs) : undefined);
   const sessionIdleMs = options.sessionIdleMs;
   if (sessionIdleMs !== undefined && !(sessionIdleMs > 0 && sessionIdleMs <= 2 ** 31 - 1)) {
     throw new Error('sessionIdleMs must be a positive number of milliseconds');
@@ -287,7 +291,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
       background.drop(started);
       return started.result;
     }
-    started.detached = true;
+    await background.detach(started);
     return runningResult(started);
   }
 

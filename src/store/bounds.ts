@@ -38,3 +38,18 @@ export const MAX_STORED_SHAPE_CHARS = 64 * 1024;
  * numbers, about 2 MB of JSON at most); past it the run is not made durable.
  */
 export const MAX_CLOCK_READS = 100_000;
+
+/** Most background-script rows one store holds (running and ended, over all instances); past it a script is kept only in its instance's memory. */
+export const MAX_STORED_SCRIPTS = 10_000;
+
+/**
+ * Most bytes of one background script's stored result (its JSON); a larger result is stored as
+ * a note saying it was kept only at the instance that ran it.
+ */
+export const MAX_STORED_SCRIPT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * How long a running background script's row stays valid without its instance renewing it
+ * (renewed every third of it); past it, another instance reports the script lost: 30 s.
+ */
+export const SCRIPT_LEASE_MS = 30_000;

@@ -2,8 +2,8 @@
  * A store in this process's memory: the contract of {@link DurableStore} without persistence, for
  * tests and for one process that wants runs taken once across its own exchanges.
  */
-import { MAX_STORED_RUNS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
-import { StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun } from './types.ts';
+import { MAX_STORED_RUNS, MAX_STORED_SCRIPTS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
+import { StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun, type StoredScript } from './types.ts';
 
 export class MemoryStore implements DurableStore {
   readonly kind = 'memory';
@@ -12,7 +12,32 @@ export class MemoryStore implements DurableStore {
   /** Learned shapes by tool; Map order is the order of saving (oldest first). */
   private readonly shapes = new Map<string, string>();
 
-  constructor(private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS) {}
+  /** Background scripts by id. */
+  private readonly scripts = new Map<string, StoredScript>();
+
+  constructor(private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS, private readonly maxScripts = MAX_STORED_SCRIPTS) {}
+
+  async putScript(script: StoredScript): Promise<void> {
+    const now = Date.now();
+    for (const [id, row] of this.scripts) if (row.expiresAt <= now) this.scripts.delete(id);
+    if (!this.scripts.has(script.id) && this.scripts.size >= this.maxScripts) throw new StoreFullError(`the store holds ${this.scripts.size} background scripts already (its bound)`);
+    this.scripts.set(script.id, { ...script });
+  }
+
+  async renewScripts(owner: string, leaseUntil: number, expiresAt: number): Promise<void> {
+    for (const row of this.scripts.values()) {
+      if (row.owner === owner && row.state === 'running') Object.assign(row, { leaseUntil, expiresAt });
+    }
+  }
+
+  async getScript(id: string): Promise<StoredScript | undefined> {
+    const row = this.scripts.get(id);
+    return row && row.expiresAt > Date.now() ? { ...row } : undefined;
+  }
+
+  async deleteScript(id: string): Promise<void> {
+    this.scripts.delete(id);
+  }
 
   async loadShapes(): Promise<Record<string, string>> {
     return Object.fromEntries(this.shapes);
@@ -55,6 +80,7 @@ export class MemoryStore implements DurableStore {
   async close(): Promise<void> {
     this.runs.clear();
     this.shapes.clear();
+    this.scripts.clear();
   }
 
   /** Tests: the stored record, to read or change as a store's reader could. */

@@ -7,8 +7,8 @@
  * statement.
  */
 import { createRequire } from 'node:module';
-import { MAX_STORED_RUNS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
-import { StoreConfigError, StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun } from './types.ts';
+import { MAX_STORED_RUNS, MAX_STORED_SCRIPTS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
+import { StoreConfigError, StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun, type StoredScript } from './types.ts';
 
 /** Connections one instance opens to the database at most. */
 export const PG_POOL_SIZE = 4;
@@ -33,6 +33,15 @@ CREATE TABLE IF NOT EXISTS toolcell_shapes (
   tool TEXT PRIMARY KEY,
   shape TEXT NOT NULL,
   saved_at BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS toolcell_scripts (
+  id TEXT PRIMARY KEY,
+  conversation TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  state TEXT NOT NULL,
+  data TEXT NOT NULL,
+  lease_until BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL
 )`;
 
 function loadDriver(): typeof import('pg') {
@@ -50,7 +59,7 @@ export class PostgresStore implements DurableStore {
   private ready: Promise<void> | undefined;
 
   /** `url`: a `postgres://` connection string (its password, if any, stays in this process). */
-  constructor(url: string, private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS) {
+  constructor(url: string, private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS, private readonly maxScripts = MAX_STORED_SCRIPTS) {
     const pg = loadDriver();
     this.pool = new pg.Pool({
       connectionString: url,
@@ -127,6 +136,42 @@ export class PostgresStore implements DurableStore {
       );
       await client.query('DELETE FROM toolcell_shapes WHERE tool NOT IN (SELECT tool FROM toolcell_shapes ORDER BY saved_at DESC, tool LIMIT $1)', [this.maxShapeTools]);
     });
+  }
+
+  async putScript(script: StoredScript): Promise<void> {
+    await this.schema();
+    await this.transaction(async (client) => {
+      await client.query('DELETE FROM toolcell_scripts WHERE expires_at <= $1', [Date.now()]);
+      // One writer at a time counts and inserts, so the bound holds across instances.
+      await client.query('LOCK TABLE toolcell_scripts IN SHARE ROW EXCLUSIVE MODE');
+      const { rows } = await client.query<{ n: string; mine: string }>('SELECT count(*) AS n, count(*) FILTER (WHERE id = $1) AS mine FROM toolcell_scripts', [script.id]);
+      const n = Number(rows[0]!.n);
+      if (Number(rows[0]!.mine) === 0 && n >= this.maxScripts) throw new StoreFullError(`the store holds ${n} background scripts already (its bound)`);
+      await client.query(
+        'INSERT INTO toolcell_scripts (id, conversation, owner, state, data, lease_until, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (id) DO UPDATE SET conversation = excluded.conversation, owner = excluded.owner, state = excluded.state, data = excluded.data, lease_until = excluded.lease_until, expires_at = excluded.expires_at',
+        [script.id, script.conversation, script.owner, script.state, script.data, script.leaseUntil, script.expiresAt],
+      );
+    });
+  }
+
+  async renewScripts(owner: string, leaseUntil: number, expiresAt: number): Promise<void> {
+    await this.schema();
+    await this.pool.query("UPDATE toolcell_scripts SET lease_until = $1, expires_at = $2 WHERE owner = $3 AND state = 'running'", [leaseUntil, expiresAt, owner]);
+  }
+
+  async getScript(id: string): Promise<StoredScript | undefined> {
+    await this.schema();
+    const { rows } = await this.pool.query<{ conversation: string; owner: string; state: StoredScript['state']; data: string; lease_until: string; expires_at: string }>(
+      'SELECT conversation, owner, state, data, lease_until, expires_at FROM toolcell_scripts WHERE id = $1 AND expires_at > $2',
+      [id, Date.now()],
+    );
+    const row = rows[0];
+    return row && { id, conversation: row.conversation, owner: row.owner, state: row.state, data: row.data, leaseUntil: Number(row.lease_until), expiresAt: Number(row.expires_at) };
+  }
+
+  async deleteScript(id: string): Promise<void> {
+    await this.schema();
+    await this.pool.query('DELETE FROM toolcell_scripts WHERE id = $1', [id]);
   }
 
   /**

@@ -6,8 +6,8 @@
  * bytes); a locked file is waited for at most {@link SQLITE_BUSY_TIMEOUT_MS}.
  */
 import { createRequire } from 'node:module';
-import { MAX_STORED_RUNS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
-import { StoreConfigError, StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun } from './types.ts';
+import { MAX_STORED_RUNS, MAX_STORED_SCRIPTS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
+import { StoreConfigError, StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun, type StoredScript } from './types.ts';
 
 /** Longest wait for another process's write lock on the file before a statement fails. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
@@ -28,6 +28,15 @@ CREATE TABLE IF NOT EXISTS toolcell_shapes (
   tool TEXT PRIMARY KEY,
   shape TEXT NOT NULL,
   saved_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS toolcell_scripts (
+  id TEXT PRIMARY KEY,
+  conversation TEXT NOT NULL,
+  owner TEXT NOT NULL,
+  state TEXT NOT NULL,
+  data TEXT NOT NULL,
+  lease_until INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
 )`;
 
 /** Loads better-sqlite3, or says which package to install. */
@@ -45,7 +54,7 @@ export class SqliteStore implements DurableStore {
   private readonly db: Database;
 
   /** Opens (creating when absent) the database file at `path`. */
-  constructor(readonly path: string, private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS) {
+  constructor(readonly path: string, private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS, private readonly maxScripts = MAX_STORED_SCRIPTS) {
     const Driver = loadDriver();
     this.db = new Driver(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
     this.db.pragma('journal_mode = WAL');
@@ -94,6 +103,31 @@ export class SqliteStore implements DurableStore {
       for (const [tool, shape] of Object.entries(shapes)) put.run(tool, shape, now);
       this.db.prepare('DELETE FROM toolcell_shapes WHERE tool NOT IN (SELECT tool FROM toolcell_shapes ORDER BY saved_at DESC, tool LIMIT ?)').run(this.maxShapeTools);
     }).immediate();
+  }
+
+  async putScript(script: StoredScript): Promise<void> {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM toolcell_scripts WHERE expires_at <= ?').run(Date.now());
+      const exists = this.db.prepare('SELECT 1 FROM toolcell_scripts WHERE id = ?').get(script.id) !== undefined;
+      const { n } = this.db.prepare('SELECT count(*) AS n FROM toolcell_scripts').get() as { n: number };
+      if (!exists && n >= this.maxScripts) throw new StoreFullError(`the store holds ${n} background scripts already (its bound)`);
+      this.db.prepare('INSERT INTO toolcell_scripts (id, conversation, owner, state, data, lease_until, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET conversation = excluded.conversation, owner = excluded.owner, state = excluded.state, data = excluded.data, lease_until = excluded.lease_until, expires_at = excluded.expires_at')
+        .run(script.id, script.conversation, script.owner, script.state, script.data, script.leaseUntil, script.expiresAt);
+    }).immediate();
+  }
+
+  async renewScripts(owner: string, leaseUntil: number, expiresAt: number): Promise<void> {
+    this.db.prepare("UPDATE toolcell_scripts SET lease_until = ?, expires_at = ? WHERE owner = ? AND state = 'running'").run(leaseUntil, expiresAt, owner);
+  }
+
+  async getScript(id: string): Promise<StoredScript | undefined> {
+    const row = this.db.prepare('SELECT conversation, owner, state, data, lease_until, expires_at FROM toolcell_scripts WHERE id = ? AND expires_at > ?').get(id, Date.now()) as
+      { conversation: string; owner: string; state: StoredScript['state']; data: string; lease_until: number; expires_at: number } | undefined;
+    return row && { id, conversation: row.conversation, owner: row.owner, state: row.state, data: row.data, leaseUntil: row.lease_until, expiresAt: row.expires_at };
+  }
+
+  async deleteScript(id: string): Promise<void> {
+    this.db.prepare('DELETE FROM toolcell_scripts WHERE id = ?').run(id);
   }
 
   async close(): Promise<void> {

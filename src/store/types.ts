@@ -22,6 +22,28 @@ export interface StoredRun {
 }
 
 /**
+ * A background script as the store keeps it (code-execution/background/stored.ts): written when
+ * its call answers `running`, its lease renewed by the instance running it, its outcome written
+ * when it ends, so `wait`/`status` at another instance (same conversation) can answer.
+ */
+export interface StoredScript {
+  /** Its `scriptId`. */
+  id: string;
+  /** The conversation that started it: only a lookup from that conversation may read the row. */
+  conversation: string;
+  /** The instance running it (`hostname/pid/random`). */
+  owner: string;
+  /** `running`, or how it ended. */
+  state: 'running' | 'completed' | 'cancelled';
+  /** Running: its time limit, as JSON; ended: its result (a ToolResult), as JSON. */
+  data: string;
+  /** `Date.now()` past which a running script whose owner did not renew the lease is reported lost. */
+  leaseUntil: number;
+  /** `Date.now()` past which the row is swept. */
+  expiresAt: number;
+}
+
+/**
  * Taking a run: `claimed` hands it out once — the compare-and-set from `paused` to `claimed`
  * succeeds for one caller only, whichever instance it runs in. Otherwise why not: never stored
  * (or deleted), already taken, or expired.
@@ -59,6 +81,17 @@ export interface DurableStore {
    * saved longest ago are dropped.
    */
   saveShapes(shapes: Record<string, string>): Promise<void>;
+  /**
+   * Writes (inserts or replaces) a background script's row. Expired rows are swept first; throws
+   * {@link StoreFullError} when a new row would pass {@link import('./bounds.ts').MAX_STORED_SCRIPTS}.
+   */
+  putScript(script: StoredScript): Promise<void>;
+  /** Extends the lease (and expiry) of every running script of `owner`, in one statement. */
+  renewScripts(owner: string, leaseUntil: number, expiresAt: number): Promise<void>;
+  /** The row of script `id`, if stored and not expired. */
+  getScript(id: string): Promise<StoredScript | undefined>;
+  /** Forgets script `id`; no error when it is not there. */
+  deleteScript(id: string): Promise<void>;
   /** Releases the file or the connection pool. */
   close(): Promise<void>;
 }

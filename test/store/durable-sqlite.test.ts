@@ -27,13 +27,13 @@ const sent = await tools[name]({ to: 'ada', after: seen });
 return { seen, sent: sent.args };
 `;
 
-function setup(script = JS_SCRIPT, language = 'javascript') {
+function setup(script = JS_SCRIPT, language = 'javascript', engine: 'quickjs' | 'v8' = 'quickjs') {
   const dir = scratchDir();
   const peer = makePeer(dir, 'x', { tools: [{ name: 'count', classes: ['read'] }, { name: 'send', classes: ['comms'] }] });
   const configPath = join(dir, 'toolcell.json');
   writeFileSync(configPath, JSON.stringify({
     servers: [peer.config],
-    codeExecution: { languages: ['javascript', 'python'] },
+    codeExecution: { languages: ['javascript', 'python'], engine },
     approvals: { classes: ['comms'] },
     store: 'sqlite:./runs.db',
   }));
@@ -55,8 +55,8 @@ async function pause(serve: ServeProcess, call: Record<string, unknown>): Promis
  * and approves: each counted call ran once. `expected` checks the result against the calls the
  * peer saw (default: the JS_SCRIPT shape).
  */
-export async function killAndResume(script: string, language: string, expected?: (value: any, peer: Peer) => void): Promise<void> {
-  const { peer, configPath, call } = setup(script, language);
+export async function killAndResume(script: string, language: string, expected?: (value: any, peer: Peer) => void, engine: 'quickjs' | 'v8' = 'quickjs'): Promise<void> {
+  const { peer, configPath, call } = setup(script, language, engine);
   let serve = await startServe(configPath);
   try {
     const { key, state } = await pause(serve, call);
@@ -111,11 +111,11 @@ function sameReads(value: any, peer: Peer): void {
   assert.deepEqual(value, sent);
 }
 
-test('sqlite store: a JavaScript run whose calls carry clock and random reads resumes after a SIGKILL with the same values, each call once', async () => {
-  const script = `
+/** JS: clock reads through Date.now(), new Date() and Date(), random ones through Math.random(). */
+const JS_READS_SCRIPT = `
 const t0 = Date.now();
 const r0 = Math.random();
-const day = new Date().toISOString().slice(0, 10);
+const day = new Date().toISOString().slice(0, 10) + typeof Date();
 let last;
 for (let i = 1; i <= 3; i++) {
   last = Math.random();
@@ -124,7 +124,17 @@ for (let i = 1; i <= 3; i++) {
 const name = ['x', 'send'].join('__');
 return (await tools[name]({ to: 'ada', t0, r0, day, last })).args;
 `;
-  await killAndResume(script, 'javascript', sameReads);
+
+test('sqlite store: a JavaScript run whose calls carry clock and random reads resumes after a SIGKILL with the same values, each call once', async () => {
+  await killAndResume(JS_READS_SCRIPT, 'javascript', sameReads);
+});
+
+test('sqlite store (V8 engine): a run whose calls carry clock and random reads resumes after a SIGKILL with the same values, each call once', async () => {
+  await killAndResume(JS_READS_SCRIPT, 'javascript', sameReads, 'v8');
+});
+
+test('sqlite store (V8 engine): a JavaScript run paused for approval survives a SIGKILL; resumed in place, each call ran once', async () => {
+  await killAndResume(JS_SCRIPT, 'javascript', undefined, 'v8');
 });
 
 test('sqlite store: a Python run whose calls carry clock, random and uuid reads resumes after a SIGKILL with the same values, each call once', async () => {

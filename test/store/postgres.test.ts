@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { makePeer, observePolicy, scratchDir, waitUntil, type Peer } from '../helpers/peers.ts';
 import { PostgresStore } from '../../src/store/postgres.ts';
 import { startPgCluster } from './pg-cluster.ts';
-import { shapesContract, storeContract } from './store-contract.ts';
+import { scriptsContract, shapesContract, storeContract } from './store-contract.ts';
 import { post, startServe } from './serve-process.ts';
 
 const JS_SCRIPT = `
@@ -36,6 +36,11 @@ test('postgres store: the contract, with takers on two pools', async () => {
     await shapesContract(async (max, shapes) => {
       const store = new PostgresStore(cluster.url, max, shapes);
       await (store as unknown as { pool: import('pg').Pool }).pool.query('DROP TABLE IF EXISTS toolcell_shapes');
+      return store;
+    });
+    await scriptsContract(async (max) => {
+      const store = new PostgresStore(cluster.url, undefined, undefined, max);
+      await (store as unknown as { pool: import('pg').Pool }).pool.query('DROP TABLE IF EXISTS toolcell_scripts');
       return store;
     });
     const one = new PostgresStore(cluster.url);

@@ -55,3 +55,39 @@ export async function shapesContract(make: (maxRuns: number, maxShapeTools?: num
     await store.close();
   }
 }
+
+/**
+ * Background scripts: a row is written, replaced by its outcome, renewed only while running and
+ * only for its owner, hidden once expired, and the row bound holds (a replaced row is not new).
+ */
+export async function scriptsContract(make: (maxScripts: number) => Promise<DurableStore>): Promise<void> {
+  const store = await make(2);
+  try {
+    const now = Date.now();
+    const running = { id: 's1', conversation: 'c1', owner: 'o1', state: 'running' as const, data: '{"t":1}', leaseUntil: now + 1_000, expiresAt: now + 60_000 };
+    await store.putScript(running);
+    assert.deepEqual(await store.getScript('s1'), running);
+    assert.equal(await store.getScript('nope'), undefined);
+    // Renewed for its owner only.
+    await store.renewScripts('o2', now + 5_000, now + 90_000);
+    assert.equal((await store.getScript('s1'))!.leaseUntil, now + 1_000);
+    await store.renewScripts('o1', now + 5_000, now + 90_000);
+    assert.deepEqual(await store.getScript('s1'), { ...running, leaseUntil: now + 5_000, expiresAt: now + 90_000 });
+    // Its outcome replaces it (no new row); an ended script's lease is no longer renewed.
+    const ended = { ...running, state: 'completed' as const, data: '{"content":[]}', leaseUntil: 0, expiresAt: now + 60_000 };
+    await store.putScript(ended);
+    await store.renewScripts('o1', now + 9_000, now + 99_000);
+    assert.deepEqual(await store.getScript('s1'), ended);
+    await store.putScript({ ...running, id: 's2' });
+    // The bound: two rows; a third new one is refused, a replaced one is not.
+    await assert.rejects(store.putScript({ ...running, id: 's3' }), StoreFullError);
+    await store.putScript({ ...running, id: 's2', state: 'cancelled' });
+    await store.deleteScript('s2');
+    // An expired row is not read, and it is swept at the next write.
+    await store.putScript({ ...running, id: 'old', expiresAt: Date.now() - 1 });
+    assert.equal(await store.getScript('old'), undefined);
+    await store.putScript({ ...running, id: 's4' });
+  } finally {
+    await store.close();
+  }
+}

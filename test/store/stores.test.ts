@@ -11,17 +11,19 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import { openStore } from '../../src/store/open.ts';
 import { StoreConfigError } from '../../src/store/types.ts';
-import { shapesContract, storeContract } from './store-contract.ts';
+import { scriptsContract, shapesContract, storeContract } from './store-contract.ts';
 
 test('memory store: the contract', async () => {
   await storeContract(async (max) => new MemoryStore(max));
   await shapesContract(async (max, shapes) => new MemoryStore(max, shapes));
+  await scriptsContract(async (max) => new MemoryStore(undefined, undefined, max));
 });
 
 test('sqlite store: the contract, and two handles on one file take a run once', async () => {
   const dir = scratchDir();
   await storeContract(async (max) => new SqliteStore(join(dir, 'a.db'), max));
   await shapesContract(async (max, shapes) => new SqliteStore(join(dir, 'shapes.db'), max, shapes));
+  await scriptsContract(async (max) => new SqliteStore(join(dir, 'scripts.db'), undefined, undefined, max));
   const one = new SqliteStore(join(dir, 'b.db'));
   const two = new SqliteStore(join(dir, 'b.db'));
   try {

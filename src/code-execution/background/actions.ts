@@ -7,7 +7,9 @@
  */
 import type { ToolResult } from '../../host/types.ts';
 import { refusalResult } from '../result.ts';
-import { MAX_KEPT_PER_CONVERSATION, type BackgroundScript, type BackgroundScripts } from './registry.ts';
+import type { TimeLimit } from '../result.ts';
+import { MAX_KEPT_PER_CONVERSATION, type BackgroundScripts } from './registry.ts';
+import { STORED_POLL_MS, type StoredLookup, type StoredScripts } from './stored.ts';
 
 /** Default `wait_ms`: how long a call waits for a background script before answering `running` (10 s). */
 export const DEFAULT_WAIT_MS = 10_000;
@@ -37,13 +39,13 @@ export function waitMs(value: unknown, bounds: WaitBounds): number | { refused: 
 }
 
 /** The answer while a script runs: an envelope with `status: "running"` and its id. */
-export function runningResult(script: BackgroundScript): ToolResult {
+export function runningResult(script: { scriptId: string; timeLimit: TimeLimit }): ToolResult {
   const envelope = { ok: true, status: 'running', scriptId: script.scriptId, calls: [], timeLimit: script.timeLimit };
   return { content: [{ type: 'text', text: JSON.stringify(envelope) }], structuredContent: envelope };
 }
 
 /** A finished script's result, its envelope marked with `status` and `scriptId`. */
-export function finishedResult(script: BackgroundScript): ToolResult {
+export function finishedResult(script: { scriptId: string; status: string; result?: ToolResult }): ToolResult {
   const result = script.result!;
   const envelope = result.structuredContent;
   if (envelope === undefined) return result;
@@ -67,7 +69,10 @@ export async function answerAction(
   const ms = action === 'wait' ? waitMs(args.wait_ms, bounds) : 0;
   if (typeof ms !== 'number') return refusalResult(ms.refused);
   const found = scripts.lookup(args.scriptId, conversationId);
-  if (found === undefined) return refusalResult(UNKNOWN_SCRIPT);
+  if (found === undefined) {
+    // Not one of this instance's: with a store, another instance's row may answer (stored.ts).
+    return scripts.stored === undefined ? refusalResult(UNKNOWN_SCRIPT) : answerStored(action, args.scriptId, conversationId, scripts.stored, ms, signal);
+  }
   if ('expired' in found) {
     return refusalResult(`That script's result has expired and was dropped (results are kept ${Math.round(bounds.resultMs / 1000)} s, the last ${MAX_KEPT_PER_CONVERSATION} per conversation).`);
   }
@@ -79,4 +84,42 @@ export async function answerAction(
     await scripts.wait(script, ms, signal);
   }
   return script.result === undefined ? runningResult(script) : finishedResult(script);
+}
+
+/** The answer for a script another instance ran or runs, from its row in the store. */
+async function answerStored(action: string, scriptId: string, conversationId: string, stored: StoredScripts, ms: number, signal: AbortSignal): Promise<ToolResult> {
+  const until = Date.now() + ms;
+  let seen: StoredLookup | undefined;
+  try {
+    seen = await stored.lookup(scriptId, conversationId);
+    // `wait` reads the row again while the script runs, until it ends, is lost, or the wait is over.
+    while (action === 'wait' && seen?.state === 'running' && Date.now() < until && !signal.aborted) {
+      await pause(Math.min(STORED_POLL_MS, until - Date.now()), signal);
+      seen = await stored.lookup(scriptId, conversationId);
+    }
+  } catch (error) {
+    return refusalResult(`The background script could not be looked up in the store: ${(error as Error).message}`);
+  }
+  if (seen === undefined) return refusalResult(UNKNOWN_SCRIPT);
+  if (seen.state === 'lost') {
+    return refusalResult(`Background script ${scriptId} was running at an instance that stopped before it ended: its outcome is unknown, and it was not run again (calls it made may have run). Run it again if that is safe.`);
+  }
+  if (seen.state === 'running') {
+    if (action === 'cancel') return refusalResult(`Background script ${scriptId} is running at another instance; it can be cancelled only there. Wait for it instead.`);
+    return runningResult(seen);
+  }
+  return finishedResult({ scriptId, status: seen.state, result: seen.result });
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, ms));
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

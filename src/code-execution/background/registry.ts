@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ToolResult } from '../../host/types.ts';
 import type { TimeLimit } from '../result.ts';
+import type { StoredScripts } from './stored.ts';
 
 /** Default cap on background scripts running at once on one host (each holds its conversation's VM or interpreter). */
 export const DEFAULT_MAX_BACKGROUND_SCRIPTS = 16;
@@ -77,7 +78,15 @@ export class BackgroundScripts {
   constructor(
     private readonly limits: BackgroundLimits,
     private readonly onFinished: (script: BackgroundScript) => void,
+    /** With a store: where a detached script's row and outcome go (stored.ts). */
+    readonly stored?: StoredScripts,
   ) {}
+
+  /** The call answers `running`: the script is announced when it ends, and (with a store) its row is written first. */
+  async detach(script: BackgroundScript): Promise<void> {
+    script.detached = true;
+    if (this.stored !== undefined && script.status === 'running') await this.stored.started(script);
+  }
 
   /** Why a new background script may not start now, or undefined. */
   refusal(): string | undefined {
@@ -166,7 +175,10 @@ export class BackgroundScripts {
         script.forgotten = true;
         this.cancel(script, 'conversation ended');
         stopping.push(script.done);
-      } else this.remove(script, false);
+      } else {
+        if (script.detached) this.stored?.forget(script.scriptId);
+        this.remove(script, false);
+      }
     }
     for (const [id, owner] of this.expired) if (owner === conversationId) this.expired.delete(id);
     return Promise.all(stopping);
@@ -184,7 +196,8 @@ export class BackgroundScripts {
       } else this.remove(script, false);
     }
     this.expired.clear();
-    return Promise.all(stopping);
+    // Stopped scripts' outcomes ("cancelled: host shutting down") reach the store before it closes.
+    return Promise.all(stopping).then(() => this.stored?.close());
   }
 
   /** Scripts held now (running and finished), for tests and diagnostics. */
@@ -197,6 +210,8 @@ export class BackgroundScripts {
     if (script.status === 'running') script.status = 'completed';
     script.result = result;
     this.onFinished(script);
+    // Ended with its conversation: its row goes; ended by the host closing: its outcome is kept.
+    if (script.detached) this.stored?.ended(script, script.forgotten && !this.closed);
     // Ended with its conversation (or the host): nobody can ask for it any more.
     if (script.forgotten) {
       this.remove(script, false);

@@ -245,5 +245,103 @@
   freeze(ToolError.prototype);
   freeze(ToolError);
 
-  return freeze({ ToolError, safeString, describe, isError, readString, rejected, returnJson, makeLogger, makeNamespace, cutArgument });
+  /**
+   * Math.random and Date for both preludes, replayable for durable runs (docs/durable.md);
+   * installed on the global object once, before any script, then `begin` starts each run.
+   *
+   * - Random: sfc32, seeded by `begin`. `seedAlways` (QuickJS): every run draws from it, because
+   *   every VM is restored from one snapshot, so the engine's own generator would repeat the
+   *   same numbers in every run. Otherwise (V8: each run's fresh context has its own generator)
+   *   only a recording run does, and any other reads the engine's after one flag test.
+   * - Clock: while a run records (`begin` given a journal's clock reads), every read — Date.now(),
+   *   new Date(), Date() — is kept and handed to `send` as JSON text by `flush`, which the
+   *   prelude calls before each tool call, so a replay reads the same times: the journal's reads
+   *   are served in order, then the live clock continues. Otherwise one flag test per read.
+   */
+  /**
+   * Clock reads a recording run keeps (src/store/bounds.ts MAX_CLOCK_READS, the journal's bound,
+   * which refuses to store more): past it the guest keeps none, so a loop reading the clock
+   * cannot grow the array, nor the frame that carries it to the host, without bound.
+   */
+  const MAX_KEPT_READS = 100000;
+
+  function installReads(send, seedAlways) {
+    const G = globalThis;
+    const RealDate = Date;
+    const realNow = Date.now;
+    const dateToString = Date.prototype.toString;
+    const engineRandom = Math.random;
+    const construct = Reflect.construct;
+    const defineProperty = Object.defineProperty;
+    const seed = [0x9e3779b9, 0x243f6a88, 0xb7e15162, 0x71374491];
+    let seeded = seedAlways;
+    let recording = false;
+    let replay = [];
+    let next = 0;
+    let reads = [];
+    /** Reads kept this run; past MAX_KEPT_READS none is kept and `flush` sends "over" once instead. */
+    let kept = 0;
+    let told = false;
+    function sfc32() {
+      const t = (((seed[0] + seed[1]) | 0) + seed[3]) | 0;
+      seed[3] = (seed[3] + 1) | 0;
+      seed[0] = seed[1] ^ (seed[1] >>> 9);
+      seed[1] = (seed[2] + (seed[2] << 3)) | 0;
+      seed[2] = (seed[2] << 21) | (seed[2] >>> 11);
+      seed[2] = (seed[2] + t) | 0;
+      return t >>> 0;
+    }
+    defineProperty(Math, 'random', {
+      value: function random() {
+        if (!seeded) return engineRandom();
+        return ((sfc32() >>> 5) * 67108864 + (sfc32() >>> 6)) / 9007199254740992;
+      },
+      writable: true, enumerable: false, configurable: true,
+    });
+    function clockNow() {
+      if (!recording) return realNow();
+      const value = next < replay.length ? replay[next++] : realNow();
+      if (++kept <= MAX_KEPT_READS) reads[reads.length] = value;
+      return value;
+    }
+    const DateShim = function Date(...args) {
+      if (new.target === undefined) return apply(dateToString, construct(RealDate, [clockNow()]), []);
+      return construct(RealDate, args.length === 0 ? [clockNow()] : args, new.target);
+    };
+    defineProperty(DateShim, 'prototype', { value: RealDate.prototype, writable: false, enumerable: false, configurable: false });
+    defineProperty(DateShim, 'length', { value: 7, configurable: true });
+    defineProperty(DateShim, 'now', { value: function now() { return clockNow(); }, writable: true, enumerable: false, configurable: true });
+    defineProperty(DateShim, 'parse', { value: RealDate.parse, writable: true, enumerable: false, configurable: true });
+    defineProperty(DateShim, 'UTC', { value: RealDate.UTC, writable: true, enumerable: false, configurable: true });
+    defineProperty(RealDate.prototype, 'constructor', { value: DateShim, writable: true, enumerable: false, configurable: true });
+    defineProperty(G, 'Date', { value: DateShim, writable: true, enumerable: false, configurable: true });
+    return freeze({
+      /** A run starts: `words` (4 integers) seed the generator; `clock` (an array: the journal's reads) makes it record. */
+      begin(words, clock) {
+        for (let i = 0; i < 4; i++) seed[i] = words[i] | 0;
+        for (let i = 0; i < 12; i++) sfc32();
+        recording = isArray(clock);
+        seeded = seedAlways || recording;
+        replay = recording ? clock : [];
+        next = 0;
+        reads = [];
+        kept = 0;
+        told = false;
+      },
+      /** Sends the reads kept since the last flush, if any (before a tool call); past the bound, "over" once. */
+      flush() {
+        if (reads.length > 0) {
+          const text = jsonStringify(reads);
+          reads = [];
+          send(text);
+        }
+        if (kept > MAX_KEPT_READS && !told) {
+          told = true;
+          send('"over"');
+        }
+      },
+    });
+  }
+
+  return freeze({ ToolError, safeString, describe, isError, readString, rejected, returnJson, makeLogger, makeNamespace, cutArgument, installReads });
 })

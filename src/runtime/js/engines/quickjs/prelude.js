@@ -263,7 +263,7 @@
     }
     const frames = callerFrames(callee);
     // Bit 0: a global; the rest, when sites are on, the caller's encoded site.
-    if (clockRecording) flushClock();
+    reads.flush();
     const id = callBridge(B_CALL, isGlobal ? 1 : sites ? siteOf(frames) * 2 : 0, name, json);
     if (typeof id === 'number') {
       return new PromiseCtor(function (resolve, reject) {
@@ -317,60 +317,12 @@
     return true;
   }
 
-  // Every VM is restored from one snapshot, so the engine's own generator would repeat the same
-  // numbers in every run. Math.random draws from sfc32 instead, seeded by the host for each run.
-  const seed = [0x9e3779b9, 0x243f6a88, 0xb7e15162, 0x71374491];
-  function sfc32() {
-    const t = (((seed[0] + seed[1]) | 0) + seed[3]) | 0;
-    seed[3] = (seed[3] + 1) | 0;
-    seed[0] = seed[1] ^ (seed[1] >>> 9);
-    seed[1] = (seed[2] + (seed[2] << 3)) | 0;
-    seed[2] = (seed[2] << 21) | (seed[2] >>> 11);
-    seed[2] = (seed[2] + t) | 0;
-    return t >>> 0;
-  }
-  defineProperty(Math, 'random', {
-    value: function random() {
-      return ((sfc32() >>> 5) * 67108864 + (sfc32() >>> 6)) / 9007199254740992;
-    },
-    writable: true, enumerable: false, configurable: true,
-  });
-
-  // Durable runs (docs/durable.md): with the host recording (`bind` given a journal's clock),
-  // every read of the clock — Date.now(), new Date(), Date() — is kept in `clockReads` and sent to
-  // the host, in one line before each tool call (`flushClock`), so a replay of the run reads the
-  // same times: `clockReplay` serves them in order, then the live clock continues. Without
-  // recording the clock is read directly (one flag test per read).
-  const RealDate = Date;
-  const realNow = Date.now;
-  const construct = Reflect.construct;
-  let clockRecording = false;
-  let clockReplay = [];
-  let clockNext = 0;
-  let clockReads = [];
-  function clockNow() {
-    if (!clockRecording) return realNow();
-    const value = clockNext < clockReplay.length ? clockReplay[clockNext++] : realNow();
-    clockReads.push(value);
-    return value;
-  }
-  function flushClock() {
-    if (clockReads.length === 0) return;
-    const text = jsonStringify(clockReads);
-    clockReads = [];
+  // Math.random and Date (guest/guest-core.js): Math.random draws from sfc32, seeded by the host
+  // for each run (every VM is restored from one snapshot, so the engine's own generator would
+  // repeat the same numbers in every run); a durable run's clock reads are recorded.
+  const reads = core.installReads(function sendClock(text) {
     callBridge(B_LOG, 'clock', text);
-  }
-  const DateShim = function Date(...args) {
-    if (new.target === undefined) return apply(RealDate.prototype.toString, construct(RealDate, [clockNow()]), []);
-    return construct(RealDate, args.length === 0 ? [clockNow()] : args, new.target);
-  };
-  defineProperty(DateShim, 'prototype', { value: RealDate.prototype, writable: false, enumerable: false, configurable: false });
-  defineProperty(DateShim, 'length', { value: 7, configurable: true });
-  defineProperty(DateShim, 'now', { value: function now() { return clockNow(); }, writable: true, enumerable: false, configurable: true });
-  defineProperty(DateShim, 'parse', { value: RealDate.parse, writable: true, enumerable: false, configurable: true });
-  defineProperty(DateShim, 'UTC', { value: RealDate.UTC, writable: true, enumerable: false, configurable: true });
-  defineProperty(RealDate.prototype, 'constructor', { value: DateShim, writable: true, enumerable: false, configurable: true });
-  defineProperty(G, 'Date', { value: DateShim, writable: true, enumerable: false, configurable: true });
+  }, true);
 
   // Names of the global object before any script: a global tool may not shadow them. Names a
   // script created in an earlier run of the session may be (the binding wins).
@@ -480,12 +432,7 @@
     const parsed = jsonParse(seedText);
     // An array: a fresh seed. An object: a durable run's {seed, clock} from its journal.
     const words = parsed.seed !== undefined ? parsed.seed : parsed;
-    for (let i = 0; i < 4; i++) seed[i] = words[i] | 0;
-    clockRecording = parsed.seed !== undefined;
-    clockReplay = clockRecording && Array.isArray(parsed.clock) ? parsed.clock : [];
-    clockNext = 0;
-    clockReads = [];
-    for (let i = 0; i < 12; i++) sfc32();
+    reads.begin(words, parsed.seed !== undefined ? (Array.isArray(parsed.clock) ? parsed.clock : []) : undefined);
     pending = create(null);
     installHelpers();
     for (let i = 0; i < boundGlobals.length; i++) {

@@ -31,7 +31,8 @@ function start(header, payloads) {
   let bound;
   try {
     // Only nested paths and globals are installed up front; each tool on first use (prelude.js).
-    bound = sandbox.control(C_BIND, catalog.eager(), run.out.sites);
+    // A durable run's seed and journaled clock reads (`dur`) cross as JSON text: primitives only.
+    bound = sandbox.control(C_BIND, catalog.eager(), run.out.sites, header.dur !== undefined ? JSON.stringify(header.dur) : '');
   } catch {
     bound = 'the prelude failed to install the tools';
   }

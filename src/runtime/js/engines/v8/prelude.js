@@ -47,6 +47,7 @@
   const mapSet = Map.prototype.set;
   const jsonParse = JSON.parse;
   const jsonStringify = JSON.stringify;
+  const isArray = Array.isArray;
   const SymbolCtor = Symbol;
   const errorToString = Error.prototype.toString;
   const ErrorCtor = Error;
@@ -204,6 +205,13 @@
     writable: true, enumerable: false, configurable: true,
   });
 
+  // Math.random and Date (guest/guest-core.js): the engine's own, after one flag test, unless
+  // the run is durable (`bind` given `dur`); then Math.random draws from the host's seed and the
+  // clock reads are recorded, sent before each tool call.
+  const reads = core.installReads(function sendClock(text) {
+    callBridge(B_LOG, 'clock', text);
+  }, false);
+
   // Pending calls: id → [resolve, reject].
   const pending = create(null);
 
@@ -227,6 +235,7 @@
       }
       if (typeof json !== 'string') json = '';
     }
+    reads.flush();
     // A tool call of a run with sites on sends its site (a number) in place of `false`.
     const id = callBridge(B_CALL, sites && !isGlobal ? callerSite() : isGlobal, name, json);
     if (typeof id === 'number') {
@@ -375,9 +384,14 @@
     return allKeys();
   }
 
-  function bind(eagerJson, sitesOn) {
+  /** `durJson`: a durable run's {seed, clock} as JSON text, '' for any other run. */
+  function bind(eagerJson, sitesOn, durJson) {
     const config = jsonParse(eagerJson);
     sites = sitesOn === true;
+    if (durJson !== '') {
+      const dur = jsonParse(durJson);
+      reads.begin(dur.seed, isArray(dur.clock) ? dur.clock : []);
+    }
     target = create(null);
     // Nested paths (`tools.a.b`) hang on functions and namespaces: installed up front.
     installing = true;
@@ -519,7 +533,7 @@
 
   return function control(op, a, b, c, d) {
     switch (op) {
-      case C_BIND: return bind(a, b);
+      case C_BIND: return bind(a, b, c);
       case C_RUN: run(a); return undefined;
       case C_THROWN: fail(a); return undefined;
       case C_DELIVER: return deliver(a, b, c, d);
