@@ -3,13 +3,14 @@
  * `toolcell serve`, in both protocol eras (2025-11-25, its default "legacy" era, and
  * `--protocol-era modern`, 2026-07-28) over stdio (the CLI spawns serve) and over Streamable
  * HTTP (a real `serve --http` process with a bearer token). Each CLI run is one process and one
- * request: tools/list, a provider tool, code_execution whose script calls a tool, and a tool
- * behind an approval.
+ * request: tools/list, a provider tool, code_execution whose script calls a tool, a tool
+ * behind an approval (directly and from a script) and, over HTTP, a provider that elicits.
  *
  * The Inspector CLI declares no elicitation capability (it builds its client with
- * `elicit: false` and has no flag or stdin path to answer one), so an approval can never be
- * given through it: serve must fail closed in both eras — the gated call is refused with a
- * message saying why, and the provider's log shows it never ran.
+ * `elicit: false`, has no flag or stdin path to answer one, and its CLI has no `tasks/update`),
+ * so an approval can never be given through it: serve must fail closed in both eras — the gated
+ * call is refused with a message saying why, and the provider's log shows it never ran; a
+ * provider's elicitation is declined to the provider, never sent to the CLI.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,6 +22,7 @@ import { createInterface } from 'node:readline';
 import { makePeer, REPO_ROOT, scratchDir, type Peer } from '../helpers/peers.ts';
 
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
+const REFERENCE = join(REPO_ROOT, 'test', 'conformance', 'mcp', 'reference-server.ts');
 const INSPECTOR = join(REPO_ROOT, 'node_modules', '.bin', 'mcp-inspector');
 const TOKEN = 'inspector-tok-7';
 /** One CLI run starts node (and, over stdio, serve under tsx): generous beside three busy loops. */
@@ -35,11 +37,11 @@ interface Fixture {
 }
 
 /** A provider with `send` (class comms, behind an approval) and `look` (no approval). */
-function fixture(): Fixture {
+function fixture(extraServers: unknown[] = []): Fixture {
   const dir = scratchDir();
   const provider = makePeer(dir, 'x', { tools: [{ name: 'send', classes: ['comms'] }, { name: 'look', classes: ['read'] }] });
   const configPath = join(dir, 'toolcell.json');
-  writeFileSync(configPath, JSON.stringify({ servers: [provider.config], codeExecution: { languages: ['javascript'] }, approvals: { classes: ['comms'] } }));
+  writeFileSync(configPath, JSON.stringify({ servers: [provider.config, ...extraServers], codeExecution: { languages: ['javascript'] }, approvals: { classes: ['comms'] } }));
   return { provider, configPath, dir };
 }
 
@@ -86,7 +88,10 @@ const looksOf = (provider: Peer, era: Era) => calls(provider, 'look').filter((e)
 async function exercise(era: Era, target: { url: string } | { command: string[] }, provider: Peer): Promise<void> {
   const listed = await inspect(era, target, ['--method', 'tools/list']);
   assert.equal(listed.code, 0, show(listed));
-  assert.deepEqual(listed.out.result.tools.map((t: { name: string }) => t.name).sort(), ['code_execution', 'result_page', 'x--look', 'x--send'], show(listed));
+  // Over HTTP the reference server is a second provider (its tools are `ref--…`).
+  const names: string[] = listed.out.result.tools.map((t: { name: string }) => t.name);
+  assert.deepEqual(names.filter((n) => !n.startsWith('ref--')).sort(), ['code_execution', 'result_page', 'x--look', 'x--send'], show(listed));
+  if ('url' in target) assert.ok(names.includes('ref--test_elicitation_sep1034_defaults'), show(listed));
 
   const direct = await inspect(era, target, ['--method', 'tools/call', '--tool-name', 'x--look', '--tool-args-json', JSON.stringify({ era, n: 1 })]);
   assert.equal(direct.code, 0, show(direct));
@@ -151,16 +156,53 @@ test('Inspector CLI over stdio (it spawns serve), both eras side by side: list, 
   ]);
 });
 
-test('Inspector CLI over HTTP (serve --http, bearer token), both eras against one serve: list, a provider tool, code_execution, an approval fails closed', async () => {
-  const f = fixture();
-  const { url, child } = await startHttp(f);
-  const exited = once(child, 'exit');
+/** Our conformance reference server (Streamable HTTP); resolves with its URL once it listens. */
+async function startReference(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', REFERENCE, '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    const look = (chunk: Buffer) => {
+      seen += chunk.toString('utf8');
+      const match = seen.match(/listening (\S+)/);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout!.on('data', look);
+    child.stderr!.on('data', look);
+    child.once('exit', (code) => reject(new Error(`reference server exited ${code} before listening:\n${seen}`)));
+  });
+  return { url, child };
+}
+
+/**
+ * A provider's own elicitation during the CLI's call (the reference server's SEP-1034 tool asks
+ * without checking the client's capability): serve never forwards it to a client that did not
+ * declare elicitation — not as `elicitation/create` (2025) nor as `input_required` (2026) — and
+ * declines it to the provider, which reports the refusal in its result.
+ */
+async function providerElicitation(era: Era, url: string): Promise<void> {
+  const run = await inspect(era, { url }, ['--method', 'tools/call', '--tool-name', 'ref--test_elicitation_sep1034_defaults', '--tool-args-json', '{}']);
+  assert.equal(run.code, 5, show(run));
+  assert.equal(run.out?.result?.isError, true, show(run));
+  assert.equal(run.out.result.resultType ?? 'complete', 'complete', show(run));
+  assert.match(JSON.stringify(run.out.result.content), /did not declare the \\"elicitation\\" capability/, show(run));
+}
+
+test('Inspector CLI over HTTP (serve --http, bearer token), both eras against one serve: list, a provider tool, code_execution, approvals and a provider\'s elicitation fail closed', async () => {
+  const reference = await startReference();
+  const f = fixture([{ id: 'ref', url: reference.url, required: true }]);
   try {
-    await Promise.all([exercise('legacy', { url }, f.provider), exercise('modern', { url }, f.provider)]);
-    child.kill('SIGTERM');
-    const [code] = await exited;
-    assert.equal(code, 0);
+    const { url, child } = await startHttp(f);
+    const exited = once(child, 'exit');
+    try {
+      await Promise.all([exercise('legacy', { url }, f.provider), exercise('modern', { url }, f.provider)]);
+      await Promise.all([providerElicitation('legacy', url), providerElicitation('modern', url)]);
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      assert.equal(code, 0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    reference.child.kill('SIGTERM');
   }
 });
