@@ -22,7 +22,7 @@ import type { DispatchOutcome, ExecutionBudget, RegisteredTool, ToolResult } fro
 import { resultText } from '../host/results.ts';
 import type { ToolBinding, ToolCallContext } from '../runtime/types.ts';
 import { END_TURN_META_KEY } from './options.ts';
-import { contentValue } from './content-objects.ts';
+import { contentValue, jsonLikeText } from './content-objects.ts';
 import type { ShapeLearner } from './learned-shapes.ts';
 import type { RunRecorder } from './durable-runs.ts';
 
@@ -187,10 +187,13 @@ class ScriptBinding implements ToolBinding {
     }
     if (ledger.live && outcome.result._meta?.[END_TURN_META_KEY] === true) ledger.endTurn = true;
     if (outcome.status !== 'completed' || outcome.result.isError) throw failure(name, outcome);
-    const value = scriptValue(outcome.result);
+    const { result } = outcome;
+    // A lone text block that may be JSON goes to the runtime as text: the JavaScript sandbox parses
+    // it inside the VM anyway (and takes the text itself when it is not JSON, as contentValue
+    // does), so the host neither parses nor serializes it again (json-text.ts).
+    const value = result.structuredContent === undefined ? (jsonLikeText(result.content) ?? contentValue(result.content)) : result.structuredContent;
     const shapes = (ctx.scope as RunScope).shapes;
     if (shapes === undefined || this.tool.outputSchema !== undefined) return value;
-    const { result } = outcome;
     return shapes.observe(name, value, result.structuredContent === undefined && result.content.length === 1 && result.content[0]!.type === 'text');
   }
 }

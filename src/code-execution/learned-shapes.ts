@@ -9,6 +9,7 @@
  * Pure bookkeeping, no I/O. Bounded: the walk of one result, the properties of one object, the
  * tools remembered, and how often a tool's results are looked at once its shape has settled.
  */
+import { JsonText } from '../runtime/json-text.ts';
 
 /** Levels of nesting below the result that are described; deeper values are `unknown`. */
 export const MAX_SHAPE_DEPTH = 4;
@@ -264,7 +265,8 @@ export class ShapeLearner {
     this.tools.set(tool, entry);
     entry.results += 1;
     if (entry.results <= EAGER_RESULTS || entry.results % SETTLED_SAMPLE_EVERY === 0) {
-      const next = merge(entry.shape, shapeOf(value, 0, text));
+      // A tool's text the runtime would parse itself (json-text.ts) is parsed here only when sampled.
+      const next = merge(entry.shape, shapeOf(value instanceof JsonText ? value.value() : value, 0, text));
       const schema = schemaOf(next);
       if (entry.schema === undefined || JSON.stringify(schema) !== JSON.stringify(entry.schema)) {
         entry.schema = schema;

@@ -140,3 +140,32 @@ describe('Python values', () => {
     assert.equal(env.error!.line, 3);
   });
 });
+
+// The result's text is written from the JSON text the sandbox returned (src/runtime/json-text.ts),
+// not from the host's own serialization of the parsed value: both must say the same thing, to
+// the character, for the values where engines could differ (number forms, escapes, key order).
+for (const engine of ['quickjs', 'v8'] as const) {
+  describe(`the result's text is the value's own serialization (${engine})`, () => {
+    let r: ReturnType<typeof rig>;
+    before(() => { r = rig(engine); });
+    after(() => r.close());
+
+    test('numbers, escapes, lone surrogates and integer keys read the same in the text and the object', async () => {
+      const code = `return {
+        b: 1, 2: 'two', 10: 'ten', '-1': 'minus', 4294967295: 'big index',
+        nums: [0.1, 1e21, 1e-7, 123456789012345680000, -0, 5e-324, 1.7976931348623157e308, 2 ** 53 + 2, 0.000001, 1 / 3],
+        text: 'q"b\\\\s/\\b\\f\\n\\r\\t\\u0001\\u001f\\u007f\\u2028\\u2029é😀\\ud800x\\udc00',
+        nested: { a: [[], {}, [null, true, false]], __proto__x: 1 },
+        echoed: await tools.echo({ s: '\\ud83d', n: 1e300 }),
+      };`;
+      const inferenceId = r.host.beginInference({ conversationId: `text-${engine}` });
+      const out = await r.host.dispatch({ inferenceId, name: 'code_execution', input: { code } });
+      const result = (out as unknown as { result: { content: { text: string }[]; structuredContent: Envelope } }).result;
+      assert.equal(result.structuredContent.ok, true, JSON.stringify(result.structuredContent));
+      assert.equal(result.content[0]!.text, JSON.stringify(result.structuredContent));
+      const value = result.structuredContent.value as { nums: number[]; text: string };
+      assert.deepEqual(value.nums, [0.1, 1e21, 1e-7, 123456789012345680000, 0, 5e-324, 1.7976931348623157e308, 2 ** 53 + 2, 0.000001, 1 / 3]);
+      assert.equal(value.text, 'q"b\\s/\b\f\n\r\t\u0001\u001f\u007f\u2028\u2029é😀\ud800x\udc00');
+    });
+  });
+}
