@@ -25,6 +25,7 @@ function rig(engine: 'quickjs' | 'v8') {
   host.registerTool({ name: 'boom', description: 'Always fails', inputSchema: { type: 'object' }, handler: async () => { throw new Error('the tool failed'); } });
   host.registerTool({ name: 'echo', description: 'Returns its arguments', inputSchema: { type: 'object' }, handler: async (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }) });
   host.registerTool({ name: 'three', description: 'Says 3', inputSchema: { type: 'object' }, handler: async () => textResult('3') });
+  host.registerTool({ name: 'echo_raw', description: 'Answers its t argument as text', inputSchema: { type: 'object' }, handler: async (args) => textResult(String((args as { t?: unknown }).t)) });
   const ce: CodeExecution = registerCodeExecution(host, { engine });
   let n = 0;
   async function run(code: string, language: 'javascript' | 'python' = 'javascript'): Promise<Envelope> {
@@ -105,6 +106,11 @@ describe('Python values', () => {
     const env = await r.run(code, 'python');
     assert.deepEqual(env.value, { s: [1, 2, 3], t: [1, 2], when: '2020-01-02T03:04:05', day: '2020-01-02', price: '1.50', ps: [{ x: 1 }, { x: 2 }], nan: 'NaN', ok: 1 });
     assert.deepEqual(kinds(env), ['Decimal->stringx1', 'NaN->stringx1', 'P (dataclass)->objectx2', 'date->ISO 8601 stringx1', 'datetime->ISO 8601 stringx1', 'set->arrayx1']);
+  });
+
+  test("a tool's JSON text reaches Python as its value, text that merely looks like JSON as text (json-text.ts)", async () => {
+    const env = await r.run('a = await tools.echo({"k": [1, "two"], "u": "ü"})\nb = await tools.echo_raw({"t": "[not json"})\n{"a": a, "b": b, "ta": type(a).__name__}', 'python');
+    assert.deepEqual(env.value, { a: { k: [1, 'two'], u: 'ü' }, b: '[not json', ta: 'dict' });
   });
 
   test('a pydantic-style object is dumped; an unknown object becomes its own repr only', async () => {
