@@ -44,7 +44,10 @@ export function takeText(value: unknown): string | undefined {
  */
 export class JsonText {
   /** @param text the tool's text, at most what the caller's own bounds allow */
-  constructor(readonly text: string) {}
+  constructor(readonly text: string) {
+    // It crosses to the sandbox as it is: anything but a string would break the frame, not the call.
+    if (typeof text !== 'string') throw new TypeError('a JsonText holds a string');
+  }
 
   /** The value: the text's JSON parse, or the text itself when it is not JSON. */
   value(): unknown {

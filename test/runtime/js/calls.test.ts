@@ -209,6 +209,11 @@ describe('per-call limits', () => {
     });
     assert.deepEqual(valueOf(result), { json: { a: [1, 2, { b: 'ü\u0000' }], n: 1e300 }, array: [true, null, 'x'], looks: '{"a":1,} and more', empty: '[' });
     assert.deepEqual(result.calls.map((c) => c.status), ['ok', 'ok', 'ok', 'ok']);
+    // A binding that builds one from anything but a string gets a clear error, in its own call.
+    const bad = await runtime.execute('try { await tools.bad({}); } catch (e) { return [e.name, e.message]; }', {
+      tools: [tool('bad', async () => new JsonText(1 as unknown as string))],
+    });
+    assert.deepEqual(valueOf(bad), ['TypeError', 'a JsonText holds a string']);
   });
 
   test('a JsonText answer is bounded by maxResultBytes like any other, by the bytes that cross', async () => {
