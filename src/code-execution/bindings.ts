@@ -20,9 +20,10 @@
 import type { ToolHost } from '../host/tool-host.ts';
 import type { DispatchOutcome, ExecutionBudget, RegisteredTool, ToolResult } from '../host/types.ts';
 import { resultText } from '../host/results.ts';
+import { JsonText } from '../runtime/json-text.ts';
 import type { ToolBinding, ToolCallContext } from '../runtime/types.ts';
 import { END_TURN_META_KEY } from './options.ts';
-import { contentValue } from './content-objects.ts';
+import { contentValue, jsonLikeText } from './content-objects.ts';
 import type { ShapeLearner } from './learned-shapes.ts';
 import type { RunRecorder } from './durable-runs.ts';
 
@@ -67,8 +68,18 @@ function innerProgress(ledger: ExecutionLedger, name: string): ((p: { progress: 
  * one content object per block (content-objects.ts: images, audio, resources as typed objects).
  */
 export function scriptValue(result: ToolResult): unknown {
+  const value = answerValue(result);
+  return value instanceof JsonText ? value.value() : value;
+}
+
+/**
+ * {@link scriptValue} as a binding answers it: a lone text block that may be JSON stays a
+ * {@link JsonText}, which the JavaScript sandbox parses inside the VM anyway (taking the text
+ * itself when it is not JSON, as contentValue does), so the host neither parses nor serializes it.
+ */
+function answerValue(result: ToolResult): unknown {
   if (result.structuredContent !== undefined) return result.structuredContent;
-  return contentValue(result.content);
+  return jsonLikeText(result.content) ?? contentValue(result.content);
 }
 
 function failure(name: string, outcome: DispatchOutcome): ToolError {
@@ -187,10 +198,10 @@ class ScriptBinding implements ToolBinding {
     }
     if (ledger.live && outcome.result._meta?.[END_TURN_META_KEY] === true) ledger.endTurn = true;
     if (outcome.status !== 'completed' || outcome.result.isError) throw failure(name, outcome);
-    const value = scriptValue(outcome.result);
+    const { result } = outcome;
+    const value = answerValue(result);
     const shapes = (ctx.scope as RunScope).shapes;
     if (shapes === undefined || this.tool.outputSchema !== undefined) return value;
-    const { result } = outcome;
     return shapes.observe(name, value, result.structuredContent === undefined && result.content.length === 1 && result.content[0]!.type === 'text');
   }
 }

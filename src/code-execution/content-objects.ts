@@ -12,6 +12,7 @@
  * A script returns the same objects to pass content on to the model (returned-content.ts).
  */
 import type { ContentBlock } from '../host/types.ts';
+import { JsonText } from '../runtime/json-text.ts';
 
 /** A text block. */
 export interface TextObject {
@@ -90,18 +91,19 @@ export function toContentObject(block: ContentBlock): ContentObject | Record<str
  */
 export function contentValue(blocks: readonly ContentBlock[]): unknown {
   if (blocks.length === 0) return null;
-  if (blocks.length === 1 && blocks[0]!.type === 'text' && typeof blocks[0]!.text === 'string') {
-    const text = blocks[0]!.text as string;
-    const trimmed = text.trimStart();
-    if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
-      try {
-        return JSON.parse(text);
-      } catch {
-        // Text that merely looks like JSON is handed over as text.
-        return text;
-      }
-    }
-    return text;
-  }
+  const json = jsonLikeText(blocks);
+  if (json !== undefined) return json.value();
+  if (blocks.length === 1 && blocks[0]!.type === 'text' && typeof blocks[0]!.text === 'string') return blocks[0]!.text as string;
   return blocks.map(toContentObject);
+}
+
+/**
+ * A lone text block that begins (after white space) with `{` or `[`, as a {@link JsonText}: the
+ * value is its JSON parse, or the text itself when it merely looks like JSON. Else undefined.
+ */
+export function jsonLikeText(blocks: readonly ContentBlock[]): JsonText | undefined {
+  if (blocks.length !== 1 || blocks[0]!.type !== 'text' || typeof blocks[0]!.text !== 'string') return undefined;
+  const text = blocks[0]!.text as string;
+  const trimmed = text.trimStart();
+  return trimmed.startsWith('{') || trimmed.startsWith('[') ? new JsonText(text) : undefined;
 }

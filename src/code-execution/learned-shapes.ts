@@ -9,6 +9,7 @@
  * Pure bookkeeping, no I/O. Bounded: the walk of one result, the properties of one object, the
  * tools remembered, and how often a tool's results are looked at once its shape has settled.
  */
+import { JsonText } from '../runtime/json-text.ts';
 
 /** Levels of nesting below the result that are described; deeper values are `unknown`. */
 export const MAX_SHAPE_DEPTH = 4;
@@ -242,8 +243,18 @@ export class ShapeLearner {
   private changes = 0;
   /** Tools whose shape changed since the last {@link takeChanged} (to save to a store). */
   private readonly changed = new Set<string>();
+  /**
+   * Sampled results given as JSON text (json-text.ts), learned from on the next turn of the event
+   * loop: the answer reaches the sandbox first, and the host parses the text while the VM parses
+   * its own copy (a megabyte's parse was 16-20 ms of the host's, on the round trip's path). Every
+   * reader and the next observe learn them first, so none sees a state without them. Bounded by
+   * the sampling: the sampled results of one turn, each a text its call already holds.
+   */
+  private pending: Array<{ tool: string; entry: Learned; json: JsonText; text: boolean }> = [];
+  private settleScheduled = false;
 
   get version(): number {
+    this.settle();
     return this.changes;
   }
 
@@ -253,6 +264,7 @@ export class ShapeLearner {
    * was a plain number, which is given as the number its declaration says.
    */
   observe(tool: string, value: unknown, text: boolean): unknown {
+    this.settle();
     let entry = this.tools.get(tool);
     if (entry === undefined) {
       if (this.tools.size >= MAX_LEARNED_TOOLS) this.tools.delete(this.tools.keys().next().value!);
@@ -264,17 +276,41 @@ export class ShapeLearner {
     this.tools.set(tool, entry);
     entry.results += 1;
     if (entry.results <= EAGER_RESULTS || entry.results % SETTLED_SAMPLE_EVERY === 0) {
-      const next = merge(entry.shape, shapeOf(value, 0, text));
-      const schema = schemaOf(next);
-      if (entry.schema === undefined || JSON.stringify(schema) !== JSON.stringify(entry.schema)) {
-        entry.schema = schema;
-        this.changes += 1;
-        this.changed.add(tool);
-      }
-      entry.shape = next;
+      if (value instanceof JsonText) this.later({ tool, entry, json: value, text });
+      else this.learn(tool, entry, shapeOf(value, 0, text));
     }
+    // A JsonText is never a plain-number string (it starts with `{` or `[`): it goes as it is.
     if (text && typeof value === 'string' && entry.shape?.k === 'numeric-text' && PLAIN_NUMBER.test(value)) return Number(value);
     return value;
+  }
+
+  private learn(tool: string, entry: Learned, shape: Shape): void {
+    const next = merge(entry.shape, shape);
+    const schema = schemaOf(next);
+    if (entry.schema === undefined || JSON.stringify(schema) !== JSON.stringify(entry.schema)) {
+      entry.schema = schema;
+      this.changes += 1;
+      this.changed.add(tool);
+    }
+    entry.shape = next;
+  }
+
+  private later(sample: { tool: string; entry: Learned; json: JsonText; text: boolean }): void {
+    this.pending.push(sample);
+    if (this.settleScheduled) return;
+    this.settleScheduled = true;
+    setImmediate(() => this.settle());
+  }
+
+  /** Learns from the deferred samples, in the order they came; a tool forgotten meanwhile is skipped. */
+  private settle(): void {
+    this.settleScheduled = false;
+    if (this.pending.length === 0) return;
+    const pending = this.pending;
+    this.pending = [];
+    for (const { tool, entry, json, text } of pending) {
+      if (this.tools.get(tool) === entry) this.learn(tool, entry, shapeOf(json.value(), 0, text));
+    }
   }
 
   /**
@@ -282,6 +318,7 @@ export class ShapeLearner {
    * At most {@link MAX_LEARNED_SCHEMA_CHARS} of JSON: a larger one is cut to fewer levels.
    */
   schemaFor(tool: string): Record<string, unknown> | undefined {
+    this.settle();
     const entry = this.tools.get(tool);
     if (entry?.schema === undefined || Object.keys(entry.schema).length === 0) return undefined;
     let schema = entry.schema;
@@ -294,17 +331,20 @@ export class ShapeLearner {
 
   /** Forgets a tool (removed, or its server re-listed it with an output schema). */
   forget(tool: string): void {
+    this.settle();
     this.changed.delete(tool);
     if (this.tools.delete(tool)) this.changes += 1;
   }
 
   /** Whether some tool's shape changed since the last {@link takeChanged}. */
   get hasChanged(): boolean {
+    this.settle();
     return this.changed.size > 0;
   }
 
   /** The shapes changed since the last call, as JSON text by tool (shapes and counts, no value), and clears the list. */
   takeChanged(): Record<string, string> {
+    this.settle();
     const out: Record<string, string> = {};
     for (const tool of this.changed) {
       const entry = this.tools.get(tool);
@@ -320,6 +360,7 @@ export class ShapeLearner {
    * for text that is not such a shape, and keeps nothing of it.
    */
   restore(tool: string, text: string): void {
+    this.settle();
     if (this.tools.has(tool)) return;
     const saved = JSON.parse(text) as { v?: unknown; results?: unknown; shape?: unknown };
     if (saved?.v !== 1 || !isCount(saved.results) || saved.results === 0) throw new TypeError('not a saved shape (version 1)');

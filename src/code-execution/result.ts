@@ -12,6 +12,7 @@
  * marked under `truncated`.
  */
 import type { ContentBlock, ToolResult } from '../host/types.ts';
+import { takeText } from '../runtime/json-text.ts';
 import type { CallSummary, Conversion, LogEntry, RunError, RunErrorKind, SessionInfo } from '../runtime/types.ts';
 import { shapeOf } from './shape.ts';
 import { valuePrefix, type ValueCut } from './value-prefix.ts';
@@ -204,6 +205,22 @@ const ERROR_TEXT_CHARS = 2000;
 
 const jsonLength = (value: unknown): number => JSON.stringify(value).length;
 
+/**
+ * The envelope as JSON text. `valueText`, when given, is the JSON text of `envelope.value`
+ * (json-text.ts): spliced in as it is instead of serializing a value the host only just parsed
+ * from that text (a megabyte costs two serializations otherwise: this one and the length check).
+ * Only where `ok` and `value` lead the envelope (buildEnvelope's order), so the text keeps the
+ * object's key order; elsewhere the envelope is serialized whole.
+ */
+function envelopeText(envelope: ResultEnvelope, valueText: string | undefined): string {
+  if (valueText === undefined || envelope.value === undefined) return JSON.stringify(envelope);
+  const keys = Object.keys(envelope);
+  if (keys[0] !== 'ok' || keys[1] !== 'value') return JSON.stringify(envelope);
+  const { ok, value: _value, ...rest } = envelope;
+  const tail = JSON.stringify(rest);
+  return `{"ok":${ok},"value":${valueText}${tail === '{}' ? '}' : `,${tail.slice(1)}`}`;
+}
+
 /** The longest prefix of `text` whose JSON string form takes at most `room` characters. */
 function clipToJson(text: string, room: number): string {
   let n = Math.min(text.length, Math.max(0, room - 2));
@@ -218,10 +235,11 @@ function clipToJson(text: string, room: number): string {
 /**
  * Fits the envelope within `maxChars` of JSON text. The value keeps priority over stdout and
  * logs; every cut is recorded in `truncated`. The text is valid JSON whatever happens; it can
- * exceed `maxChars` only when the cap is smaller than the envelope's fixed parts.
+ * exceed `maxChars` only when the cap is smaller than the envelope's fixed parts. `valueText`:
+ * the value's JSON text when known (json-text.ts), counted and kept instead of serializing it.
  */
-export function fitEnvelope(envelope: ResultEnvelope, maxChars: number, keep?: KeepCutValue): ResultEnvelope {
-  if (jsonLength(envelope) <= maxChars) return envelope;
+export function fitEnvelope(envelope: ResultEnvelope, maxChars: number, keep?: KeepCutValue, valueText?: string): ResultEnvelope {
+  if (envelopeText(envelope, valueText).length <= maxChars) return envelope;
   const truncated: Truncation = { ...envelope.truncated };
   const { value, stdout, logs, ...rest } = envelope;
   const out: ResultEnvelope = { ...rest };
@@ -232,7 +250,7 @@ export function fitEnvelope(envelope: ResultEnvelope, maxChars: number, keep?: K
   }
   let room = maxChars - jsonLength(out) - MARKER_RESERVE;
   if (value !== undefined) {
-    const text = JSON.stringify(value);
+    const text = valueText ?? JSON.stringify(value);
     if (text.length + 10 <= room) {
       out.value = value;
       room -= text.length + 10;
@@ -293,9 +311,11 @@ export function fitEnvelope(envelope: ResultEnvelope, maxChars: number, keep?: K
  * follows it (bounded on its own, not by `maxChars`).
  */
 export function toToolResult(envelope: ResultEnvelope, maxChars: number, endTurn: boolean, returned: readonly ContentBlock[] = [], keep?: KeepCutValue): ToolResult {
-  const fitted = fitEnvelope(envelope, maxChars, keep);
+  // The value's JSON text as the sandbox wrote it, when the runtime kept it (json-text.ts).
+  const valueText = takeText(envelope.value);
+  const fitted = fitEnvelope(envelope, maxChars, keep, valueText);
   return {
-    content: [{ type: 'text', text: JSON.stringify(fitted) }, ...returned],
+    content: [{ type: 'text', text: envelopeText(fitted, fitted.value === envelope.value ? valueText : undefined) }, ...returned],
     structuredContent: fitted as unknown as Record<string, unknown>,
     ...(fitted.ok ? {} : { isError: true }),
     ...(endTurn ? { _meta: { 'agent-framework/endTurn': true } } : {}),

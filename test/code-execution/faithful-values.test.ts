@@ -25,6 +25,7 @@ function rig(engine: 'quickjs' | 'v8') {
   host.registerTool({ name: 'boom', description: 'Always fails', inputSchema: { type: 'object' }, handler: async () => { throw new Error('the tool failed'); } });
   host.registerTool({ name: 'echo', description: 'Returns its arguments', inputSchema: { type: 'object' }, handler: async (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }) });
   host.registerTool({ name: 'three', description: 'Says 3', inputSchema: { type: 'object' }, handler: async () => textResult('3') });
+  host.registerTool({ name: 'echo_raw', description: 'Answers its t argument as text', inputSchema: { type: 'object' }, handler: async (args) => textResult(String((args as { t?: unknown }).t)) });
   const ce: CodeExecution = registerCodeExecution(host, { engine });
   let n = 0;
   async function run(code: string, language: 'javascript' | 'python' = 'javascript'): Promise<Envelope> {
@@ -107,6 +108,11 @@ describe('Python values', () => {
     assert.deepEqual(kinds(env), ['Decimal->stringx1', 'NaN->stringx1', 'P (dataclass)->objectx2', 'date->ISO 8601 stringx1', 'datetime->ISO 8601 stringx1', 'set->arrayx1']);
   });
 
+  test("a tool's JSON text reaches Python as its value, text that merely looks like JSON as text (json-text.ts)", async () => {
+    const env = await r.run('a = await tools.echo({"k": [1, "two"], "u": "ü"})\nb = await tools.echo_raw({"t": "[not json"})\n{"a": a, "b": b, "ta": type(a).__name__}', 'python');
+    assert.deepEqual(env.value, { a: { k: [1, 'two'], u: 'ü' }, b: '[not json', ta: 'dict' });
+  });
+
   test('a pydantic-style object is dumped; an unknown object becomes its own repr only', async () => {
     const code = [
       'class Model:',
@@ -140,3 +146,32 @@ describe('Python values', () => {
     assert.equal(env.error!.line, 3);
   });
 });
+
+// The result's text is written from the JSON text the sandbox returned (src/runtime/json-text.ts),
+// not from the host's own serialization of the parsed value: both must say the same thing, to
+// the character, for the values where engines could differ (number forms, escapes, key order).
+for (const engine of ['quickjs', 'v8'] as const) {
+  describe(`the result's text is the value's own serialization (${engine})`, () => {
+    let r: ReturnType<typeof rig>;
+    before(() => { r = rig(engine); });
+    after(() => r.close());
+
+    test('numbers, escapes, lone surrogates and integer keys read the same in the text and the object', async () => {
+      const code = `return {
+        b: 1, 2: 'two', 10: 'ten', '-1': 'minus', 4294967295: 'big index',
+        nums: [0.1, 1e21, 1e-7, 123456789012345680000, -0, 5e-324, 1.7976931348623157e308, 2 ** 53 + 2, 0.000001, 1 / 3],
+        text: 'q"b\\\\s/\\b\\f\\n\\r\\t\\u0001\\u001f\\u007f\\u2028\\u2029é😀\\ud800x\\udc00',
+        nested: { a: [[], {}, [null, true, false]], __proto__x: 1 },
+        echoed: await tools.echo({ s: '\\ud83d', n: 1e300 }),
+      };`;
+      const inferenceId = r.host.beginInference({ conversationId: `text-${engine}` });
+      const out = await r.host.dispatch({ inferenceId, name: 'code_execution', input: { code } });
+      const result = (out as unknown as { result: { content: { text: string }[]; structuredContent: Envelope } }).result;
+      assert.equal(result.structuredContent.ok, true, JSON.stringify(result.structuredContent));
+      assert.equal(result.content[0]!.text, JSON.stringify(result.structuredContent));
+      const value = result.structuredContent.value as { nums: number[]; text: string };
+      assert.deepEqual(value.nums, [0.1, 1e21, 1e-7, 123456789012345680000, 0, 5e-324, 1.7976931348623157e308, 2 ** 53 + 2, 0.000001, 1 / 3]);
+      assert.equal(value.text, 'q"b\\s/\b\f\n\r\t\u0001\u001f\u007f\u2028\u2029é😀\ud800x\udc00');
+    });
+  });
+}

@@ -110,3 +110,35 @@ test('the learner: optional fields, unions, records for non-name keys, bounded o
   assert.ok(JSON.stringify(schema).length <= MAX_LEARNED_SCHEMA_CHARS + 200, String(JSON.stringify(schema).length));
   assert.equal(schema.type, 'object');
 });
+
+test('a sampled result given as JSON text is parsed for its shape after the answer, and seen by every reader', async () => {
+  const { JsonText } = await import('../../src/runtime/json-text.ts');
+  let parses = 0;
+  class Counted extends JsonText {
+    override value(): unknown {
+      parses++;
+      return super.value();
+    }
+  }
+  const learner = new ShapeLearner();
+  const first = new Counted('{"items":[{"id":1,"title":"a"}]}');
+  // The script gets the text as it is; nothing is parsed on the way to it.
+  assert.equal(learner.observe('docs', first, true), first);
+  assert.equal(parses, 0);
+  // A reader before the next turn learns it first.
+  assert.equal((learner.schemaFor('docs') as { type?: string } | undefined)?.type, 'object');
+  assert.equal(parses, 1);
+  // Left alone, the next turn of the event loop learns it: the version moves without a reader asking for the schema.
+  const before = learner.version;
+  learner.observe('docs', new Counted('{"items":[{"id":2,"title":"b","archived":true}]}'), true);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(parses, 2);
+  assert.ok(learner.version > before);
+  const props = (learner.schemaFor('docs') as { properties: { items: { items: { properties: Record<string, unknown>; required?: string[] } } } }).properties.items.items;
+  assert.deepEqual(Object.keys(props.properties).sort(), ['archived', 'id', 'title']);
+  assert.ok(!(props.required ?? []).includes('archived'));
+  // Text that merely looks like JSON is learned as text, and goes to the script as it is.
+  const looks = new Counted('{oops');
+  assert.equal(learner.observe('notes', looks, true), looks);
+  assert.equal((learner.schemaFor('notes') as { type?: string } | undefined)?.type, 'string');
+});

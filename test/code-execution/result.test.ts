@@ -85,3 +85,43 @@ test('a shape stays within its bound however wide or deep the value', () => {
   assert.equal(shapeOf([]), 'array(0)');
   assert.equal(shapeOf({ items: [{ id: 1, tags: ['a'] }], total: 1 }), '{ "items": array(1) of { "id": number, "tags": array(1) of string(1) }, "total": number }');
 });
+
+// The value's JSON text kept by the runtime (src/runtime/json-text.ts): the result's text is
+// written from it instead of serializing the value again (issue 46, the 1 MB round trip).
+test('a value the runtime parsed from JSON text is written from that text, once', async () => {
+  const { rememberText, takeText } = await import('../../src/runtime/json-text.ts');
+  const value = { items: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }] };
+  // Text with insignificant spaces: only a splice can put them in the result's text.
+  const text = '{"items":[{"id":1, "name":"a"},{"id":2, "name":"b"}]}';
+  rememberText(value, text);
+  const env = buildEnvelope({ ok: true, value, stdout: 'hi\n', logs: [{ level: 'log', message: 'x' }], calls: [] }, TL);
+  const result = toToolResult(env, 10_000, false);
+  const out = (result.content[0] as unknown as { text: string }).text;
+  assert.equal(out, `{"ok":true,"value":${text},"stdout":"hi\\n","logs":[{"level":"log","message":"x"}],"calls":[],"timeLimit":${JSON.stringify(TL)}}`);
+  assert.deepEqual(JSON.parse(out), result.structuredContent);
+  // Read once: a second result from the same (possibly edited) object serializes it.
+  assert.equal(takeText(value), undefined);
+  value.items.pop();
+  const again = (toToolResult(buildEnvelope({ ok: true, value, calls: [] }, TL), 10_000, false).content[0] as unknown as { text: string }).text;
+  assert.deepEqual(JSON.parse(again).value, { items: [{ id: 1, name: 'a' }] });
+});
+
+test('a value known by its text is measured by that text against the cap, and paged from it', async () => {
+  const { rememberText } = await import('../../src/runtime/json-text.ts');
+  const value = { items: Array.from({ length: 400 }, (_, i) => ({ id: i, name: `item-${i}` })) };
+  const text = JSON.stringify(value);
+  rememberText(value, text);
+  const kept: string[] = [];
+  const env = buildEnvelope({ ok: true, value, calls: [] }, TL);
+  const result = toToolResult(env, 3000, false, [], (json) => {
+    kept.push(json);
+    return { handle: 'h1', more: 'read the rest with result_page' };
+  });
+  const out = (result.content[0] as unknown as { text: string }).text;
+  assert.ok(out.length <= 3000, `${out.length} characters`);
+  const parsed = JSON.parse(out) as ResultEnvelope;
+  assert.deepEqual(parsed, result.structuredContent);
+  assert.equal(parsed.truncated?.value?.chars, text.length);
+  assert.deepEqual(kept, [text]);
+  assert.ok(validate(parsed), JSON.stringify(validate.errors));
+});

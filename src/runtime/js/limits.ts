@@ -13,7 +13,7 @@ export interface JsLimits {
   maxInFlight: number;
   /** UTF-8 bytes of one call's JSON arguments; larger calls are rejected inside the script. */
   maxArgsBytes: number;
-  /** UTF-8 bytes of one call's JSON result; larger results reject the call inside the script. */
+  /** UTF-8 bytes of one call's result as it crosses to the sandbox (its JSON, or a JsonText's text as given); larger results reject the call inside the script. */
   maxResultBytes: number;
   /** UTF-8 bytes of the JSON arguments of all calls pending at once; the call past it is rejected inside the script with a RangeError. */
   maxInFlightBytes: number;

@@ -8,6 +8,7 @@
  */
 import type { DurableReads } from '../durable-reads.ts';
 import type { CallSummary, Conversion, LogEntry, OutputListener, RunError, SessionInfo, ToolBinding, ToolCallContext } from '../types.ts';
+import { JsonText, rememberText } from '../json-text.ts';
 import { toolLabel, type BindingPlan } from './bindings.ts';
 import { jsonDeeperThan } from './sandbox/json-depth.mjs';
 import { PausableDeadline } from './clock.ts';
@@ -50,6 +51,15 @@ export function abortMessage(signal: AbortSignal): string {
 /** The first character of a return value's text when conversions were made: JSON text never starts with it. */
 const CONVERTED_MARK = 1;
 const SETTLED = Promise.resolve();
+
+/**
+ * The kinds of answer in a `res` frame (its `ok` flag), as both preludes' `deliver` reads them:
+ * a failure (the payload is its message), JSON text, or a tool's text that is the value's JSON
+ * when it parses as JSON and the value itself, a string, when it does not (json-text.ts).
+ */
+const ANSWER_ERROR = 0;
+const ANSWER_JSON = 1;
+const ANSWER_TEXT = 2;
 
 /** How long a sandbox process may take to report idle after a run before it is replaced. */
 const LIVENESS_MS = 300;
@@ -221,7 +231,11 @@ export class RunSession {
           if (message.json.charCodeAt(0) === CONVERTED_MARK) {
             // guest-core.js's returnJson: the value wrapped with the conversions it needed.
             ({ value, converted } = JSON.parse(message.json.slice(1)) as { value: unknown; converted: Conversion[] });
-          } else value = message.json === '' ? undefined : JSON.parse(message.json);
+          } else if (message.json !== '') {
+            value = JSON.parse(message.json);
+            // The result's text is written from this text rather than serialized again (json-text.ts).
+            rememberText(value, message.json);
+          }
         } catch {
           return this.fail({ kind: 'sandbox', message: 'broken sandbox bridge: the return value is not JSON' });
         }
@@ -293,7 +307,7 @@ export class RunSession {
     const problem = this.callProblem(call, bytes);
     if (problem !== undefined) {
       // Refused as the sandbox process would have: rejected inside the script, never run or recorded.
-      this.queueReply(call.id, 0, problem, 'RangeError');
+      this.queueReply(call.id, ANSWER_ERROR, problem, 'RangeError');
       return;
     }
     let args: unknown;
@@ -322,8 +336,10 @@ export class RunSession {
   private settle(id: number, entry: PendingCall, value: unknown): void {
     if (this.finished || this.pending.get(id) !== entry) return;
     let json: string | undefined;
+    // A tool's text the VM parses itself (json-text.ts): it crosses as it is, bounded below like any answer.
+    const text = value instanceof JsonText;
     try {
-      json = value === undefined ? '' : JSON.stringify(value);
+      json = text ? value.text : value === undefined ? '' : JSON.stringify(value);
     } catch (error) {
       return this.answerError(id, entry, 'TypeError', `${this.label(entry)} returned a value that is not JSON-serializable: ${(error as Error).message}`);
     }
@@ -336,7 +352,7 @@ export class RunSession {
       }
     }
     this.close(id, entry, 'ok');
-    this.queueReply(id, 1, json, null);
+    this.queueReply(id, text ? ANSWER_TEXT : ANSWER_JSON, json, null);
   }
 
   private settleError(id: number, entry: PendingCall, error: unknown): void {
@@ -350,7 +366,7 @@ export class RunSession {
 
   private answerError(id: number, entry: PendingCall, name: string, message: string): void {
     this.close(id, entry, 'error');
-    this.queueReply(id, 0, message, name);
+    this.queueReply(id, ANSWER_ERROR, message, name);
   }
 
   private close(id: number, entry: PendingCall, status: 'ok' | 'error'): void {
@@ -367,7 +383,7 @@ export class RunSession {
   }
 
   /** Answers are batched per microtask: many calls settling together cross in one frame. */
-  private queueReply(id: number, ok: 0 | 1, payload: string, errorName: string | null): void {
+  private queueReply(id: number, ok: typeof ANSWER_ERROR | typeof ANSWER_JSON | typeof ANSWER_TEXT, payload: string, errorName: string | null): void {
     this.replyHeader.push(id, ok, errorName);
     this.replyPayloads.push(payload);
     if (this.replyScheduled) return;

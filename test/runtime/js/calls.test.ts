@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { JsRuntime } from '../../../src/runtime/js/index.ts';
+import { JsonText } from '../../../src/runtime/json-text.ts';
 import type { ToolCallContext } from '../../../src/runtime/types.ts';
 import { deferred, errorOf, global, tool, valueOf } from './helpers.ts';
 import { ENGINES } from './engines.ts';
@@ -192,6 +193,48 @@ describe('per-call limits', () => {
     });
     assert.deepEqual(valueOf(result), ['RangeError', 'the result of tool big is 82 bytes, over the 50-byte limit (maxResultBytes)']);
     assert.equal(result.calls[0]!.status, 'error');
+  });
+
+  // A tool's text that the VM parses itself (src/runtime/json-text.ts): the host neither parses
+  // nor serializes it; the script sees what code_execution's rule gives (JSON, else the text).
+  test('a JsonText answer is its JSON parse in the script, or the text itself when it is not JSON', async () => {
+    const answers: Record<string, string> = {
+      json: ' {"a":[1,2,{"b":"ü\\u0000"}],"n":1e300}',
+      array: '[true,null,"x"]',
+      looks: '{"a":1,} and more',
+      empty: '[',
+    };
+    const result = await runtime.execute('const out = {}; for (const k of ["json", "array", "looks", "empty"]) out[k] = await tools.text({ k }); return out;', {
+      tools: [tool('text', async (args) => new JsonText(answers[(args as { k: string }).k]!))],
+    });
+    assert.deepEqual(valueOf(result), { json: { a: [1, 2, { b: 'ü\u0000' }], n: 1e300 }, array: [true, null, 'x'], looks: '{"a":1,} and more', empty: '[' });
+    assert.deepEqual(result.calls.map((c) => c.status), ['ok', 'ok', 'ok', 'ok']);
+    // A binding that builds one from anything but a string gets a clear error, in its own call.
+    const bad = await runtime.execute('try { await tools.bad({}); } catch (e) { return [e.name, e.message]; }', {
+      tools: [tool('bad', async () => new JsonText(1 as unknown as string))],
+    });
+    assert.deepEqual(valueOf(bad), ['TypeError', 'a JsonText holds a string']);
+  });
+
+  test('a JsonText answer is bounded by maxResultBytes like any other, by the bytes that cross', async () => {
+    const result = await runtime.execute('try { await tools.big({}); } catch (e) { return [e.name, e.message]; }', {
+      // The spaces count: the text crosses as it is (JSON.stringify of its value would be 84 bytes).
+      tools: [tool('big', async () => new JsonText(`[ "${'ü'.repeat(40)}" ]`))],
+      limits: { maxResultBytes: 50 },
+    });
+    assert.deepEqual(valueOf(result), ['RangeError', 'the result of tool big is 86 bytes, over the 50-byte limit (maxResultBytes)']);
+    assert.equal(result.calls[0]!.status, 'error');
+  });
+
+  test('a JsonText answer nested past what the engine parses fails the call, never turns into text', async () => {
+    const deep = '['.repeat(200_000) + ']'.repeat(200_000);
+    const result = await runtime.execute('try { const v = await tools.deep({}); return typeof v; } catch (e) { return [e.name, e.message]; }', {
+      tools: [tool('deep', async () => new JsonText(deep))],
+    });
+    // V8 parses any depth (an array then); QuickJS's parser runs out of stack, as it does for a
+    // script's own JSON.parse of the same text: the call or the run fails. Never the text as a string.
+    if (result.ok) assert.ok(result.value === 'object' || (Array.isArray(result.value) && result.value[1] === 'the tool result could not be decoded'), JSON.stringify(result.value));
+    else assert.match(result.error.message, /stack/);
   });
 
   test('maxInFlight rejects calls beyond it; awaiting frees the slots', async () => {

@@ -23,3 +23,25 @@ test('siblings do not add up; the shortest text past the limit is caught', () =>
   assert.equal(jsonDeeperThan('[[[]]]', 2), true); // 2·2+2 characters: the shortest text three deep
   assert.equal(jsonDeeperThan('[[]]', 2), false);
 });
+
+test('agrees with the depth of the parsed value on random JSON full of quotes, backslashes and brackets', () => {
+  // A small deterministic generator (no Math.random: a failure must reproduce).
+  let seed = 46;
+  const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+  const pieces = ['"', '\\', '[', ']', '{', '}', 'a', '\\"', '\\\\', ' '];
+  const text = () => Array.from({ length: next(8) }, () => pieces[next(pieces.length)]).join('');
+  const value = (depth: number): unknown => {
+    const k = depth > 6 ? next(2) : next(4);
+    if (k === 0) return text();
+    if (k === 1) return next(100);
+    if (k === 2) return Array.from({ length: next(4) }, () => value(depth + 1));
+    return Object.fromEntries(Array.from({ length: next(4) }, () => [text(), value(depth + 1)]));
+  };
+  const depthOf = (v: unknown): number => (v !== null && typeof v === 'object' ? 1 + Math.max(0, ...Object.values(v).map(depthOf)) : 0);
+  for (let i = 0; i < 2000; i++) {
+    const v = value(0);
+    const json = JSON.stringify(v);
+    const d = depthOf(v);
+    for (const max of [d - 1, d, d + 1]) if (max >= 0) assert.equal(jsonDeeperThan(json, max), d > max, `${json} at ${max}`);
+  }
+});

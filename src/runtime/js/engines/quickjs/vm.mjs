@@ -257,7 +257,7 @@ export class GuestRun {
     return this.out.inflight;
   }
 
-  /** Settles calls from a `res` frame: header.r is [id, ok, errorName] triples, payloads the values. */
+  /** Settles calls from a `res` frame: header.r is [id, ok (0, 1 or 2: session.ts), errorName] triples, payloads the values. */
   deliver(header, payloads) {
     const r = header.r;
     const { vm, crossing: x } = this.guest;

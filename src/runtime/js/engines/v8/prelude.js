@@ -279,11 +279,15 @@
     return fn;
   }
 
+  /**
+   * Settles call `id`. `ok` (session.ts): 0 failed (`payload` is the message), 1 the value's JSON
+   * text, 2 a tool's text: the value is its JSON parse, or the text itself when it is not JSON.
+   */
   function deliver(id, ok, payload, errorName) {
     const entry = pending[id];
     if (entry === undefined) return false;
     delete pending[id];
-    if (!ok) {
+    if (ok === 0) {
       const failure = create(null);
       failure[FAILURE] = true;
       failure.name = errorName;
@@ -295,9 +299,14 @@
     if (payload !== '') {
       try {
         value = jsonParse(payload);
-      } catch {
-        entry[1](new ErrorCtor('the tool result could not be decoded'));
-        return true;
+      } catch (error) {
+        // Text that merely looks like JSON is the text; any other failure (the parser's stack or
+        // memory) is not a verdict on the text and fails the call as before.
+        if (ok !== 2 || !(error instanceof errorCtors.SyntaxError)) {
+          entry[1](new ErrorCtor('the tool result could not be decoded'));
+          return true;
+        }
+        value = payload;
       }
     }
     entry[0](value);

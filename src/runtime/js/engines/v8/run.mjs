@@ -103,7 +103,7 @@ export class Run {
       this.out.settled(r[i]);
       let known;
       try {
-        known = control(C_DELIVER, r[i], r[i + 1] === 1, payloads[k], r[i + 2]);
+        known = control(C_DELIVER, r[i], r[i + 1], payloads[k], r[i + 2]);
       } catch {
         return this.fail('sandbox', undefined, 'the sandbox bridge failed while delivering a tool result');
       }
