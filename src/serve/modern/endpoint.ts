@@ -48,6 +48,11 @@ export interface ModernEndpointOptions {
   /** The input schema of the tool clients call `name` (its `x-mcp-header` marks are checked over HTTP). */
   toolSchema?: (name: string) => Record<string, unknown> | undefined;
   logger: Logger;
+  /**
+   * How long serve's own `tools/list` answer stays true (ms), when providers' cache hints make
+   * it shorter than {@link LIST_TTL_MS}: until serve's next hinted re-list of a provider.
+   */
+  toolsTtlMs?: () => number | undefined;
   /** With a store: a run waiting for its client's approval is stored, and resumed by replay anywhere (durable.ts). */
   durable?: DurablePauses | undefined;
 }
@@ -267,7 +272,10 @@ export class ModernEndpoint {
     result._meta = { ...(m.result._meta as Record<string, unknown> | undefined), [META_SERVER_INFO]: this.options.serverInfo };
     if (CACHEABLE.has(method)) {
       // A provider's own hints win; serve's listings are per authorization context, hence private.
-      if (typeof result.ttlMs !== 'number') result.ttlMs = method === 'resources/read' ? 0 : LIST_TTL_MS;
+      if (typeof result.ttlMs !== 'number') {
+        const tools = method === 'tools/list' ? this.options.toolsTtlMs?.() : undefined;
+        result.ttlMs = method === 'resources/read' ? 0 : Math.min(LIST_TTL_MS, tools ?? LIST_TTL_MS);
+      }
       if (result.cacheScope !== 'public' && result.cacheScope !== 'private') result.cacheScope = 'private';
     }
     return { ...message, result } as ModernResponse;

@@ -42,6 +42,11 @@ export function modernEndpoint(parts: ServeEndpointParts): ModernEndpoint {
     sessionFor: parts.sessionFor,
     durable: parts.durable,
     toolSchema,
+    // The listing is true until serve re-lists a provider whose own hint expires (mcpl/listing-expiry.ts).
+    toolsTtlMs: () => {
+      const due = host.servers().flatMap((c) => (c.toolsFreshUntil !== undefined ? [c.toolsFreshUntil] : []));
+      return due.length > 0 ? Math.max(0, Math.min(...due) - Date.now()) : undefined;
+    },
     newServer: (session) => {
       // Its session lasts one request: no MCP tasks on the 2026-era endpoint yet (docs/serve.md).
       const server = createToolServer(host, session, logger, around, clients, gateway, false);
