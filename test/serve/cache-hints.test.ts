@@ -9,7 +9,9 @@
  *   again, so a tool the provider added appears in serve's `tools/list`, and a 2026 client
  *   listening for `toolsListChanged` is told;
  * - a re-list that finds nothing new tells no one;
- * - serve's own `tools/list` hint is truthful: never longer than until serve's next re-list.
+ * - serve's own `tools/list` hint is truthful: never longer than until serve's next re-list;
+ *   its `resources/list` and `prompts/list` (fetched from the provider per request) carry the
+ *   provider's hint.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,7 +36,7 @@ const PROVIDER = join(REPO_ROOT, 'test', 'serve', 'fixtures', 'v2-growing-provid
 
 test("serve re-lists a 2026 provider when its tools/list hint expires, tells listening clients of a change, and hints no longer than that", { timeout: 180_000 }, async () => {
   const serve = await serveHttp({
-    servers: [{ id: 'v2', command: process.execPath, args: [PROVIDER], cwd: REPO_ROOT, protocolEra: 'auto', required: true, env: { V2_TOOLS_TTL_MS: '500' }, upstreamSessions: { mode: 'shared' } }],
+    servers: [{ id: 'v2', command: process.execPath, args: [PROVIDER], cwd: REPO_ROOT, protocolEra: 'auto', required: true, env: { V2_TOOLS_TTL_MS: '500', V2_LISTS_TTL_MS: '1234' }, upstreamSessions: { mode: 'shared' } }],
     codeExecution: false,
   });
   const stream = await listen(serve.url, { toolsListChanged: true });
@@ -53,6 +55,13 @@ test("serve re-lists a 2026 provider when its tools/list hint expires, tells lis
 
     // A re-list happened (the hint's due time moved on) with nothing new. Had it been announced, the
     // announcement was written on the stream before that tools/list was even asked, so before the one below.
+    // Resources and prompts: serve lists them from the provider on each request, so its hint is the provider's.
+    for (const [method, key] of [['resources/list', 'resources'], ['prompts/list', 'prompts']] as const) {
+      const listed = (await post(serve.url.href, method, {})).body.result;
+      assert.equal(listed[key].length, 1, JSON.stringify(listed));
+      assert.equal(listed.ttlMs, 1_234, `${method}: the provider's hint, not serve's 30 s`);
+    }
+
     const firstDue = first.at + first.ttlMs;
     const later = await eventually('serve to re-list the provider once its hint expired', list, (l) => l.at + l.ttlMs > firstDue + 100);
     assert.deepEqual(later.names, ['v2--grow']);

@@ -272,6 +272,8 @@ export class ModernEndpoint {
     result._meta = { ...(m.result._meta as Record<string, unknown> | undefined), [META_SERVER_INFO]: this.options.serverInfo };
     if (CACHEABLE.has(method)) {
       // A provider's own hints win; serve's listings are per authorization context, hence private.
+      // A list's hint from its providers never outlasts serve's own (providers come and go).
+      if (typeof result.ttlMs === 'number' && method !== 'resources/read') result.ttlMs = Math.min(result.ttlMs, LIST_TTL_MS);
       if (typeof result.ttlMs !== 'number') {
         const tools = method === 'tools/list' ? this.options.toolsTtlMs?.() : undefined;
         result.ttlMs = method === 'resources/read' ? 0 : Math.min(LIST_TTL_MS, tools ?? LIST_TTL_MS);
