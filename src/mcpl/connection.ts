@@ -32,6 +32,8 @@ import type { ServerToolListing } from '../host/registry.ts';
 import { callToolAsTask, partitionByTaskSupport, statusProgress, serverCallsToolsAsTasks, TASK_REQUIRED_UNSUPPORTED } from './tasks.ts';
 import type { ProgressUpdate, ToolResult } from '../host/types.ts';
 import { CallTracker } from './call-tracker.ts';
+import { ListingExpiry, listingTtl } from './listing-expiry.ts';
+import { createHash } from 'node:crypto';
 import { sendProviderRequest, type ProviderNotification, type ProviderRequestOptions } from './gateway-hooks.ts';
 import { ConnectError } from './connect-error.ts';
 import { classifyConnectFailure } from './connect-failure.ts';
@@ -130,6 +132,12 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   /** The re-list after `tools/list_changed` in flight, and whether another notification came meanwhile. */
   private relisting: Promise<void> | undefined;
   private relistAgain = false;
+  /** Whether the re-list to come follows a `list_changed` (announced always) rather than only an expired hint. */
+  private relistLoud = false;
+  /** The listing's cache hint honoured: re-listed once stale (listing-expiry.ts). */
+  private readonly expiry = new ListingExpiry();
+  /** A digest of the last listing, so a re-list on expiry that finds nothing new announces nothing. */
+  private listingDigest: string | undefined;
 
   constructor(
     private readonly config: ServerConfig,
@@ -282,10 +290,11 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       }
       step = 'tools/list';
       const listing = await this.listTools(timeout);
+      this.noteListing(listing);
       // Ready before the tools are announced: whoever hears of them (a gateway telling its
       // clients the provider came up) finds the connection usable.
       this.state = 'ready';
-      this.announceTools(listing);
+      this.announceTools(listing.tools);
     } catch (error) {
       this.state = 'closed';
       await transport.close(100).catch(() => undefined);
@@ -337,6 +346,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     if (this.state === 'connecting') return;
     this.state = 'closed';
     this.policyEstablished = false;
+    this.expiry.clear();
     this.queue.stop();
     const exit = transport.exit;
     this.emit('closed', { epoch, code: exit?.code ?? null, signal: exit?.signal ?? null, expected: this.closing });
@@ -410,15 +420,19 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
    * server sending thousands costs a few listings, and the host (and a gateway's clients)
    * hear of a few changes, not thousands.
    */
-  private relistSoon(): void {
+  private relistSoon(quietIfSame = false): void {
     if (this.relisting) {
       this.relistAgain = true;
+      this.relistLoud ||= !quietIfSame;
       return;
     }
+    this.relistLoud = !quietIfSame;
     this.relisting = (async () => {
       do {
         this.relistAgain = false;
-        await this.refreshTools();
+        const loud = this.relistLoud;
+        this.relistLoud = false;
+        await this.refreshTools(undefined, !loud);
       } while (this.relistAgain);
     })()
       .catch((error: Error) => void this.emit('diagnostic', { code: 'relist-failed', message: `re-list after list_changed failed: ${error.message}` }))
@@ -427,10 +441,28 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       });
   }
 
-  /** Lists the server's tools (following pagination) and announces them. */
-  async refreshTools(timeout = this.config.requestTimeoutMs ?? 30_000): Promise<void> {
+  /**
+   * Lists the server's tools (following pagination) and announces them — unless `quietIfSame`
+   * (a re-list because the listing's hint expired) and nothing changed.
+   */
+  async refreshTools(timeout = this.config.requestTimeoutMs ?? 30_000, quietIfSame = false): Promise<void> {
     if (!this.client) return;
-    this.announceTools(await this.listTools(timeout));
+    const listing = await this.listTools(timeout);
+    const before = this.listingDigest;
+    this.noteListing(listing);
+    if (quietIfSame && before === this.listingDigest) return;
+    this.announceTools(listing.tools);
+  }
+
+  /** When the server's listing may be stale by its own hint (epoch ms); undefined when it gave none. */
+  get toolsFreshUntil(): number | undefined {
+    return this.expiry.freshUntil;
+  }
+
+  /** Remembers a listing's digest and schedules the re-list its cache hint asks for. */
+  private noteListing(listing: { tools: readonly ServerToolListing[]; ttlMs: number | undefined }): void {
+    this.listingDigest = createHash('sha256').update(JSON.stringify(listing.tools)).digest('hex');
+    this.expiry.schedule(listing.ttlMs, () => this.relistSoon(true));
   }
 
   /** The tool named `name` (the server's own name) as the server listed it last, every field kept. */
@@ -438,18 +470,20 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     return this.listed.get(name);
   }
 
-  /** Every page of `tools/list`; empty for a server without the tools capability. */
-  private async listTools(timeout: number): Promise<ServerToolListing[]> {
+  /** Every page of `tools/list`, and the listing's cache hint; no tools for a server without the tools capability. */
+  private async listTools(timeout: number): Promise<{ tools: ServerToolListing[]; ttlMs: number | undefined }> {
     const client = this.client;
-    if (!client?.getServerCapabilities()?.tools) return [];
+    if (!client?.getServerCapabilities()?.tools) return { tools: [], ttlMs: undefined };
     const tools: ServerToolListing[] = [];
+    const pages: { ttlMs?: unknown }[] = [];
     let cursor: string | undefined;
     do {
       const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, { timeout });
       for (const tool of page.tools) tools.push(tool as ServerToolListing);
+      pages.push({ ttlMs: (page as { ttlMs?: unknown }).ttlMs });
       cursor = page.nextCursor;
     } while (cursor);
-    return tools;
+    return { tools, ttlMs: listingTtl(pages) };
   }
 
   private announceTools(tools: readonly ServerToolListing[]): void {
@@ -555,6 +589,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     // Give queued notifications a chance to leave, but never wait on a stuck observer.
     await Promise.race([this.queue.flushNow(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     this.queue.stop();
+    this.expiry.clear();
     if (transport) await transport.close(graceMs);
     this.state = 'closed';
   }

@@ -57,10 +57,8 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
     ...(tasks ? { taskStore: tasks } : {}),
     ...(instructions !== undefined ? { instructions } : {}),
   });
-  if (gateway) {
-    const member = registerGateway(server, gateway, capabilities, session.conversationId);
-    gatewayMemberships.set(server, () => void gateway.leaveMember(member));
-  }
+  const member = gateway ? registerGateway(server, gateway, capabilities, session.conversationId) : undefined;
+  if (gateway && member) gatewayMemberships.set(server, () => void gateway.leaveMember(member));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listServedTools(host, tasks !== undefined) }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const conversationId = session.conversationFor(request.params._meta?.[CONVERSATION_META_KEY]);
@@ -135,7 +133,8 @@ export function createToolServer(host: ToolHost, session: ServeSession, logger: 
     extra.signal.addEventListener('abort', cancel, { once: true });
     // What a provider sends for this call (its log messages, its requests) goes to this client, related to this request.
     const serverId = gateway ? host.registry.get(request.params.name)?.serverId : undefined;
-    const unroute = gateway?.callStarted({ conversationId, requestId: extra.requestId, serverId, sink: (n) => extra.sendNotification(n) });
+    // This server's own hub member: on stdio a 2026-era request's session shares the conversation with the 2025 session, not its member.
+    const unroute = member?.callStarted({ conversationId, requestId: extra.requestId, serverId, sink: (n) => extra.sendNotification(n) });
     const forwarded = forwardedMeta(meta, [CONVERSATION_META_KEY]);
     const token = meta?.progressToken;
     const onProgress = token !== undefined ? progressForwarder(token, (n) => extra.sendNotification(n), logger) : undefined;

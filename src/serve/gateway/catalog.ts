@@ -23,12 +23,19 @@ export type Ask = (serverId: string, method: string, params: Record<string, unkn
 /** Connected providers offering a feature, in configuration order. */
 export type ProvidersOf = (feature: 'resources' | 'prompts') => string[];
 
-/** Pages of one provider's `method` listing, all of them (serve answers with one page). */
-async function listAll(ask: Ask, serverId: string, method: string, key: string, signal?: AbortSignal): Promise<Entry[]> {
+/** The smaller of two cache hints (`ttlMs`, 2026-07-28); a missing or malformed one gives none. */
+function smaller(known: number | undefined, hint: unknown): number | undefined {
+  if (typeof hint !== 'number' || !Number.isFinite(hint) || hint < 0) return known;
+  return known === undefined ? hint : Math.min(known, hint);
+}
+
+/** Pages of one provider's `method` listing, all of them (serve answers with one page); `hint` hears each page's `ttlMs`. */
+async function listAll(ask: Ask, serverId: string, method: string, key: string, signal?: AbortSignal, hint?: (ttlMs: unknown) => void): Promise<Entry[]> {
   const entries: Entry[] = [];
   let cursor: string | undefined;
   do {
     const page = await ask(serverId, method, cursor ? { cursor } : {}, signal);
+    hint?.(page.ttlMs);
     const listed = page[key];
     if (!Array.isArray(listed)) throw new Error(`server ${serverId} answered ${method} without a "${key}" list`);
     entries.push(...(listed as Entry[]));
@@ -41,6 +48,8 @@ export class GatewayCatalog {
   private readonly resourceOwner = new Map<string, string>();
   private readonly templates: { serverId: string; uriTemplate: string; matcher: UriTemplate | undefined }[] = [];
   private readonly promptOwner = new Map<string, { serverId: string; name: string }>();
+  /** The smallest `ttlMs` the providers gave in the last listing of each method (serve's answer is no fresher). */
+  private readonly hints = new Map<string, number | undefined>();
 
   constructor(
     private readonly ask: Ask,
@@ -49,11 +58,24 @@ export class GatewayCatalog {
     private readonly prefixed: (serverId: string) => boolean,
   ) {}
 
+  /** `{ ttlMs }` when a provider hinted how long the last listing of `method` stays fresh (the smallest), else nothing. */
+  hintOf(method: string): { ttlMs?: number } {
+    const ttlMs = this.hints.get(method);
+    return ttlMs === undefined ? {} : { ttlMs };
+  }
+
+  /** A hint collector for one listing of `method`. */
+  private hinting(method: string): (ttlMs: unknown) => void {
+    this.hints.set(method, undefined);
+    return (ttlMs) => this.hints.set(method, smaller(this.hints.get(method), ttlMs));
+  }
+
   async listResources(signal?: AbortSignal): Promise<Entry[]> {
     const all: Entry[] = [];
     this.resourceOwner.clear();
+    const hint = this.hinting('resources/list');
     for (const serverId of this.providers('resources')) {
-      for (const resource of await listAll(this.ask, serverId, 'resources/list', 'resources', signal)) {
+      for (const resource of await listAll(this.ask, serverId, 'resources/list', 'resources', signal, hint)) {
         const uri = String(resource.uri);
         if (!this.resourceOwner.has(uri)) this.resourceOwner.set(uri, serverId);
         all.push(resource);
@@ -65,8 +87,9 @@ export class GatewayCatalog {
   async listTemplates(signal?: AbortSignal): Promise<Entry[]> {
     const all: Entry[] = [];
     this.templates.length = 0;
+    const hint = this.hinting('resources/templates/list');
     for (const serverId of this.providers('resources')) {
-      for (const template of await listAll(this.ask, serverId, 'resources/templates/list', 'resourceTemplates', signal)) {
+      for (const template of await listAll(this.ask, serverId, 'resources/templates/list', 'resourceTemplates', signal, hint)) {
         const uriTemplate = String(template.uriTemplate);
         let matcher: UriTemplate | undefined;
         try {
@@ -85,8 +108,9 @@ export class GatewayCatalog {
   async listPrompts(signal?: AbortSignal): Promise<Entry[]> {
     const all: Entry[] = [];
     this.promptOwner.clear();
+    const hint = this.hinting('prompts/list');
     for (const serverId of this.providers('prompts')) {
-      for (const prompt of await listAll(this.ask, serverId, 'prompts/list', 'prompts', signal)) {
+      for (const prompt of await listAll(this.ask, serverId, 'prompts/list', 'prompts', signal, hint)) {
         const name = String(prompt.name);
         const exposed = this.prefixed(serverId) ? `${serverId}--${name}` : name;
         if (this.promptOwner.has(exposed)) continue;

@@ -74,9 +74,14 @@ export function registerGateway(server: Server, hub: GatewayHub, capabilities: S
   server.setNotificationHandler(RootsListChangedNotificationSchema, () => hub.rootsChanged(member));
 
   if (capabilities.resources) {
-    server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({ resources: (await passingErrors(() => catalog.listResources(extra.signal))) as never }));
+    // Each list carries the smallest cache hint (`ttlMs`) its providers gave, when one did.
+    server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({
+      resources: (await passingErrors(() => catalog.listResources(extra.signal))) as never,
+      ...catalog.hintOf('resources/list'),
+    }));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, async (_request, extra) => ({
       resourceTemplates: (await passingErrors(() => catalog.listTemplates(extra.signal))) as never,
+      ...catalog.hintOf('resources/templates/list'),
     }));
     server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) =>
       (await ask(await resourceOwner(request.params.uri), 'resources/read', withMeta(request.params), extra.signal)) as never,
@@ -99,7 +104,10 @@ export function registerGateway(server: Server, hub: GatewayHub, capabilities: S
     }
   }
   if (capabilities.prompts) {
-    server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => ({ prompts: (await passingErrors(() => catalog.listPrompts(extra.signal))) as never }));
+    server.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => ({
+      prompts: (await passingErrors(() => catalog.listPrompts(extra.signal))) as never,
+      ...catalog.hintOf('prompts/list'),
+    }));
     server.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
       const owner = await catalog.prompt(request.params.name);
       if (!owner) throw new McpError(ErrorCode.InvalidParams, `Prompt not found: no server behind toolcell has a prompt named ${request.params.name}`);

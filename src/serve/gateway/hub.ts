@@ -23,7 +23,7 @@ import type { ServerRequestContext } from '../../mcpl/client-features/types.ts';
 import type { ProviderNotification } from '../../mcpl/gateway-hooks.ts';
 import { PassThrough } from './catalog.ts';
 import { gatewayCapabilities, providersOf } from './capabilities.ts';
-import { ClientSession, type RunningCall } from './client-session.ts';
+import { ClientSession } from './client-session.ts';
 import type { GatewayServerConfig } from './connect-servers.ts';
 import type { ListKind } from './list-changed.ts';
 import type { RequestTarget } from './server-requests.ts';
@@ -42,7 +42,14 @@ export interface GatewayOptions {
 
 export class GatewayHub {
   readonly pool: UpstreamPool;
+  /**
+   * Joined sessions by slot: a session's key, or — when a session joins under a key another
+   * holds (on stdio every session of the one client shares its conversation: the 2025 session
+   * and each 2026-era request's) — the key and a number, so neither displaces the other.
+   */
   private readonly members = new Map<string, ClientSession>();
+  private readonly slots = new WeakMap<ClientSession, string>();
+  private extraSlots = 0;
   private readonly detach: () => void;
   /** The transport epoch of each provider last announced, to tell a (re)connect from a re-list. */
   private readonly announcedEpoch = new Map<string, number>();
@@ -108,7 +115,10 @@ export class GatewayHub {
    * a client with roots is announced to them as a roots change, and they ask it.
    */
   join(member: ClientSession): void {
-    this.members.set(member.key, member);
+    const held = this.members.get(member.key);
+    const slot = held !== undefined && held !== member ? `${member.key}#${++this.extraSlots}` : member.key;
+    this.slots.set(member, slot);
+    this.members.set(slot, member);
     if (!this.options.multiClient && member.server.getClientCapabilities()?.roots) void this.rootsChanged(member);
   }
 
@@ -126,12 +136,11 @@ export class GatewayHub {
     );
   }
 
-  /** The session of `key` left: it is told nothing more and its upstream sessions are closed. */
+  /** The conversation `key` ended: its sessions leave, are told nothing more, and their upstream sessions are closed. */
   async leave(key: string): Promise<void> {
-    const member = this.members.get(key);
-    if (!member) return;
-    this.members.delete(key);
-    await member.end();
+    const leaving = [...this.members].filter(([, m]) => m.key === key);
+    for (const [slot] of leaving) this.members.delete(slot);
+    await Promise.all(leaving.map(([, m]) => m.end()));
   }
 
   /**
@@ -140,8 +149,9 @@ export class GatewayHub {
    * is left in place).
    */
   async leaveMember(member: ClientSession): Promise<void> {
-    if (this.members.get(member.key) === member) await this.leave(member.key);
-    else await member.end();
+    const slot = this.slots.get(member);
+    if (slot !== undefined && this.members.get(slot) === member) this.members.delete(slot);
+    await member.end();
   }
 
   /** Client sessions joined now. */
@@ -159,11 +169,6 @@ export class GatewayHub {
       if (member) return member;
     }
     return undefined;
-  }
-
-  /** A `tools/call` of a client started; the returned function ends it. */
-  callStarted(call: RunningCall): () => void {
-    return this.memberOf(call.conversationId)?.callStarted(call) ?? (() => undefined);
   }
 
   /** Whether another session still subscribes to `uri` on a shared connection (the provider's subscription is shared). */
@@ -189,7 +194,10 @@ export class GatewayHub {
    */
   sharedTarget(ctx: ServerRequestContext, what: string): RequestTarget {
     if (!this.options.multiClient) {
-      const member = this.members.values().next().value;
+      // The one client's sessions: the one with a call to this provider running (latest joined
+      // first: a 2026-era request's own session), else the first joined.
+      const joined = [...this.members.values()];
+      const member = [...joined].reverse().find((m) => m.calls.some((c) => c.serverId === ctx.serverId)) ?? joined[0];
       if (!member) throw new McpError(ErrorCode.InvalidRequest, `${what} declined: server ${ctx.serverId} asked while no MCP client is connected to toolcell`);
       return member.target(ctx);
     }
@@ -275,10 +283,10 @@ export class GatewayHub {
 
   /** Tells every session a list changed, coalesced per session; only sessions told serve has the feature. */
   private changed(kind: ListKind): void {
-    for (const [key, m] of this.members) {
+    for (const m of this.members.values()) {
       // A session whose transport is not connected yet cannot be told; one that closed has left.
       if (!m.server.transport) {
-        if (m.wasConnected) void this.leave(key);
+        if (m.wasConnected) void this.leaveMember(m);
         continue;
       }
       m.wasConnected = true;

@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import type { ServeSession } from '../session.ts';
 import { Exchange, type InputRequest, type Outcome } from './exchange.ts';
 import { SuspendedExchanges, bindingOf } from './suspended.ts';
+import { readFilter, runListenStream } from './listen.ts';
 import type { DurablePauses, TakenRun } from './durable.ts';
 import { ModernTasks, TASK_METHODS, TASKS_EXTENSION, declaresTasks, missingTasksCapability } from './tasks.ts';
 import { ErrorCodes, META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN_VERSION, ModernError, REMOVED_METHODS, SUPPORTED_VERSIONS, readRequestMeta, type RequestMeta } from './wire.ts';
@@ -30,13 +31,6 @@ export const DISCOVER_TTL_MS = 60_000;
 
 /** Most `subscriptions/listen` streams open at once, over all clients (each holds a session in the gateway hub). */
 export const MAX_LISTENERS = 64;
-
-/** The list changes a `subscriptions/listen` stream can ask for, by the notification that announces each. */
-const LIST_CHANGES: Readonly<Record<string, string>> = {
-  'notifications/tools/list_changed': 'toolsListChanged',
-  'notifications/prompts/list_changed': 'promptsListChanged',
-  'notifications/resources/list_changed': 'resourcesListChanged',
-};
 
 /** Methods whose results carry cache hints (spec: caching). */
 const CACHEABLE: ReadonlySet<string> = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
@@ -55,6 +49,11 @@ export interface ModernEndpointOptions {
   /** The input schema of the tool clients call `name` (its `x-mcp-header` marks are checked over HTTP). */
   toolSchema?: (name: string) => Record<string, unknown> | undefined;
   logger: Logger;
+  /**
+   * How long serve's own `tools/list` answer stays true (ms), when providers' cache hints make
+   * it shorter than {@link LIST_TTL_MS}: until serve's next hinted re-list of a provider.
+   */
+  toolsTtlMs?: () => number | undefined;
   /** With a store: a run waiting for its client's approval is stored, and resumed by replay anywhere (durable.ts). */
   durable?: DurablePauses | undefined;
   /** The tool that runs as a task (the tasks extension, tasks.ts) for clients that declare it: `code_execution` when the host has it. */
@@ -139,20 +138,16 @@ export class ModernEndpoint {
   }
 
   /**
-   * `subscriptions/listen`: acknowledges the list changes serve can announce of those asked for,
-   * then passes each such change on, tagged with the subscription's id (the request's id),
-   * until the client goes away or serve stops. The announcements come from the gateway hub,
-   * which the stream's own session joins like any 2025 session.
+   * `subscriptions/listen` (listen.ts): the stream runs in a session of its own, which joins the
+   * gateway hub like any 2025 session, until the client goes away or serve stops.
    */
   private async listen(request: JSONRPCRequest, meta: RequestMeta, notify: (n: JSONRPCNotification) => void, signal: AbortSignal, caller: string = LOCAL_CALLER): Promise<ModernResponse> {
     if (this.listeners.size >= MAX_LISTENERS) return errorResponse(request.id, -32000, `serve has ${MAX_LISTENERS} subscription streams open already; try again later`);
+    const filter = readFilter(request);
+    // Task ids are this endpoint's own (tasks.ts): the caller's own ones are acknowledged with the lists (listen.ts).
     const asked = ((request.params as { notifications?: unknown } | undefined)?.notifications ?? {}) as Record<string, unknown>;
-    const subscriptionId = request.id;
-    const honoured: Record<string, unknown> = Object.fromEntries(Object.values(LIST_CHANGES).filter((k) => asked[k] === true).map((k) => [k, true]));
     const watched = this.taskSubscription(asked, meta, caller);
-    if (watched !== undefined) honoured.taskIds = watched;
-    const tag = { [META_SUBSCRIPTION_ID]: subscriptionId };
-    notify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: honoured, _meta: tag } });
+    const tag = { [META_SUBSCRIPTION_ID]: request.id };
     const { session, release } = this.options.sessionFor();
     let stream: Exchange;
     try {
@@ -168,17 +163,15 @@ export class ModernEndpoint {
     signal.addEventListener('abort', stop, { once: true });
     if (signal.aborted) stop();
     try {
-      await stream.next((n) => {
-        const key = LIST_CHANGES[n.method];
-        if (key !== undefined && honoured[key]) notify({ jsonrpc: '2.0', method: n.method, params: { _meta: tag } });
-      }).catch(() => undefined);
+      await runListenStream(stream, request.id, filter, this.options.capabilities(), notify, this.options.logger, watched === undefined ? {} : { taskIds: watched });
     } finally {
       unwatch?.();
       signal.removeEventListener('abort', stop);
       this.listeners.delete(stream);
+      await stream.close('the subscription ended');
       release();
     }
-    return { jsonrpc: '2.0', id: request.id, result: { resultType: 'complete', _meta: { ...tag, [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
+    return { jsonrpc: '2.0', id: request.id, result: { resultType: 'complete', _meta: { [META_SUBSCRIPTION_ID]: request.id, [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
   }
 
   /**
@@ -377,7 +370,12 @@ export class ModernEndpoint {
     result._meta = { ...(m.result._meta as Record<string, unknown> | undefined), [META_SERVER_INFO]: this.options.serverInfo };
     if (CACHEABLE.has(method)) {
       // A provider's own hints win; serve's listings are per authorization context, hence private.
-      if (typeof result.ttlMs !== 'number') result.ttlMs = method === 'resources/read' ? 0 : LIST_TTL_MS;
+      // A list's hint from its providers never outlasts serve's own (providers come and go).
+      if (typeof result.ttlMs === 'number' && method !== 'resources/read') result.ttlMs = Math.min(result.ttlMs, LIST_TTL_MS);
+      if (typeof result.ttlMs !== 'number') {
+        const tools = method === 'tools/list' ? this.options.toolsTtlMs?.() : undefined;
+        result.ttlMs = method === 'resources/read' ? 0 : Math.min(LIST_TTL_MS, tools ?? LIST_TTL_MS);
+      }
       if (result.cacheScope !== 'public' && result.cacheScope !== 'private') result.cacheScope = 'private';
     }
     return { ...message, result } as ModernResponse;

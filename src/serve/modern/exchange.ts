@@ -23,6 +23,9 @@ import type { RequestMeta } from './wire.ts';
 const LOOPBACK_VERSION = '2025-11-25';
 const INIT_ID = '__toolcell_modern_initialize__';
 
+/** Ids of serve's own requests into an exchange's session ({@link Exchange.ask}). */
+let ownIds = 0;
+
 /** The SDK servers answering a 2026-era exchange now: a gateway passes a 2026 provider's input keys only to them. */
 const exchangeServers = new WeakSet<Server>();
 
@@ -87,6 +90,8 @@ export class Exchange {
   private initialized: (() => void) | undefined;
   private keys = 0;
   private closed = false;
+  /** serve's own requests into the session ({@link ask}), by id, waiting for their answers. */
+  private readonly own = new Map<RequestId, { resolve: (result: Record<string, unknown>) => void; reject: (error: Error) => void }>();
 
   private constructor(
     private readonly server: Server,
@@ -161,6 +166,20 @@ export class Exchange {
     return true;
   }
 
+  /**
+   * Sends a request of serve's own into the session (as if its client had sent it) and resolves
+   * with its result: `subscriptions/listen` subscribes its resources this way, through the same
+   * handlers (and upstream sessions) a 2025 client's `resources/subscribe` goes through. An
+   * error answer rejects with its message; closing the exchange rejects what is still waiting.
+   */
+  ask(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (this.closed) return Promise.reject(new Error('the 2026-era request is over'));
+    const id = `__toolcell_own_${++ownIds}__`;
+    const answered = new Promise<Record<string, unknown>>((resolve, reject) => this.own.set(id, { resolve, reject }));
+    this.transport.deliver({ jsonrpc: '2.0', id, method, params });
+    return answered;
+  }
+
   /** Ends the exchange: its call is cancelled and every open input request fails (an approval waiting on one is declined). */
   async close(reason: string): Promise<void> {
     if (this.closed) return;
@@ -170,6 +189,10 @@ export class Exchange {
       this.transport.deliver({ jsonrpc: '2.0', id: asked.id, error: { code: -32000, message: reason } });
     }
     if (!this.final) this.transport.deliver({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: this.request.id, reason } });
+    for (const [id, waiting] of this.own) {
+      this.own.delete(id);
+      waiting.reject(new Error(reason));
+    }
     await this.server.close();
     this.wake?.();
   }
@@ -177,6 +200,14 @@ export class Exchange {
   private fromServer(message: JSONRPCMessage): void {
     const m = message as Record<string, unknown>;
     if ('id' in m && ('result' in m || 'error' in m)) {
+      const own = this.own.get(m.id as RequestId);
+      if (own) {
+        this.own.delete(m.id as RequestId);
+        const error = m.error as { message?: unknown } | undefined;
+        if (error) own.reject(new Error(String(error.message)));
+        else own.resolve(m.result as Record<string, unknown>);
+        return;
+      }
       if (m.id === INIT_ID) this.initialized?.();
       else if (m.id === this.request.id) this.final = message as typeof this.final;
     } else if (typeof m.method === 'string' && 'id' in m) {

@@ -45,6 +45,11 @@ export function modernEndpoint(parts: ServeEndpointParts): ModernEndpoint {
     toolSchema,
     // code_execution runs as a task for clients that declare the tasks extension (tasks.ts).
     taskTool: host.registry.get(CODE_EXECUTION) !== undefined ? CODE_EXECUTION : undefined,
+    // The listing is true until serve re-lists a provider whose own hint expires (mcpl/listing-expiry.ts).
+    toolsTtlMs: () => {
+      const due = host.servers().flatMap((c) => (c.toolsFreshUntil !== undefined ? [c.toolsFreshUntil] : []));
+      return due.length > 0 ? Math.max(0, Math.min(...due) - Date.now()) : undefined;
+    },
     newServer: (session) => {
       // Its session lasts one request (or one task's run): the 2025 task surface stays off here.
       const server = createToolServer(host, session, logger, around, clients, gateway, false);

@@ -1,8 +1,9 @@
 /**
  * A provider for the gateway tests, on the official SDK's McpServer over stdio: resources
- * (static, a template with completion, one to subscribe to), a prompt with an argument to
+ * (static, a template with completion, one to subscribe to; a subscription to a URI not
+ * under test:// is refused), a prompt with an argument to
  * complete, logging, and tools whose results carry every content type, that log during the
- * call, that touch the watched resource, that change the tool list (once, or `churn`: many
+ * call, that touch a subscribed resource, that change the tool list (once, or `churn`: many
  * times) and that answer with their request's `_meta`. `GATEWAY_PROVIDER_NAME`
  * gives its names a suffix, so two of them can run side by side. With `GATEWAY_PROVIDER_GATE`
  * naming a file, it exits at once (fails to start) until that file exists: a provider that
@@ -10,7 +11,7 @@
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { existsSync } from 'node:fs';
 import { RICH_RESULT } from './rich-result.ts';
@@ -43,6 +44,7 @@ server.registerPrompt(
 
 const subscribed = new Set<string>();
 server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  if (!request.params.uri.startsWith('test://')) throw new McpError(-32002, `Resource not found: ${request.params.uri}`);
   subscribed.add(request.params.uri);
   return {};
 });
@@ -57,8 +59,8 @@ server.registerTool(`log${suffix}`, { description: 'Logs twice during the call' 
   await server.server.sendLoggingMessage({ level: 'debug', logger: 'provider', data: { second: true } });
   return { content: [{ type: 'text', text: 'logged' }] };
 });
-server.registerTool(`touch${suffix}`, { description: 'Updates the watched resource' }, async () => {
-  if (subscribed.has('test://watched')) await server.server.sendResourceUpdated({ uri: 'test://watched' });
+server.registerTool(`touch${suffix}`, { description: 'Updates a subscribed resource (test://watched unless `uri` names another)', inputSchema: { uri: z.string().optional() } }, async ({ uri = 'test://watched' }) => {
+  if (subscribed.has(uri)) await server.server.sendResourceUpdated({ uri });
   return { content: [{ type: 'text', text: `subscribed: ${[...subscribed].join(',')}` }] };
 });
 server.registerTool(`grow${suffix}`, { description: 'Adds a tool (tools/list_changed)' }, async () => {
