@@ -10,6 +10,7 @@
  * `elicitation/create` (2025) with it, and answers a 2026 `input_required` result through the
  * same callback and re-sends the call. So both answers are tested: accept (the gated tool runs
  * exactly once per approved call) and decline (it never runs), counted in the provider's log.
+ * Without a callback it declares no elicitation, and serve fails closed (over HTTP, both eras).
  *
  * The Python comes from env `TOOLCELL_PYTHON_MCP` (a python with mcp 2.3 installed) or, unset,
  * from a venv this file makes once under node_modules/.cache/toolcell-pymcp/ (pip install
@@ -35,7 +36,8 @@ const RUN_TIMEOUT_MS = 180_000;
 const INSTALL_TIMEOUT_MS = 300_000;
 
 type Era = 'legacy' | 'modern';
-type Answer = 'accept' | 'decline';
+/** What the client's elicitation callback answers; `none`: no callback, no elicitation capability. */
+type Answer = 'accept' | 'decline' | 'none';
 
 /** Runs a command to its end (killed past `timeoutMs`); rejects with its output unless it exits 0. */
 async function run(command: string, args: string[], timeoutMs: number): Promise<void> {
@@ -147,11 +149,20 @@ async function exercise(era: Era, answer: Answer, target: { url: string } | { co
   assert.equal(seen.script.structuredContent?.value, 42, show(r));
   assert.equal(callsOf(provider, 'look', era, answer).length, 2);
 
+  const sends = callsOf(provider, 'send', era, answer).map((e) => (e.params as any).arguments.via);
+  if (answer === 'none') {
+    assert.deepEqual(seen.asked, [], show(r));
+    assert.equal(seen.gatedScript.isError, true, show(r));
+    assert.equal(seen.gatedScript.content[0].text, 'approval declined; nothing ran: approval is required, and the MCP client did not declare the elicitation capability to ask its user', show(r));
+    assert.equal(seen.gated.isError, true, show(r));
+    assert.equal(seen.gated.content[0].text, 'Tool call to x--send was not approved: approval is required, and the MCP client did not declare the elicitation capability to ask its user', show(r));
+    assert.deepEqual(sends, [], 'fail closed: the gated tool never ran');
+    return;
+  }
   // Two approvals asked of the callback: the script's (before it starts) and the direct call's.
   assert.equal(seen.asked.length, 2, show(r));
   assert.match(seen.asked[0].message, /x--send \(line 1\)/, show(r));
   assert.match(seen.asked[1].message, /^Allow x--send, called by model call /, show(r));
-  const sends = callsOf(provider, 'send', era, answer).map((e) => (e.params as any).arguments.via);
   if (answer === 'accept') {
     assert.equal(seen.gatedScript.isError ?? false, false, show(r));
     assert.equal(seen.gatedScript.structuredContent?.value, 'sent', show(r));
@@ -200,12 +211,13 @@ test('Python mcp 2.3 client over stdio (it spawns serve), both eras, accept and 
   }));
 });
 
-test('Python mcp 2.3 client over HTTP (serve --http, bearer token), both eras against one serve, accept and decline', { timeout: 2 * RUN_TIMEOUT_MS }, async () => {
+test('Python mcp 2.3 client over HTTP (serve --http, bearer token), both eras against one serve, accept, decline and no elicitation (fail closed)', { timeout: 2 * RUN_TIMEOUT_MS }, async () => {
   const f = fixture();
   const { url, child } = await startHttp(f);
   const exited = once(child, 'exit');
   try {
-    await Promise.all(CASES.map(([era, answer]) => exercise(era, answer, { url }, f.provider)));
+    const cases: Array<[Era, Answer]> = [...CASES, ['legacy', 'none'], ['modern', 'none']];
+    await Promise.all(cases.map(([era, answer]) => exercise(era, answer, { url }, f.provider)));
     child.kill('SIGTERM');
     const [code] = await exited;
     assert.equal(code, 0);
