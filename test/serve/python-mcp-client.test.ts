@@ -163,6 +163,12 @@ async function exercise(era: Era, answer: Answer, target: { url: string } | { co
   assert.equal(seen.asked.length, 2, show(r));
   assert.match(seen.asked[0].message, /x--send \(line 1\)/, show(r));
   assert.match(seen.asked[1].message, /^Allow x--send, called by model call /, show(r));
+  // What the person is shown is what runs: the script's exact text, the call's exact arguments.
+  assert.ok(seen.asked[0].message.includes(`await tools.x__send({ era: "${era}", answer: "${answer}", via: 'script' }); return 'sent';`), show(r));
+  assert.ok(seen.asked[1].message.includes(JSON.stringify({ era, answer, via: 'direct' })), show(r));
+  // How each era asked: 2025 as a server->client `elicitation/create` (a JSON-RPC id), 2026 as an
+  // `input_required` result whose request the client answered by its key and re-sent the call.
+  for (const ask of seen.asked) assert.equal(era === 'modern' ? ask.requestId : typeof ask.requestId, era === 'modern' ? 'input-1' : 'number', show(r));
   if (answer === 'accept') {
     assert.equal(seen.gatedScript.isError ?? false, false, show(r));
     assert.equal(seen.gatedScript.structuredContent?.value, 'sent', show(r));
