@@ -18,8 +18,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { makePeer, REPO_ROOT, scratchDir, type Peer } from '../helpers/peers.ts';
+import { servingUrl } from '../helpers/serve-url.ts';
 
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 const REFERENCE = join(REPO_ROOT, 'test', 'conformance', 'mcp', 'reference-server.ts');
@@ -133,17 +133,7 @@ async function startHttp(f: Fixture): Promise<{ url: string; child: ChildProcess
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      try {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'toolcell serving MCP over Streamable HTTP' && entry.url) resolve(entry.url);
-      } catch {
-        // Not a log line (a stack trace, say): the exit below reports the failure.
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before serving`)));
-  });
+  const url = await servingUrl(child);
   return { url, child };
 }
 

@@ -14,9 +14,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { connectClient, serveFixtureHost } from './fixture-host.ts';
 import { makePeer, REPO_ROOT, scratchDir, waitUntil } from '../helpers/peers.ts';
+import { servingUrl } from '../helpers/serve-url.ts';
 
 /** Starts `code` as a code_execution task; returns the task the server created. */
 async function startTask(client: Client, code: string) {
@@ -113,17 +113,7 @@ test('toolcell serve --http (a real process): a code_execution task calling a pr
   });
   const exited = once(child, 'exit');
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: child.stderr! }).on('line', (line) => {
-        try {
-          const entry = JSON.parse(line) as { msg?: string; url?: string };
-          if (entry.msg === 'toolcell serving MCP over Streamable HTTP' && entry.url) resolve(entry.url);
-        } catch {
-          // Not a log line (a stack trace, say): the exit below reports the failure.
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited with ${code} before serving`)));
-    });
+    const url = await servingUrl(child);
     const { client } = await connectClient(url);
     try {
       const task = await startTask(client, 'const r = await tools.x__run({}); return { n: 6 * 7, ran: r !== undefined };');

@@ -5,8 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { REPO_ROOT } from '../helpers/peers.ts';
+import { servingUrl } from '../helpers/serve-url.ts';
 
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 
@@ -28,25 +28,7 @@ export interface ServeProcess {
 export async function startServe(configPath: string, timeoutMs = 60_000): Promise<ServeProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', `--config=${configPath}`, '--http', '127.0.0.1:0'], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start within ${timeoutMs} ms:\n${stderr}`)), timeoutMs);
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      stderr += `${line}\n`;
-      try {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'toolcell serving MCP over Streamable HTTP' && entry.url) {
-          clearTimeout(timer);
-          resolve(entry.url);
-        }
-      } catch {
-        // Not a log line: kept in stderr for the failure message.
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited with ${code} before serving:\n${stderr}`));
-    });
-  });
+  const url = await servingUrl(child, timeoutMs, (line) => (stderr += `${line}\n`));
   return {
     url,
     child,

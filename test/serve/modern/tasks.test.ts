@@ -17,6 +17,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { makePeer, REPO_ROOT, scratchDir, waitUntil, type Peer } from '../../helpers/peers.ts';
+import { servingUrl } from '../../helpers/serve-url.ts';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const WITH_TASKS = { elicitation: { form: {} }, extensions: { [TASKS]: {} } };
@@ -45,17 +46,7 @@ async function startServe(): Promise<Serve> {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      try {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'toolcell serving MCP over Streamable HTTP' && entry.url) resolve(entry.url);
-      } catch {
-        // Not a log line (a stack trace, say): the exit below reports the failure.
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before serving`)));
-  });
+  const url = await servingUrl(child);
   return { url: new URL(url), provider, child };
 }
 

@@ -15,6 +15,10 @@
  * The Python comes from env `TOOLCELL_PYTHON_MCP` (a python with mcp 2.3 installed) or, unset,
  * from a venv this file makes once under node_modules/.cache/toolcell-pymcp/ (pip install
  * mcp==2.3.0, bounded); a failed install fails the test with the reason.
+ *
+ * Not part of `npm test` (hence not `*.test.ts`): it needs PyPI, which CI machines here do not
+ * reach (npm and Debian only), and a failed install must fail, not skip. Run it with
+ * `npm run test:python-mcp` where PyPI is reachable.
  */
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
