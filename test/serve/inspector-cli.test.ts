@@ -16,12 +16,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makePeer, REPO_ROOT, scratchDir, type Peer } from '../helpers/peers.ts';
-import { servingUrl } from '../helpers/serve-url.ts';
+import { REPO_ROOT, type Peer } from '../helpers/peers.ts';
+import { approvalFixture, serveCommand, startHttp } from './external-client-fixture.ts';
 
-const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 const REFERENCE = join(REPO_ROOT, 'test', 'conformance', 'mcp', 'reference-server.ts');
 const INSPECTOR = join(REPO_ROOT, 'node_modules', '.bin', 'mcp-inspector');
 const TOKEN = 'inspector-tok-7';
@@ -29,21 +27,6 @@ const TOKEN = 'inspector-tok-7';
 const RUN_TIMEOUT_MS = 90_000;
 
 type Era = 'legacy' | 'modern';
-
-interface Fixture {
-  provider: Peer;
-  configPath: string;
-  dir: string;
-}
-
-/** A provider with `send` (class comms, behind an approval) and `look` (no approval). */
-function fixture(extraServers: unknown[] = []): Fixture {
-  const dir = scratchDir();
-  const provider = makePeer(dir, 'x', { tools: [{ name: 'send', classes: ['comms'] }, { name: 'look', classes: ['read'] }] });
-  const configPath = join(dir, 'toolcell.json');
-  writeFileSync(configPath, JSON.stringify({ servers: [provider.config, ...extraServers], codeExecution: { languages: ['javascript'] }, approvals: { classes: ['comms'] } }));
-  return { provider, configPath, dir };
-}
 
 interface Run {
   code: number | null;
@@ -123,23 +106,9 @@ async function exercise(era: Era, target: { url: string } | { command: string[] 
   assert.equal(calls(provider, 'send').length, 0, 'the gated tool never ran');
 }
 
-const serveCommand = (configPath: string) => [process.execPath, '--import', 'tsx', CLI, 'serve', '--config', configPath];
-
-/** A `serve --http` process on an ephemeral port; resolves with its URL once it serves. */
-async function startHttp(f: Fixture): Promise<{ url: string; child: ChildProcess }> {
-  const tokenFile = join(f.dir, 'token');
-  writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', `--config=${f.configPath}`, '--http', '127.0.0.1:0', '--token-file', tokenFile], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const url = await servingUrl(child);
-  return { url, child };
-}
-
 test('Inspector CLI over stdio (it spawns serve), both eras side by side: list, a provider tool, code_execution, approvals fail closed', async () => {
-  const legacy = fixture();
-  const modern = fixture();
+  const legacy = approvalFixture();
+  const modern = approvalFixture();
   await Promise.all([
     exercise('legacy', { command: serveCommand(legacy.configPath) }, legacy.provider),
     exercise('modern', { command: serveCommand(modern.configPath) }, modern.provider),
@@ -179,9 +148,9 @@ async function providerElicitation(era: Era, url: string): Promise<void> {
 
 test('Inspector CLI over HTTP (serve --http, bearer token), both eras against one serve: list, a provider tool, code_execution, approvals and a provider\'s elicitation fail closed', async () => {
   const reference = await startReference();
-  const f = fixture([{ id: 'ref', url: reference.url, required: true }]);
+  const f = approvalFixture([{ id: 'ref', url: reference.url, required: true }]);
   try {
-    const { url, child } = await startHttp(f);
+    const { url, child } = await startHttp(f, TOKEN);
     const exited = once(child, 'exit');
     try {
       await Promise.all([exercise('legacy', { url }, f.provider), exercise('modern', { url }, f.provider)]);

@@ -22,14 +22,13 @@
  */
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { makePeer, REPO_ROOT, scratchDir, type Peer } from '../helpers/peers.ts';
+import { REPO_ROOT, type Peer } from '../helpers/peers.ts';
+import { approvalFixture, serveCommand, startHttp } from './external-client-fixture.ts';
 
-const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 const CLIENT = join(REPO_ROOT, 'test', 'serve', 'fixtures', 'py-mcp-client.py');
 const VENV = join(REPO_ROOT, 'node_modules', '.cache', 'toolcell-pymcp');
 const MCP_PIN = 'mcp==2.3.0';
@@ -85,21 +84,6 @@ let PYTHON = '';
 before(async () => {
   PYTHON = await python();
 }, { timeout: INSTALL_TIMEOUT_MS + 60_000 });
-
-interface Fixture {
-  provider: Peer;
-  configPath: string;
-  dir: string;
-}
-
-/** A provider with `send` (class comms, behind an approval) and `look` (no approval). */
-function fixture(): Fixture {
-  const dir = scratchDir();
-  const provider = makePeer(dir, 'x', { tools: [{ name: 'send', classes: ['comms'] }, { name: 'look', classes: ['read'] }] });
-  const configPath = join(dir, 'toolcell.json');
-  writeFileSync(configPath, JSON.stringify({ servers: [provider.config], codeExecution: { languages: ['javascript'] }, approvals: { classes: ['comms'] } }));
-  return { provider, configPath, dir };
-}
 
 interface Run {
   code: number | null;
@@ -188,42 +172,18 @@ async function exercise(era: Era, answer: Answer, target: { url: string } | { co
   }
 }
 
-const serveCommand = (configPath: string) => [process.execPath, '--import', 'tsx', CLI, 'serve', '--config', configPath];
-
-/** A `serve --http` process on an ephemeral port; resolves with its URL once it serves. */
-async function startHttp(f: Fixture): Promise<{ url: string; child: ChildProcess }> {
-  const tokenFile = join(f.dir, 'token');
-  writeFileSync(tokenFile, `${TOKEN}\n`, { mode: 0o600 });
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', `--config=${f.configPath}`, '--http', '127.0.0.1:0', '--token-file', tokenFile], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      try {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'toolcell serving MCP over Streamable HTTP' && entry.url) resolve(entry.url);
-      } catch {
-        // Not a log line (a stack trace, say): the exit below reports the failure.
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before serving`)));
-  });
-  return { url, child };
-}
-
 const CASES: Array<[Era, Answer]> = [['legacy', 'accept'], ['legacy', 'decline'], ['modern', 'accept'], ['modern', 'decline']];
 
 test('Python mcp 2.3 client over stdio (it spawns serve), both eras, accept and decline: list, a provider tool, code_execution, approvals', { timeout: 2 * RUN_TIMEOUT_MS }, async () => {
   await Promise.all(CASES.map(([era, answer]) => {
-    const f = fixture();
+    const f = approvalFixture();
     return exercise(era, answer, { command: serveCommand(f.configPath) }, f.provider);
   }));
 });
 
 test('Python mcp 2.3 client over HTTP (serve --http, bearer token), both eras against one serve, accept, decline and no elicitation (fail closed)', { timeout: 2 * RUN_TIMEOUT_MS }, async () => {
-  const f = fixture();
-  const { url, child } = await startHttp(f);
+  const f = approvalFixture();
+  const { url, child } = await startHttp(f, TOKEN);
   const exited = once(child, 'exit');
   try {
     const cases: Array<[Era, Answer]> = [...CASES, ['legacy', 'none'], ['modern', 'none']];
