@@ -17,7 +17,7 @@ export class Outbox {
    * @param {(message: string) => void} onLimit ends the run with a RangeError (a limit that
    *   fails the whole run, even when the script would catch)
    * @param {(header: object, payloads: string[]) => void} [send] where frames go: the process's
-   *   or thread's own channel (io.mjs), or the host's loop itself for a VM run inline
+   *   or thread's own channel (io.mjs)
    */
   constructor(run, limits, onLimit, send = sendToHost) {
     this.send = send;

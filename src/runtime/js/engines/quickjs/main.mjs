@@ -16,7 +16,7 @@
 // The loop is synchronous, as in the V8 engine's process: it blocks in read(2) between frames.
 // While a script executes, the interrupt handler stops it at its deadline, or when the host has
 // announced a frame that cancels it, without ending the process or the other runs in it. What
-// it does with each frame is sandbox-loop.mjs's, shared with a VM run inline on the host's thread.
+// it does with each frame is sandbox-loop.mjs's, the same in a sandbox process and on a thread.
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { isMainThread, Worker, workerData } from 'node:worker_threads';

@@ -9,7 +9,7 @@ export interface LoopIo {
 export interface SandboxLoop {
   /** Acts on one frame from the host; the next is dispatched after this one settles. */
   dispatch(frame: { header: unknown; payloads: string[]; parked?: unknown }): unknown;
-  /** Work done only while no frame waits: spare VMs; inline, the image a move would start from. */
+  /** Work done only while no frame waits: spare VMs. */
   prepare(): Promise<void>;
   /** Runs are in progress. */
   busy(): boolean;
@@ -24,5 +24,4 @@ export function startSandboxLoop(options: {
   spareVms: number;
   oneRunAtATime: boolean;
   io: LoopIo;
-  movable?: { sliceMs: number; msPerMb: number; firstSliceMs: number; wallSlackMs: number; totalMs: number; maxBytes: number; maxClockReads: number } | null;
 }): Promise<SandboxLoop>;
