@@ -171,6 +171,20 @@ test('an authorization response whose iss names another issuer is refused and it
   }
 });
 
+test('iss is compared as a string: the issuer without its trailing "/" is another issuer (RFC 9207 §2.4, SEP-2468)', { timeout: 60_000 }, async () => {
+  const server = await startProtectedServer(() => ['notes:read'], undefined, { issParameter: 'own-unslashed', advertiseIss: true });
+  const provider = await browsingProvider();
+  const host = new ToolHost();
+  try {
+    await assert.rejects(host.connectServer({ id: 'notes', url: server.url, authProvider: provider }), unauthorized(/names the issuer http:\/\/127\.0\.0\.1:\d+, not http:\/\/127\.0\.0\.1:\d+\/ .*RFC 9207/));
+    assert.deepEqual(server.grants, [], 'the code was not exchanged');
+  } finally {
+    await host.close();
+    await provider.close();
+    await server.close();
+  }
+});
+
 test('a server advertising RFC 9207 must send iss: its own is accepted, none is refused', { timeout: 60_000 }, async () => {
   const signed = await startProtectedServer(() => ['notes:read'], undefined, { issParameter: 'own', advertiseIss: true });
   const unsigned = await startProtectedServer(() => ['notes:read'], undefined, { issParameter: 'none', advertiseIss: true });

@@ -79,6 +79,27 @@ test('a 403 insufficient_scope leads to a new authorization with the wider scope
   }
 });
 
+test('a step-up asks for the union of the scope held and the scope challenged (SEP-2350), so what the first grant covered keeps working', async () => {
+  // Listing needs notes:read; calling a tool needs notes:write, and its challenge names only that.
+  const server = await startProtectedServer((method) => (method === 'tools/call' ? ['notes:write'] : ['notes:read']));
+  const provider = await browserlessProvider();
+  const host = new ToolHost();
+  try {
+    const connection = await host.connectServer({ id: 'notes', url: server.url, authProvider: provider });
+    const inferenceId = host.beginInference({ conversationId: 'c' });
+    const outcome = await host.dispatch({ inferenceId, name: 'notes--read_note', input: {} });
+    assert.equal(outcome.status, 'completed', resultText(outcome.result));
+    assert.deepEqual(server.authorizations.map((scopes) => [...scopes].sort()), [['notes:read'], ['notes:read', 'notes:write']]);
+    // Listing again (notes:read) needs no third authorization.
+    await connection.refreshTools();
+    assert.equal(server.authorizations.length, 2);
+  } finally {
+    await host.close();
+    await provider.close();
+    await server.close();
+  }
+});
+
 test('a step-up the authorization server will not grant fails that call once, and the grant the session has keeps working', async () => {
   const server = await startProtectedServer((method) => (method === 'tools/call' ? ['notes:read', 'notes:write'] : ['notes:read']), ['notes:read']);
   const provider = await browserlessProvider();

@@ -24,7 +24,7 @@ import { randomBytes } from 'node:crypto';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { AuthorizationCodeProvider } from '../auth.ts';
-import { IssuerGuard, sameIssuer, type CheckedIssuer } from './issuer-guard.ts';
+import { IssuerGuard, type CheckedIssuer } from './issuer-guard.ts';
 
 /**
  * How many ignored redirects one flow logs; later ones are still answered and ignored, and one
@@ -105,7 +105,10 @@ export class InteractiveAuthProvider implements AuthorizationCodeProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return {
+    const metadata: OAuthClientMetadata & { application_type: 'native' } = {
+      // SEP-837 (MCP 2026-07-28): registration names the kind of client. A loopback redirect
+      // makes this a native application (OpenID Connect Dynamic Client Registration §2).
+      application_type: 'native',
       client_name: this.options.clientName ?? 'toolcell',
       redirect_uris: [this.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
@@ -113,6 +116,7 @@ export class InteractiveAuthProvider implements AuthorizationCodeProvider {
       token_endpoint_auth_method: 'none',
       ...(this.options.scopes?.length ? { scope: this.options.scopes.join(' ') } : {}),
     };
+    return metadata;
   }
 
   get clientMetadataUrl(): string | undefined {
@@ -244,7 +248,8 @@ export class InteractiveAuthProvider implements AuthorizationCodeProvider {
     const expected = this.flowIssuer;
     if (!expected) return undefined;
     if (iss === null) return expected.issRequired ? `the authorization response carries no "iss", though ${expected.issuer} advertises it (RFC 9207); refused as a possible mix-up, its code is not used` : undefined;
-    if (!sameIssuer(iss, expected.issuer)) return `the authorization response names the issuer ${iss}, not ${expected.issuer} where this authorization was sent (RFC 9207); refused as a mix-up, its code is not used`;
+    // RFC 9207 §2.4 and SEP-2468: simple string comparison, no URL normalization (a trailing "/" differs).
+    if (iss !== expected.issuer) return `the authorization response names the issuer ${iss}, not ${expected.issuer} where this authorization was sent (RFC 9207); refused as a mix-up, its code is not used`;
     return undefined;
   }
 

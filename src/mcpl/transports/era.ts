@@ -5,7 +5,8 @@
  *   and info in `_meta`); a server that lists 2026-07-28 gets the stateless era, and the SDK is
  *   handed an `initialize` answer made of the discover result. Any other answer — an error, a
  *   refused POST, no answer within the connection's request timeout — falls back to the real
- *   `initialize` (2025-11-25 and older, the handshake);
+ *   `initialize` (2025-11-25 and older, the handshake); a refusal for want of authorization
+ *   fails the connect as an `initialize` would, and the discover is asked again once authorized;
  * - in the stateless era each request gets the era's `_meta` (protocol version, capabilities,
  *   client info), over HTTP the routing headers (see {@link modernHeaders}), and
  *   `notifications/initialized` is not sent;
@@ -16,6 +17,7 @@
  *   {@link MAX_INPUT_ROUNDS} times.
  */
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { paramHeadersFor } from './param-headers.ts';
 import type { HostTransport } from './types.ts';
 
@@ -193,12 +195,22 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
         timer = setTimeout(() => resolve(undefined), discoverTimeoutMs);
       });
       let refusal = '';
+      let unauthorized: UnauthorizedError | undefined;
       discover = await send({ jsonrpc: '2.0', id: discoverId, method: 'server/discover', params: { _meta: meta } }).then(
         () => answered,
-        (error: Error) => void (refusal = String(error?.message)),
+        (error: Error): undefined => {
+          if (error instanceof UnauthorizedError) unauthorized = error;
+          refusal = String(error?.message);
+          return undefined;
+        },
       );
       clearTimeout(timer);
       discoverWaiter = undefined;
+      // A server that wants authorization first says nothing about its era yet: the connect fails
+      // `unauthorized` as an initialize would, and once authorized it is asked again (connection.ts).
+      // Falling back here would send the handshake to a server that may let `initialize` through
+      // unauthenticated and refuse it as a 2025 request (the suite's auth/scope-step-up does).
+      if (unauthorized) throw unauthorized;
       const error = discover?.error as { code?: unknown; data?: { supported?: unknown } } | undefined;
       const offersModern = (error?.code === -32022 && Array.isArray(error.data?.supported) && error.data.supported.includes(MODERN_VERSION)) || (refusal.includes('-32022') && refusal.includes(MODERN_VERSION));
       if (!offersModern) break;

@@ -88,11 +88,9 @@ export class HttpTransport implements HostTransport {
         init = { ...init, headers };
       }
       const response = await base(url, init);
-      if (new URL(String(url)).href === endpoint) {
-        this.lastStatus = response.status;
-        if (this.established) await this.reauthorization?.noteAnswer(response);
-      }
-      return response;
+      if (new URL(String(url)).href !== endpoint) return response;
+      this.lastStatus = response.status;
+      return this.established && this.reauthorization ? this.reauthorization.noteAnswer(response) : response;
     };
   }
 

@@ -30,9 +30,11 @@ function providerFor(name: string): OAuthClientProvider {
   return interactive;
 }
 const provider = providerFor(scenario);
+// Asked for 2026-07-28 (conformance 0.2.0), the client speaks that era, as client.ts does.
+const modern = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION === '2026-07-28';
 const host = new ToolHost();
 try {
-  await host.connectServer({ id: 'conf', url, authProvider: provider });
+  await host.connectServer({ id: 'conf', url, authProvider: provider, ...(modern ? { protocolEra: 'auto' as const } : {}) });
   const tools = host.listTools().map((t) => t.name);
   if (!tools.includes('conf--test-tool')) throw new Error(`expected conf--test-tool, got ${tools.join(', ')}`);
   // A call too: some scenarios ask for more (a wider scope) only when a tool is called.
