@@ -29,7 +29,7 @@ export const LISTEN_RETRY_MAX_MS = 30_000;
 /**
  * Listens that fail in a row (refused, not acknowledged in time, or ended within
  * {@link LISTEN_STABLE_MS}) after which the connection stops listening: a server that cannot
- * hold a stream costs at most this many requests, spread over ~2 minutes, per connection.
+ * hold a stream costs at most this many requests per connection, spread over ~1 minute (0.5 s doubling, capped at 30 s).
  */
 export const MAX_LISTEN_FAILURES = 8;
 /** A stream that stayed open this long was healthy: its end starts the count of failures over. */
@@ -282,7 +282,7 @@ export class Listener {
 
   private schedule(error: ListenError | undefined, reason: string): void {
     this.failures += 1;
-    if (this.failures > MAX_LISTEN_FAILURES) {
+    if (this.failures >= MAX_LISTEN_FAILURES) {
       this.refused = new ListenError(-32603, `subscriptions/listen failed ${MAX_LISTEN_FAILURES} times in a row`);
       this.options.diagnostic('listen-gave-up', `stopped listening after ${MAX_LISTEN_FAILURES} failures in a row (last: ${error?.message ?? reason}): changes are heard only through the listing's cache hint`);
       return;
