@@ -8,7 +8,7 @@
 import { test, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { LISTEN_RETRY_BASE_MS, LISTEN_RETRY_MAX_MS, LISTEN_STABLE_MS, Listener, MAX_LISTEN_FAILURES, META_SUBSCRIPTION_ID } from '../../src/mcpl/transports/listener.ts';
+import { LISTEN_RETRY_BASE_MS, LISTEN_RETRY_MAX_MS, LISTEN_STABLE_MS, Listener, MAX_LISTEN_FAILURES, MAX_SUBSCRIBED_URIS, META_SUBSCRIPTION_ID } from '../../src/mcpl/transports/listener.ts';
 
 type Sent = { id: string; params: { notifications: Record<string, unknown> } };
 
@@ -130,6 +130,25 @@ test('a stream that was healthy starts the count over; after a gap the owner is 
     open.listener.stop();
     assert.deepEqual(open.cancelled, [open.last().id]);
     assert.deepEqual(open.listener.status, { listening: false, pending: false, retrying: false, subscriptionId: undefined, uris: [] });
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test(`a connection subscribes to at most ${MAX_SUBSCRIBED_URIS} resources: one more is refused and nothing is sent for it`, async () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const h = harness();
+    h.listener.start([]);
+    const taken: Promise<void>[] = [];
+    for (let i = 0; i < MAX_SUBSCRIBED_URIS; i++) taken.push(h.listener.subscribe(`note://${i}`));
+    const sent = h.sent.length;
+    await assert.rejects(h.listener.subscribe('note://one-more'), /at most 256 resources/);
+    assert.equal(h.sent.length, sent, 'no listen for the refused one');
+    h.ack({ resourceSubscriptions: Array.from({ length: MAX_SUBSCRIBED_URIS }, (_, i) => `note://${i}`) });
+    await Promise.all(taken);
+    assert.equal(h.listener.status.uris.length, MAX_SUBSCRIBED_URIS);
+    assert.equal((h.last().params.notifications.resourceSubscriptions as string[]).length, MAX_SUBSCRIBED_URIS);
   } finally {
     mock.timers.reset();
   }

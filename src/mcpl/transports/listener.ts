@@ -34,6 +34,12 @@ export const LISTEN_RETRY_MAX_MS = 30_000;
 export const MAX_LISTEN_FAILURES = 8;
 /** A stream that stayed open this long was healthy: its end starts the count of failures over. */
 export const LISTEN_STABLE_MS = 10_000;
+/**
+ * Most URIs one connection subscribes to: each subscription re-sends the whole list in a new
+ * listen, so a gateway's clients subscribing without end would cost requests growing with it.
+ * Past it a subscription is refused (-32602), nothing changed.
+ */
+export const MAX_SUBSCRIBED_URIS = 256;
 /** Prefix of the JSON-RPC ids of this layer's `subscriptions/listen` requests. */
 const ID_PREFIX = '__toolcell_listen_';
 
@@ -126,6 +132,9 @@ export class Listener {
     if (this.stopped) return Promise.reject(new ListenError(-32603, 'the connection is closed'));
     if (this.refused) return Promise.reject(this.refused);
     if (this.current?.uris.has(uri) && !this.pending) return Promise.resolve();
+    if (!this.uris.has(uri) && this.uris.size >= MAX_SUBSCRIBED_URIS) {
+      return Promise.reject(new ListenError(-32602, `a connection subscribes to at most ${MAX_SUBSCRIBED_URIS} resources; unsubscribe from one first`));
+    }
     this.uris.add(uri);
     return new Promise<void>((resolve, reject) => {
       if (!this.pending || !this.pending.uris.has(uri)) this.open();
