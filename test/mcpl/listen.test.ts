@@ -20,7 +20,7 @@ import pino from 'pino';
 import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ToolHost } from '../../src/host/tool-host.ts';
 import type { McplConnection } from '../../src/mcpl/connection.ts';
 import type { WireFrame } from '../../src/mcpl/transports/types.ts';
@@ -187,7 +187,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
  * A proxy in front of `target` (as a load balancer would be) that can cut the response streams
  * of `subscriptions/listen` POSTs, and counts those open.
  */
-async function cuttingProxy(target: URL): Promise<{ url: string; listens: number; open: () => number; cut: () => void; closed: () => Promise<void>; close: () => Promise<void> }> {
+async function cuttingProxy(target: URL, refuse = false): Promise<{ url: string; listens: number; open: () => number; cut: () => void; closed: () => Promise<void>; close: () => Promise<void> }> {
   const open = new Set<ServerResponse>();
   let listens = 0;
   let drained: (() => void) | undefined;
@@ -196,6 +196,13 @@ async function cuttingProxy(target: URL): Promise<{ url: string; listens: number
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
+      if (refuse && body.includes('"subscriptions/listen"')) {
+        // As a 2026 server without the method answers it (HTTP 404, JSON-RPC -32601).
+        listens += 1;
+        const { id } = JSON.parse(body.toString()) as { id: unknown };
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found: subscriptions/listen' } }));
+        return;
+      }
       const upstream = request(new URL(req.url ?? '/', target), { method: req.method, headers: { ...req.headers, host: target.host } }, (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -271,11 +278,38 @@ test('listen over HTTP (toolcell serve in front of a changing server): a change 
   }
 });
 
+test('listen over HTTP refused by the server (404, -32601): asked once, a diagnostic, and the connection goes on', { timeout: 180_000 }, async () => {
+  const serve = await startServe({ upstreamSessions: { mode: 'shared' } });
+  const proxy = await cuttingProxy(serve.url, true);
+  const host = newHost();
+  try {
+    const refused = new Promise<void>((resolve) =>
+      host.on('diagnostic', (d: { code: string }) => {
+        if (d.code === 'listen-refused') resolve();
+      }),
+    );
+    const connection = await host.connectServer({ id: 's', url: proxy.url, protocolEra: 'auto' });
+    await refused;
+    assert.equal(connection.isConnected, true, 'a refused listen is not a lost server');
+    assert.equal(connection.listenStatus?.listening, false);
+    assert.equal(connection.listenStatus?.retrying, false, 'not asked again');
+    const call = await host.dispatch({ inferenceId: host.beginInference({ conversationId: 'c' }), name: 's--v2--touch', input: { text: 'still here' } });
+    assert.equal(call.status, 'completed');
+    assert.equal(proxy.listens, 1);
+  } finally {
+    await host.close();
+    await proxy.close();
+    await stopChild(serve.child);
+  }
+});
+
 test('gateway: a serve client\'s resource subscription reaches a 2026 provider as its listen stream\'s resourceSubscriptions, and the update comes back to that client', { timeout: 180_000 }, async () => {
   const dir = scratchDir();
   const config = join(dir, 'toolcell.json');
   writeFileSync(config, JSON.stringify({ servers: [{ id: 'v2', command: process.execPath, args: [FIXTURE], protocolEra: 'auto' }], codeExecution: false }));
   const client = new Client({ name: 'gateway-client', version: '1.0.0' });
+  let toolsChanged: (() => void) | undefined;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => toolsChanged?.());
   const updates: string[] = [];
   let resolveUpdate: (() => void) | undefined;
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
@@ -302,6 +336,18 @@ test('gateway: a serve client\'s resource subscription reaches a 2026 provider a
     assert.deepEqual(updates, ['note://a']);
     const read = await client.readResource({ uri: 'note://a' });
     assert.equal((read.contents[0] as { text: string }).text, 'from the gateway');
+
+    // A tool added on the 2026 provider: serve hears it on its listen stream and tells its client.
+    const changed = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no tools/list_changed within 25 s')), 25_000);
+      toolsChanged = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    await client.callTool({ name: 'v2--add_tool', arguments: {} });
+    await changed;
+    assert.ok((await client.listTools()).tools.some((t) => t.name === 'v2--extra_1'));
   } finally {
     await client.close();
   }

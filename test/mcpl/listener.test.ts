@@ -153,3 +153,19 @@ test(`a connection subscribes to at most ${MAX_SUBSCRIBED_URIS} resources: one m
     mock.timers.reset();
   }
 });
+
+test('a subscription the server leaves out of its acknowledgement is refused and not asked for again', async () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const h = harness();
+    h.listener.start(['toolsListChanged']);
+    h.ack();
+    const asked = h.listener.subscribe('note://a');
+    assert.deepEqual(h.last().params.notifications, { toolsListChanged: true, resourceSubscriptions: ['note://a'] });
+    h.ack({ toolsListChanged: true });
+    await assert.rejects(asked, /did not take a subscription to note:\/\/a/);
+    assert.deepEqual(h.listener.status.uris, []);
+  } finally {
+    mock.timers.reset();
+  }
+});
