@@ -169,3 +169,25 @@ test('a subscription the server leaves out of its acknowledgement is refused and
     mock.timers.reset();
   }
 });
+
+test('a filter refused for its URIs (-32602, as serve refuses more than 64) drops those subscriptions, not the list changes', async () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const h = harness();
+    h.listener.start(['toolsListChanged']);
+    h.ack();
+    const first = h.last().id;
+    const asked = h.listener.subscribe('note://a');
+    h.answer({ error: { code: -32602, message: 'Invalid params: too many resources' } });
+    await assert.rejects(asked, /too many resources/);
+    assert.deepEqual(h.diagnostics, ['listen-subscriptions-refused']);
+    assert.deepEqual(h.listener.status.uris, []);
+    assert.equal(h.listener.status.subscriptionId, first, 'the stream of list changes goes on');
+    // Still listening: a later subscription is asked for.
+    const later = h.listener.subscribe('note://b');
+    h.ack({ toolsListChanged: true, resourceSubscriptions: ['note://b'] });
+    await later;
+  } finally {
+    mock.timers.reset();
+  }
+});

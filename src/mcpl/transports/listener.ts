@@ -266,12 +266,22 @@ export class Listener {
     if (attempt === this.pending) this.pending = undefined;
     else this.current = undefined;
     if (reason === 'timeout') this.options.cancel(id);
+    const asked = [...this.uris].filter((u) => attempt.uris.has(u));
     // A subscription that failed is not wanted any more: the next stream does not ask for it.
     for (const waiter of attempt.waiters) this.uris.delete(waiter.uri);
     this.fail(attempt.waiters, error ?? new ListenError(-32603, `the stream ended before it was acknowledged (${reason})`));
     this.gap = attempt.acked || this.gap;
+    if (error?.code === -32602 && attempt.uris.size > 0) {
+      // The server would not read this filter's URIs (too many, say): the list changes must still be heard.
+      const dropped = asked;
+      for (const uri of dropped) this.uris.delete(uri);
+      if (dropped.length > 0) this.options.diagnostic('listen-subscriptions-refused', `subscriptions/listen refused its resource subscriptions (${error.message}); dropped: ${dropped.slice(0, 5).join(', ')}${dropped.length > 5 ? ` and ${dropped.length - 5} more` : ''}`);
+      if (!this.current && !this.pending) this.schedule(error, reason);
+      else if (this.current && !this.pending && !sameWants(this.current, this.lists, this.uris)) this.schedule(error, reason);
+      return;
+    }
     if (error && (error.code === -32601 || error.code === -32602)) {
-      // No such method here, or a filter it cannot read: asking again would get the same answer.
+      // No such method here, or a filter of list changes alone it cannot read: asking again would get the same answer.
       this.refused = error;
       this.options.diagnostic('listen-refused', `subscriptions/listen refused (${error.code} ${error.message}): changes are heard only through the listing's cache hint`);
       if (this.current) this.drop(this.current);
