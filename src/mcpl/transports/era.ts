@@ -13,7 +13,10 @@
  *   delivered to the SDK client as if the server had sent them — so the same `serverRequests`
  *   handlers answer them, attributed to the call by its progress token — and the request is
  *   re-sent with their answers and the server's `requestState`, at most
- *   {@link MAX_INPUT_ROUNDS} times.
+ *   {@link MAX_INPUT_ROUNDS} times;
+ * - the server's change notifications arrive on a `subscriptions/listen` stream opened right
+ *   after the discover (listener.ts), and the SDK client's `resources/subscribe`/`unsubscribe`
+ *   (not in the era) change that stream's URIs; closing the transport ends the stream.
  */
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { paramHeadersFor } from './param-headers.ts';
