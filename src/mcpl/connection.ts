@@ -24,7 +24,8 @@ import { computeLifecycleGrant, type OperatorPolicy } from '../lifecycle/grants.
 import { parseObserveParams, OBSERVE_LIMITS } from '../lifecycle/observe-params.ts';
 import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
 import type { ObserverEndpoint } from '../lifecycle/emitter.ts';
-import { speakBothEras } from './transports/era.ts';
+import { speakBothEras, type EraState } from './transports/era.ts';
+import type { Listener } from './transports/listener.ts';
 import { HttpTransport } from './transports/http.ts';
 import { readAdvertisement, derivePolicyExchange, type PolicyExchange } from './handshake.ts';
 import { lifecycleKey } from '../lifecycle/state-key.ts';
@@ -138,6 +139,8 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   private readonly expiry = new ListingExpiry();
   /** A digest of the last listing, so a re-list on expiry that finds nothing new announces nothing. */
   private listingDigest: string | undefined;
+  /** The era layer of the current transport (`protocolEra: "auto"`), with its listen stream. */
+  private era: EraState | undefined;
 
   constructor(
     private readonly config: ServerConfig,
@@ -228,11 +231,16 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     this.stderrTail = '';
     const transport = createTransport(this.config);
     this.transport = transport;
+    this.era = undefined;
     // The 2026-07-28 era, when configured: discover first, handshake as the fallback (transports/era.ts).
     if (this.config.protocolEra === 'auto') {
       const era = speakBothEras(transport, this.config.requestTimeoutMs ?? 30_000);
       // A tools/call's Mcp-Param-* headers come from the tool's schema as the server listed it.
       era.toolSchema = (name) => this.listed.get(name)?.inputSchema as Record<string, unknown> | undefined;
+      // A listen stream open again after a gap: a change in between was not heard, so list again (announced only if it changed).
+      era.onresumed = () => this.relistSoon(true);
+      era.ondiagnostic = (code, message) => this.emit('diagnostic', { code, message: `${this.id}: ${message}` });
+      this.era = era;
       const http: unknown = transport;
       if (http instanceof HttpTransport) http.requestHeaders = era.headers;
     }
@@ -452,6 +460,15 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     this.noteListing(listing);
     if (quietIfSame && before === this.listingDigest) return;
     this.announceTools(listing.tools);
+  }
+
+  /**
+   * The `subscriptions/listen` stream of a 2026 server (transports/listener.ts): whether one is
+   * acknowledged, one is asked for, a re-listen waits, and the URIs subscribed. Undefined when
+   * the connection does not listen (the handshake era, or a server declaring nothing to hear).
+   */
+  get listenStatus(): Listener['status'] | undefined {
+    return this.era?.listener?.status;
   }
 
   /** When the server's listing may be stale by its own hint (epoch ms); undefined when it gave none. */

@@ -14,11 +14,15 @@
  *   delivered to the SDK client as if the server had sent them — so the same `serverRequests`
  *   handlers answer them, attributed to the call by its progress token — and the request is
  *   re-sent with their answers and the server's `requestState`, at most
- *   {@link MAX_INPUT_ROUNDS} times.
+ *   {@link MAX_INPUT_ROUNDS} times;
+ * - the server's change notifications arrive on a `subscriptions/listen` stream opened right
+ *   after the discover (listener.ts), and the SDK client's `resources/subscribe`/`unsubscribe`
+ *   (not in the era) change that stream's URIs; closing the transport ends the stream.
  */
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { paramHeadersFor } from './param-headers.ts';
+import { ListenError, Listener, type ListChange } from './listener.ts';
 import type { HostTransport } from './types.ts';
 
 export const MODERN_VERSION = '2026-07-28';
@@ -74,6 +78,12 @@ export interface EraState {
   era: 'modern' | 'handshake' | undefined;
   /** The input schema of the server's tool `name`, for its `Mcp-Param-*` headers (set by the connection from its listing). */
   toolSchema?: ((name: string) => Record<string, unknown> | undefined) | undefined;
+  /** The `subscriptions/listen` stream of a 2026 server (listener.ts), once the era is settled. */
+  listener?: Listener | undefined;
+  /** A listen stream is open again after one ended: the connection re-lists (set by the connection). */
+  onresumed?: (() => void) | undefined;
+  /** Something about listening an operator should hear of (set by the connection). */
+  ondiagnostic?: ((code: string, message: string) => void) | undefined;
 }
 
 /**
@@ -107,6 +117,7 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
       discoverWaiter?.(m);
       return;
     }
+    if (state.listener?.consume(message)) return;
     const entry = state.era === 'modern' && m.id !== undefined && ('result' in m || 'error' in m) ? tracked.get(m.id as RequestId) : undefined;
     const result = m.result as Json | undefined;
     if (entry && result?.resultType === 'input_required') {
@@ -151,7 +162,41 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
   transport.start = async () => {
     toClient = transport.onmessage as (m: JSONRPCMessage) => void;
     transport.onmessage = inbound as typeof transport.onmessage;
+    // However the transport ends, the listen stream and its timers end with it.
+    const closed = transport.onclose;
+    transport.onclose = () => {
+      state.listener?.stop();
+      closed?.();
+    };
+    transport.onstreamend = (id, reason) => state.listener?.streamEnded(id, reason);
     return start();
+  };
+  const close = transport.close.bind(transport);
+  transport.close = (graceMs) => {
+    state.listener?.stop();
+    return close(graceMs);
+  };
+  const kill = transport.kill.bind(transport);
+  transport.kill = () => {
+    state.listener?.stop();
+    kill();
+  };
+
+  /** The 2026 era has no `resources/subscribe`: a subscription is a URI of the listen stream (listener.ts). */
+  const subscription = (request: JSONRPCRequest): void => {
+    const uri = (request.params as Json | undefined)?.uri;
+    const answer = (outcome: { result: Json } | { error: { code: number; message: string } }) => toClient?.({ jsonrpc: '2.0', id: request.id, ...outcome } as JSONRPCMessage);
+    const listener = state.listener;
+    if (typeof uri !== 'string' || uri.length === 0) return answer({ error: { code: -32602, message: 'Invalid params: uri must be a non-empty string' } });
+    if (!listener) return answer({ error: { code: -32601, message: 'the server does not take resource subscriptions' } });
+    if (request.method === 'resources/unsubscribe') {
+      listener.unsubscribe(uri);
+      return answer({ result: {} });
+    }
+    listener.subscribe(uri).then(
+      () => answer({ result: {} }),
+      (error: Error) => answer({ error: { code: error instanceof ListenError ? error.code : -32603, message: error.message } }),
+    );
   };
 
   transport.send = async (message, options) => {
@@ -159,6 +204,7 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
     if (state.era === undefined && m.method === 'initialize') return initialize(message as JSONRPCRequest, options);
     if (state.era !== 'modern') return send(message, options);
     if (m.method === 'notifications/initialized' || m.method === 'notifications/roots/list_changed') return;
+    if (m.id !== undefined && (m.method === 'resources/subscribe' || m.method === 'resources/unsubscribe')) return subscription(message as JSONRPCRequest);
     if (m.id !== undefined && !('method' in m)) {
       // The SDK client's answer to an input request: collected, and once all are in, the request goes again.
       const owner = synthetic.get(m.id as RequestId);
@@ -222,12 +268,43 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
       return send(request, options);
     }
     state.era = 'modern';
+    listen((result.capabilities ?? {}) as Json);
     const serverInfo = ((result._meta as Json | undefined)?.['io.modelcontextprotocol/serverInfo'] ?? result.serverInfo ?? { name: 'unnamed-server', version: '0' }) as Json;
     toClient?.({
       jsonrpc: '2.0',
       id: request.id,
       result: { protocolVersion: SDK_VERSION, capabilities: result.capabilities ?? {}, serverInfo, ...(typeof result.instructions === 'string' ? { instructions: result.instructions } : {}) },
     });
+  };
+
+  /**
+   * Opens the listen stream for the list changes the server declares, before the SDK client
+   * lists anything (a change after the first listing is then heard). A server that takes
+   * resource subscriptions gets a listener even with no list to hear: subscriptions open it.
+   */
+  const listen = (capabilities: Json): void => {
+    const lists: ListChange[] = [];
+    const declares = (feature: string) => (capabilities[feature] as { listChanged?: unknown } | undefined)?.listChanged === true;
+    if (declares('tools')) lists.push('toolsListChanged');
+    if (declares('prompts')) lists.push('promptsListChanged');
+    if (declares('resources')) lists.push('resourcesListChanged');
+    const subscribable = (capabilities.resources as { subscribe?: unknown } | undefined)?.subscribe === true;
+    if (lists.length === 0 && !subscribable) return;
+    const listener = new Listener({
+      send: (request) => send(withMeta(request as JSONRPCRequest)),
+      cancel: (id) => {
+        if (transport.endStream?.(id)) return;
+        send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the subscription is no longer wanted' } }).catch((error: Error) =>
+          state.ondiagnostic?.('listen-cancel-failed', `a listen stream could not be cancelled: ${error.message}`),
+        );
+      },
+      deliver: (notification) => toClient?.(notification),
+      resumed: () => state.onresumed?.(),
+      diagnostic: (code, message) => state.ondiagnostic?.(code, message),
+      ackTimeoutMs: discoverTimeoutMs,
+    });
+    state.listener = listener;
+    listener.start(lists);
   };
   return state;
 }

@@ -19,6 +19,7 @@ import { limitedFetch } from './http-limit.ts';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { Reauthorization } from './reauthorize.ts';
+import { LongStreams, longLivedId } from './long-stream.ts';
 
 export interface HttpServerParams {
   url: string;
@@ -52,6 +53,9 @@ export class HttpTransport implements HostTransport {
   onmessage?: (message: JSONRPCMessage) => void;
   ongarbage?: (garbage: GarbageLine) => void;
   onwire?: (frame: WireFrame) => void;
+  onstreamend?: (requestId: string, reason: string) => void;
+  /** Open streams of long-lived requests (`subscriptions/listen`, long-stream.ts): their end is one request's, never the server's. */
+  private readonly streams = new LongStreams((id, reason) => this.onstreamend?.(id, reason));
   private readonly inner: StreamableHTTPClientTransport;
   private closed = false;
   private started = false;
@@ -87,7 +91,8 @@ export class HttpTransport implements HostTransport {
         for (const [k, v] of Object.entries(extra)) headers.set(k, v);
         init = { ...init, headers };
       }
-      const response = await base(url, init);
+      const listen = longLivedId(init?.body);
+      const response = listen !== undefined ? await this.streams.fetch(listen, base, url, init) : await base(url, init);
       if (new URL(String(url)).href !== endpoint) return response;
       this.lastStatus = response.status;
       return this.established && this.reauthorization ? this.reauthorization.noteAnswer(response) : response;
@@ -212,6 +217,10 @@ export class HttpTransport implements HostTransport {
    */
   finishAuth(authorizationCode: string): Promise<void> {
     return this.inner.finishAuth(authorizationCode);
+  }
+
+  endStream(requestId: string): boolean {
+    return this.streams.end(requestId);
   }
 
   kill(): void {

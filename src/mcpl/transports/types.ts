@@ -47,6 +47,14 @@ export interface HostTransport extends Transport {
    * notifications). Resolves when the transport can take more: callers respect back-pressure.
    */
   writeRaw(data: string): Promise<void>;
+  /**
+   * Ends the open stream of request `requestId` (a 2026 `subscriptions/listen` over HTTP: its
+   * POST is aborted). False when this transport has no such stream (stdio: the request is
+   * cancelled with `notifications/cancelled` instead).
+   */
+  endStream?(requestId: string): boolean;
+  /** The response stream of a long-lived request ended without its answer (HTTP only; see http.ts). */
+  onstreamend?: (requestId: string, reason: string) => void;
   /** Ends the transport politely, then forcibly after `graceMs`. */
   close(graceMs?: number): Promise<void>;
   /** Ends the transport at once (crash simulation, shutdown past the grace). */
