@@ -17,6 +17,7 @@
  */
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { paramHeadersFor } from './param-headers.ts';
+import { TaskFollower } from './era-tasks.ts';
 import type { HostTransport } from './types.ts';
 
 export const MODERN_VERSION = '2026-07-28';
@@ -96,8 +97,11 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
 
   const withMeta = (request: JSONRPCRequest, extra: Json = {}): JSONRPCRequest => {
     const params = (request.params ?? {}) as Json;
-    return { ...request, params: { ...params, ...extra, _meta: { ...(params._meta as Json | undefined), ...meta } } };
+    // tasks: a task call (and the follower's own requests) declares the tasks extension.
+    return tasks.declare({ ...request, params: { ...params, ...extra, _meta: { ...(params._meta as Json | undefined), ...meta } } }, request.id);
   };
+  // tasks: calls of tools that must run as tasks, followed as the io.modelcontextprotocol/tasks extension (era-tasks.ts).
+  const tasks = new TaskFollower({ send: (m) => send(m), toClient: (m) => toClient?.(m), request: (id, method, params) => withMeta({ jsonrpc: '2.0', id, method, params }) });
 
   const inbound = (message: JSONRPCMessage): void => {
     const m = message as Json;
@@ -105,8 +109,11 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
       discoverWaiter?.(m);
       return;
     }
+    if (state.era === 'modern' && tasks.inbound(m)) return; // tasks: an answer to the follower's own request
     const entry = state.era === 'modern' && m.id !== undefined && ('result' in m || 'error' in m) ? tracked.get(m.id as RequestId) : undefined;
     const result = m.result as Json | undefined;
+    // tasks: a task answer is followed (tasks/get...) until it ends; the SDK client gets the end.
+    if (entry && result && tasks.follow(entry.request, result)) return void tracked.delete(entry.wireId);
     if (entry && result?.resultType === 'input_required') {
       entry.rounds += 1;
       if (entry.rounds > MAX_INPUT_ROUNDS) {
@@ -132,6 +139,7 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
     }
     if (entry) {
       tracked.delete(entry.wireId);
+      tasks.settled(entry.request.id); // tasks
       // The answer goes to the SDK client under the id it sent the request with.
       return void toClient?.({ ...m, id: entry.request.id } as JSONRPCMessage);
     }
@@ -149,6 +157,12 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
   transport.start = async () => {
     toClient = transport.onmessage as (m: JSONRPCMessage) => void;
     transport.onmessage = inbound as typeof transport.onmessage;
+    // tasks: a closed transport stops every followed task's polling.
+    const closed = transport.onclose;
+    transport.onclose = () => {
+      tasks.close();
+      closed?.();
+    };
     return start();
   };
 
@@ -157,6 +171,7 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
     if (state.era === undefined && m.method === 'initialize') return initialize(message as JSONRPCRequest, options);
     if (state.era !== 'modern') return send(message, options);
     if (m.method === 'notifications/initialized' || m.method === 'notifications/roots/list_changed') return;
+    if (tasks.cancelled(m) || tasks.answer(m)) return; // tasks: a followed task given up, or an answer to its input request
     if (m.id !== undefined && !('method' in m)) {
       // The SDK client's answer to an input request: collected, and once all are in, the request goes again.
       const owner = synthetic.get(m.id as RequestId);
@@ -170,7 +185,7 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
       return;
     }
     if (m.id !== undefined && typeof m.method === 'string') {
-      const request = withMeta(message as JSONRPCRequest);
+      const request = withMeta(tasks.take(message as JSONRPCRequest)); // tasks: the connection's marker out
       tracked.set(request.id, { request, wireId: request.id, rounds: 0, waiting: new Map(), answers: {}, requestState: undefined });
       return send(request, options);
     }
