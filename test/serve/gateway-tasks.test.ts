@@ -6,7 +6,8 @@
  * call answers a task of serve's own whose status follows the call (`working` →
  * `input_required` while the provider's question waits for the client's `tasks/result` →
  * `completed`), `tasks/cancel` reaches the provider's task, another session gets "not found"
- * for the task id (attack first), and a plain call of the tool still works.
+ * for the task id (attack first), and a plain call of the tool still works. In process: the
+ * task is one call through the dispatch path (one started, one terminal lifecycle event).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +20,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { REPO_ROOT, scratchDir, waitUntil } from '../helpers/peers.ts';
 import { servingUrl } from '../helpers/serve-url.ts';
-import { binPath } from '../real-servers/servers.ts';
+import pino from 'pino';
+import { ToolHost } from '../../src/host/tool-host.ts';
+import { GatewayHub } from '../../src/serve/gateway/hub.ts';
+import { serveHttp, type HttpServing } from '../../src/serve/http.ts';
+import { binPath, officialServer } from '../real-servers/servers.ts';
 
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 const TEE = join(REPO_ROOT, 'test', 'serve', 'fixtures', 'wire-tee.mjs');
@@ -114,5 +119,43 @@ test('serve --http: a provider task tool is a task for the client (status, input
   } finally {
     child.kill('SIGTERM');
     await exited;
+  }
+});
+
+test('serve (in process): a gateway task is one call through the dispatch path — one started and one terminal lifecycle event', { timeout: 120_000 }, async () => {
+  const logger = pino({ level: 'silent' });
+  const host = new ToolHost({ logger });
+  const phases: string[] = [];
+  host.on('lifecycle', (e) => {
+    if (e.tool === TOOL) phases.push(e.phase);
+  });
+  const hub = new GatewayHub(host, logger, { prefixed: () => true, multiClient: true });
+  let serving: HttpServing | undefined;
+  let client: Client | undefined;
+  try {
+    await host.connectServer(officialServer('everything', 'ev').config);
+    await waitUntil(async () => {
+      if (host.listTools().some((t) => t.name === TOOL)) return true;
+      await host.server('ev')!.refreshTools();
+      return undefined;
+    }, 'the task tool to be listed', 60_000);
+    serving = await serveHttp(host, { host: '127.0.0.1', port: 0, conversationPrefix: 'http', logger, gateway: hub });
+    client = new Client({ name: 'observer-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(serving.url)));
+    await client.listTools();
+    let result: unknown;
+    for await (const message of client.experimental.tasks.callToolStream({ name: TOOL, arguments: { topic: 'estuaries' } }, CallToolResultSchema, { timeout: 60_000 })) {
+      if (message.type === 'result') result = message.result;
+      else if (message.type === 'error') throw message.error;
+    }
+    assert.match(JSON.stringify(result), /estuaries/);
+    await waitUntil(() => phases.some((p) => p !== 'started' && p !== 'progress') || undefined, 'the terminal event', 10_000);
+    assert.equal(phases.filter((p) => p === 'started').length, 1, phases.join(','));
+    assert.equal(phases.filter((p) => p !== 'started' && p !== 'progress').length, 1, phases.join(','));
+  } finally {
+    await client?.close();
+    await serving?.close();
+    hub.close();
+    await host.close();
   }
 });
