@@ -54,12 +54,21 @@ test('auto era: a tool that requires tasks is called as the tasks extension agai
     }, 'the task tool to be listed', 60_000);
     assert.ok(!wire.some((f) => f.direction === 'out' && method(f) === 'initialize'), 'the 2026 era (no handshake)');
 
-    const outcome = await host.dispatch({ inferenceId: host.beginInference({ conversationId: 'c1' }), name: TOOL, input: { topic: 'lighthouses', ambiguous: true }, timeoutMs: 120_000 });
+    const progress: string[] = [];
+    const outcome = await host.dispatch({
+      inferenceId: host.beginInference({ conversationId: 'c1' }),
+      name: TOOL,
+      input: { topic: 'lighthouses', ambiguous: true },
+      timeoutMs: 120_000,
+      onProgress: (p) => void progress.push(p.message ?? ''),
+    });
     assert.equal(outcome.status, 'completed', resultText(outcome.result));
     assert.match(resultText(outcome.result), /lighthouses \(historical\)/);
     assert.equal(asked.length, 1);
     assert.match(asked[0]!.message, /lighthouses/);
     assert.equal(asked[0]!.toolCallId, outcome.toolCallId, 'attributed to the call');
+    // The task's status messages (server-everything's stages, through serve's task) are the call's progress.
+    assert.ok(progress.some((m) => /Gathering sources|Analyzing content|Synthesizing/.test(m)), JSON.stringify(progress));
     const call = wire.find((f) => f.direction === 'out' && method(f) === 'tools/call' && params(f).name === 'ev--simulate-research-query')!;
     assert.ok(call, 'the call went out');
     assert.deepEqual(params(call)._meta['io.modelcontextprotocol/clientCapabilities'].extensions, { [TASKS_EXTENSION]: {} }, 'the task call declares the extension');

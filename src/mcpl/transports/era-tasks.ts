@@ -64,6 +64,8 @@ export interface TaskWire {
   send: (message: JSONRPCMessage) => Promise<void>;
   /** Delivers a message to the SDK client. */
   toClient: (message: JSONRPCMessage) => void;
+  /** Delivers a message as if it came in on the transport (through whatever reads inbound messages before the SDK: the connection's call tracker takes its progress). */
+  inbound: (message: JSONRPCMessage) => void;
   /** A request of the era (its `_meta`) for `method` with `params`. */
   request: (id: RequestId, method: string, params: Json) => JSONRPCRequest;
 }
@@ -190,7 +192,7 @@ export class TaskFollower {
     const message = typeof state.statusMessage === 'string' ? state.statusMessage : undefined;
     const seen = `${String(status)}\u0000${message ?? ''}`;
     if (seen !== task.lastStatus && task.progressToken !== undefined) {
-      this.wire.toClient({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: task.progressToken, progress: ++task.progress, message: message ?? String(status) } } as JSONRPCMessage);
+      this.wire.inbound({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: task.progressToken, progress: ++task.progress, message: message ?? String(status) } } as JSONRPCMessage);
     }
     task.lastStatus = seen;
     const interval = typeof state.pollIntervalMs === 'number' && Number.isFinite(state.pollIntervalMs) ? state.pollIntervalMs : 1_000;

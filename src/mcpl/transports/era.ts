@@ -101,7 +101,12 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
     return tasks.declare({ ...request, params: { ...params, ...extra, _meta: { ...(params._meta as Json | undefined), ...meta } } }, request.id);
   };
   // tasks: calls of tools that must run as tasks, followed as the io.modelcontextprotocol/tasks extension (era-tasks.ts).
-  const tasks = new TaskFollower({ send: (m) => send(m), toClient: (m) => toClient?.(m), request: (id, method, params) => withMeta({ jsonrpc: '2.0', id, method, params }) });
+  const tasks = new TaskFollower({
+    send: (m) => send(m),
+    toClient: (m) => toClient?.(m),
+    inbound: (m) => (transport.onmessage as ((m: JSONRPCMessage) => void) | undefined)?.(m),
+    request: (id, method, params) => withMeta({ jsonrpc: '2.0', id, method, params }),
+  });
 
   const inbound = (message: JSONRPCMessage): void => {
     const m = message as Json;

@@ -198,8 +198,12 @@ export class ModernTasks {
     this.live.add(record);
     try {
       for (;;) {
-        // Progress and log messages are not carried on tasks (the extension says so): dropped.
-        const outcome = await exchange.next(() => undefined);
+        // Progress and log messages are not carried on tasks (the extension says so): a progress
+        // message becomes the task's statusMessage (a gateway task: the provider task's own), the rest is dropped.
+        const outcome = await exchange.next((n) => {
+          const message = n.method === 'notifications/progress' ? (n.params as { message?: unknown } | undefined)?.message : undefined;
+          if (typeof message === 'string' && message !== record.state.statusMessage) this.move(record, record.state.status, undefined, message);
+        });
         if (outcome.kind === 'input') {
           this.move(record, 'input_required');
           continue;
