@@ -73,7 +73,9 @@ test('serve --http: a provider task tool is a task for the client (status, input
       const seen: string[] = [];
       let taskId: string | undefined;
       let result: unknown;
-      for await (const message of alice.client.experimental.tasks.callToolStream({ name: TOOL, arguments: { topic: 'lighthouses', ambiguous: true } }, CallToolResultSchema, { timeout: 120_000 })) {
+      const progress: string[] = [];
+      const options = { timeout: 120_000, onprogress: (p: { message?: string }) => void progress.push(p.message ?? '') };
+      for await (const message of alice.client.experimental.tasks.callToolStream({ name: TOOL, arguments: { topic: 'lighthouses', ambiguous: true } }, CallToolResultSchema, options)) {
         if (message.type === 'taskCreated') taskId = message.task.taskId;
         else if (message.type === 'taskStatus') {
           if (seen.at(-1) !== message.task.status) seen.push(message.task.status);
@@ -85,6 +87,8 @@ test('serve --http: a provider task tool is a task for the client (status, input
       assert.match(JSON.stringify(result), /lighthouses \(historical\)/);
       assert.equal(alice.asked.length, 1);
       assert.match(alice.asked[0]!.message, /lighthouses/);
+      // The call's progress (the provider task's stage messages) still reaches the client under its token.
+      assert.ok(progress.some((m) => /Gathering sources|Analyzing content|Synthesizing/.test(m)), JSON.stringify(progress));
       // The question names serve's task (the client's), not the provider's task of serve's connection.
       assert.deepEqual(alice.asked[0]!._meta?.[RELATED_TASK], { taskId });
       const upstream = sentToProvider(log).find((m) => m.method === 'tools/call' && m.params?.task !== undefined);
@@ -95,6 +99,8 @@ test('serve --http: a provider task tool is a task for the client (status, input
       // 2. Another session presents the task id: exactly the unknown-task answer.
       const running = (await alice.client.request({ method: 'tools/call', params: { name: TOOL, arguments: { topic: 'tides' }, task: { ttl: 60_000 } } }, CreateTaskResultSchema)).task;
       assert.equal(running.status, 'working');
+      // Its status message is the provider task's (its stages), as tasks/get shows it.
+      await waitUntil(async () => /Gathering sources|Analyzing content/.test((await alice.client.experimental.tasks.getTask(running.taskId)).statusMessage ?? '') || undefined, 'the provider task\'s status message', 30_000);
       await assert.rejects(mallory.client.experimental.tasks.getTask(running.taskId), /not found/i);
       await assert.rejects(mallory.client.experimental.tasks.getTaskResult(running.taskId, CallToolResultSchema), /not found/i);
       await assert.rejects(mallory.client.experimental.tasks.cancelTask(running.taskId), /not found/i);
