@@ -13,7 +13,9 @@
  *   delivered to the SDK client as if the server had sent them — so the same `serverRequests`
  *   handlers answer them, attributed to the call by its progress token — and the request is
  *   re-sent with their answers and the server's `requestState`, at most
- *   {@link MAX_INPUT_ROUNDS} times.
+ *   {@link MAX_INPUT_ROUNDS} times;
+ * - a tool call the connection marks as a task is followed as the tasks extension
+ *   (era-tasks.ts; the lines here that serve it say "tasks:").
  */
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { paramHeadersFor } from './param-headers.ts';
