@@ -26,11 +26,12 @@ import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
 import type { ObserverEndpoint } from '../lifecycle/emitter.ts';
 import { speakBothEras, type EraState } from './transports/era.ts';
 import type { Listener } from './transports/listener.ts';
+import { AS_TASK_META, TASKS_EXTENSION } from './transports/era-tasks.ts';
 import { HttpTransport } from './transports/http.ts';
 import { readAdvertisement, derivePolicyExchange, type PolicyExchange } from './handshake.ts';
 import { lifecycleKey } from '../lifecycle/state-key.ts';
 import type { ServerToolListing } from '../host/registry.ts';
-import { callToolAsTask, partitionByTaskSupport, statusProgress, serverCallsToolsAsTasks, TASK_REQUIRED_UNSUPPORTED } from './tasks.ts';
+import { callToolAsTask, partitionByTaskSupport, statusProgress, serverCallsToolsAsTasks, serverOffersTasksExtension, TASK_REQUIRED_UNSUPPORTED } from './tasks.ts';
 import type { ProgressUpdate, ToolResult } from '../host/types.ts';
 import { CallTracker } from './call-tracker.ts';
 import { ListingExpiry, listingTtl } from './listing-expiry.ts';
@@ -120,6 +121,8 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   private stateView: { grant: LifecycleGrant; filter: Filter | null; key: string } | undefined;
   /** Own names of the listed tools that must be called as tasks (execution.taskSupport "required"). */
   private taskTools = new Set<string>();
+  /** The era the transport settled on (transports/era.ts), when `protocolEra` is `auto`. */
+  private eraState: EraState | undefined;
   /** The tools of the last listing, each as the server sent it (every field), by the server's own name. */
   private listed = new Map<string, Readonly<ServerToolListing>>();
   private client: Client | undefined;
@@ -235,6 +238,7 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     // The 2026-07-28 era, when configured: discover first, handshake as the fallback (transports/era.ts).
     if (this.config.protocolEra === 'auto') {
       const era = speakBothEras(transport, this.config.requestTimeoutMs ?? 30_000);
+      this.eraState = era;
       // A tools/call's Mcp-Param-* headers come from the tool's schema as the server listed it.
       era.toolSchema = (name) => this.listed.get(name)?.inputSchema as Record<string, unknown> | undefined;
       // A listen stream open again after a gap: a change in between was not heard, so list again (announced only if it changed).
@@ -504,11 +508,14 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
   }
 
   private announceTools(tools: readonly ServerToolListing[]): void {
-    const { callable, asTasks, leftOut } = partitionByTaskSupport(tools, serverCallsToolsAsTasks(this.client?.getServerCapabilities()));
+    const capabilities = this.client?.getServerCapabilities();
+    // A 2026 server takes task calls as the tasks extension (transports/era-tasks.ts), a 2025 one by task augmentation.
+    const callsTasks = this.eraState?.era === 'modern' ? serverOffersTasksExtension(capabilities) : serverCallsToolsAsTasks(capabilities);
+    const { callable, asTasks, leftOut } = partitionByTaskSupport(tools, callsTasks);
     for (const name of leftOut) {
       this.emit('diagnostic', {
         code: TASK_REQUIRED_UNSUPPORTED,
-        message: `${this.id}/${name} not listed: its execution.taskSupport is "required" but the server does not declare tasks.requests.tools.call`,
+        message: `${this.id}/${name} not listed: its execution.taskSupport is "required" but the server does not declare ${this.eraState?.era === 'modern' ? `the ${TASKS_EXTENSION} extension` : 'tasks.requests.tools.call'}`,
       });
     }
     this.taskTools = asTasks;
@@ -535,7 +542,14 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
     const params = { name, arguments: args, ...(_meta ? { _meta } : {}) };
     tracker.expectCall();
     const open: OpenServerCall = { owner, signal, progressToken: token };
-    const result = this.taskTools.has(name)
+    // In the 2026 era a task call is a plain request the era layer follows as the tasks extension (transports/era-tasks.ts).
+    const modernTask = this.taskTools.has(name) && this.eraState?.era === 'modern';
+    const result = modernTask
+      ? client.request({ method: 'tools/call', params: { ...params, _meta: { ...params._meta, [AS_TASK_META]: true } } }, CallToolResultSchema, {
+          timeout: timeoutMs,
+          ...(signal ? { signal } : {}),
+        })
+      : this.taskTools.has(name)
       ? callToolAsTask(client, params, {
           timeoutMs,
           ...(signal ? { signal } : {}),

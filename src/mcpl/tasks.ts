@@ -27,6 +27,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolRequest, type CallToolResult, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerToolListing } from '../host/registry.ts';
 import type { ProgressUpdate } from '../host/types.ts';
+import { TASKS_EXTENSION } from './transports/era-tasks.ts';
 
 /** The diagnostic code for a tool left out because it can only be called as a task. */
 export const TASK_REQUIRED_UNSUPPORTED = 'task-required-unsupported';
@@ -36,6 +37,13 @@ export function taskSupportOf(tool: unknown): 'required' | 'optional' | 'forbidd
   const execution = (tool as { execution?: unknown } | null)?.execution;
   const value = execution !== null && typeof execution === 'object' ? (execution as { taskSupport?: unknown }).taskSupport : undefined;
   return value === 'required' || value === 'optional' ? value : 'forbidden';
+}
+
+/** True when a 2026-07-28 server declared the `io.modelcontextprotocol/tasks` extension (it takes task calls that declare it: transports/era-tasks.ts). */
+export function serverOffersTasksExtension(capabilities: ServerCapabilities | undefined): boolean {
+  const extensions = (capabilities as { extensions?: unknown } | undefined)?.extensions;
+  const entry = extensions !== null && typeof extensions === 'object' ? (extensions as Record<string, unknown>)[TASKS_EXTENSION] : undefined;
+  return entry !== null && typeof entry === 'object';
 }
 
 /** True when the server declared that it accepts `tools/call` as a task. */

@@ -14,16 +14,27 @@ export class ServeClients {
   /** How long a person may take to answer before the request counts as declined. */
   constructor(private readonly answerTimeoutMs: number) {}
 
-  /** The client of `inferenceId` until the returned function is called (the request is answered). */
-  register(inferenceId: string, server: Server, requestId: RequestId): () => void {
+  /**
+   * The client of `inferenceId` until the returned function is called (the request is answered).
+   * `via` is the client's request the approval rides, or — for a call run as a task, whose
+   * request was answered with the task (gateway-tasks.ts) — the task: the approval then waits
+   * for the client's `tasks/result`, and `asking` marks the task `input_required` meanwhile.
+   */
+  register(inferenceId: string, server: Server, via: RequestId | { relatedTask: string; asking: () => () => void }): () => void {
+    const task = typeof via === 'object' ? via : undefined;
     const client: ElicitingClient = {
       canElicit: () => server.getClientCapabilities()?.elicitation !== undefined,
       elicit: async (form, signal) => {
-        const result = await server.elicitInput(
-          { mode: 'form', message: form.message, requestedSchema: form.requestedSchema, _meta: form._meta },
-          { signal, relatedRequestId: requestId, timeout: this.answerTimeoutMs },
-        );
-        return { action: result.action, ...(result.content ? { content: result.content as Record<string, unknown> } : {}) };
+        const answered = task?.asking();
+        try {
+          const result = await server.elicitInput(
+            { mode: 'form', message: form.message, requestedSchema: form.requestedSchema, _meta: form._meta },
+            { signal, timeout: this.answerTimeoutMs, ...(task ? { relatedTask: { taskId: task.relatedTask } } : { relatedRequestId: via as RequestId }) },
+          );
+          return { action: result.action, ...(result.content ? { content: result.content as Record<string, unknown> } : {}) };
+        } finally {
+          answered?.();
+        }
       },
     };
     this.byInference.set(inferenceId, client);

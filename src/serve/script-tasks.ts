@@ -1,5 +1,6 @@
 /**
- * `code_execution` as an MCP task (MCP 2025-11-25 tasks, the SDK's experimental task support):
+ * `code_execution` (and, through the gateway, a provider's task tool: gateway-tasks.ts) as an
+ * MCP task (MCP 2025-11-25 tasks, the SDK's experimental task support):
  * a client that sends `tools/call` with `params.task` gets a `CreateTaskResult` at once while
  * the script runs as a background script (`background: true, wait_ms: 0`); `tasks/get`
  * reports the script's state, `tasks/result` its result, `tasks/cancel` cancels it.
@@ -89,6 +90,20 @@ export class SessionTaskStore implements TaskStore {
   bind(taskId: string, cancel: () => void): void {
     const record = this.all.find(taskId, this.owner);
     if (record !== undefined) record.cancel = cancel;
+  }
+
+  /** Whether `taskId` is one of this session's tasks (the task message queue takes messages for these only). */
+  owns(taskId: string): boolean {
+    return this.all.find(taskId, this.owner) !== undefined;
+  }
+
+  /**
+   * Moves a running task between `working` and `input_required`, or changes its status message
+   * (a gateway task follows its call: gateway-tasks.ts); an ended task stays as it ended.
+   */
+  mark(taskId: string, status: 'working' | 'input_required', message?: string): void {
+    const record = this.all.find(taskId, this.owner);
+    if (record !== undefined) this.all.move(record, status, undefined, message ?? record.state.statusMessage);
   }
 
   /** Sets a task's end state (from its script), unless it already ended (a client's cancel wins). */

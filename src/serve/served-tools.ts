@@ -12,7 +12,7 @@ import { CODE_EXECUTION } from '../code-execution/index.ts';
 import { scriptToolAnnotations, servedTool } from './tool-listing.ts';
 
 /** The provider's own listing of a model-facing tool name; undefined for a host tool. */
-function providerListing(host: ToolHost, name: string): Readonly<ServerToolListing> | undefined {
+export function providerListing(host: ToolHost, name: string): Readonly<ServerToolListing> | undefined {
   const entry = host.registry.get(name);
   if (entry?.kind !== 'server' || entry.serverId === undefined || entry.serverTool === undefined) return undefined;
   return host.server(entry.serverId)?.listedTool(entry.serverTool);

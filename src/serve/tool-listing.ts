@@ -3,11 +3,11 @@
  * provider listed it — `title`, `description`, `inputSchema`, `outputSchema`, `annotations`,
  * `icons`, `execution`, `_meta` and any field a later MCP version adds — with two changes:
  * - `name` is the model-facing one (`<id>--<tool>` unless the server is `prefixTools: false`);
- * - `execution.taskSupport` is `"forbidden"`: serve itself runs a task-only tool as a task
- *   against its provider, and its clients call every provider tool plainly (serve takes
- *   task-augmented requests for `code_execution` alone, script-tasks.ts);
- * and `_meta["mcpl/class"]` is the effective class (an operator override wins over the
- * provider's own declaration), beside the provider's other `_meta` keys.
+ * - `_meta["mcpl/class"]` is the effective class (an operator override wins over the
+ *   provider's own declaration), beside the provider's other `_meta` keys.
+ * `execution.taskSupport` is kept: serve takes a task-augmented call of a provider's task tool
+ * and runs it as a task of its own (gateway-tasks.ts), and also takes a plain call of a
+ * `"required"` one (serve's connection then calls the provider as a task itself).
  *
  * `code_execution` (and any other tool of the host's) has no provider; its annotations are
  * derived from the tools a script can reach: a script can do nothing those tools cannot.
@@ -37,7 +37,6 @@ export function servedTool(tool: ToolListing, provider: Readonly<ServerToolListi
   return {
     ...(own as Tool),
     name: tool.name,
-    ...(own.execution !== undefined ? { execution: { ...own.execution, taskSupport: 'forbidden' } } : {}),
     _meta: { ...own._meta, ...classMeta },
   } as Tool;
 }

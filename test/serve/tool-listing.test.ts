@@ -1,8 +1,8 @@
 /**
  * serve's `tools/list` passes every field of a provider's tool through — title, icons,
  * outputSchema, annotations, execution, _meta — over stdio and over Streamable HTTP, with the
- * model-facing name, `execution.taskSupport: "forbidden"` (serve's clients call every tool
- * plainly) and the effective class in `_meta["mcpl/class"]`. `code_execution` has a title and
+ * model-facing name, the provider's `execution` kept (serve takes task-augmented calls of a
+ * provider's task tool, gateway-tasks.ts) and the effective class in `_meta["mcpl/class"]`. `code_execution` has a title and
  * annotations derived from the tools a script can reach. The provider is a real SDK server
  * process (gateway/described-provider.ts); the client is the SDK's.
  */
@@ -34,7 +34,6 @@ function checkListing(tools: Tool[]): void {
   assert.deepEqual(byName.get('gl--lookup'), {
     ...lookup,
     name: 'gl--lookup',
-    execution: { taskSupport: 'forbidden' },
     _meta: { 'example.com/owner': 'docs-team', 'mcpl/class': ['notes'] },
   });
   assert.deepEqual(byName.get('gl--erase'), { ...erase, name: 'gl--erase', _meta: { 'mcpl/class': ['files'] } });

@@ -18,11 +18,14 @@
  * - the server's change notifications arrive on a `subscriptions/listen` stream opened right
  *   after the discover (listener.ts), and the SDK client's `resources/subscribe`/`unsubscribe`
  *   (not in the era) change that stream's URIs; closing the transport ends the stream.
+ * - a tool call the connection marks as a task is followed as the tasks extension
+ *   (era-tasks.ts; the lines here that serve it say "tasks:").
  */
 import type { JSONRPCMessage, JSONRPCRequest, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { paramHeadersFor } from './param-headers.ts';
 import { ListenError, Listener, type ListChange } from './listener.ts';
+import { TaskFollower } from './era-tasks.ts';
 import type { HostTransport } from './types.ts';
 
 export const MODERN_VERSION = '2026-07-28';
@@ -108,8 +111,16 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
 
   const withMeta = (request: JSONRPCRequest, extra: Json = {}): JSONRPCRequest => {
     const params = (request.params ?? {}) as Json;
-    return { ...request, params: { ...params, ...extra, _meta: { ...(params._meta as Json | undefined), ...meta } } };
+    // tasks: a task call (and the follower's own requests) declares the tasks extension.
+    return tasks.declare({ ...request, params: { ...params, ...extra, _meta: { ...(params._meta as Json | undefined), ...meta } } }, request.id);
   };
+  // tasks: calls of tools that must run as tasks, followed as the io.modelcontextprotocol/tasks extension (era-tasks.ts).
+  const tasks = new TaskFollower({
+    send: (m) => send(m),
+    toClient: (m) => toClient?.(m),
+    inbound: (m) => (transport.onmessage as ((m: JSONRPCMessage) => void) | undefined)?.(m),
+    request: (id, method, params) => withMeta({ jsonrpc: '2.0', id, method, params }),
+  });
 
   const inbound = (message: JSONRPCMessage): void => {
     const m = message as Json;
@@ -118,8 +129,11 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
       return;
     }
     if (state.listener?.consume(message)) return;
+    if (state.era === 'modern' && tasks.inbound(m)) return; // tasks: an answer to the follower's own request
     const entry = state.era === 'modern' && m.id !== undefined && ('result' in m || 'error' in m) ? tracked.get(m.id as RequestId) : undefined;
     const result = m.result as Json | undefined;
+    // tasks: a task answer is followed (tasks/get...) until it ends; the SDK client gets the end.
+    if (entry && result && tasks.follow(entry.request, result)) return void tracked.delete(entry.wireId);
     if (entry && result?.resultType === 'input_required') {
       entry.rounds += 1;
       if (entry.rounds > MAX_INPUT_ROUNDS) {
@@ -145,6 +159,7 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
     }
     if (entry) {
       tracked.delete(entry.wireId);
+      tasks.settled(entry.request.id); // tasks
       // The answer goes to the SDK client under the id it sent the request with.
       return void toClient?.({ ...m, id: entry.request.id } as JSONRPCMessage);
     }
@@ -162,10 +177,11 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
   transport.start = async () => {
     toClient = transport.onmessage as (m: JSONRPCMessage) => void;
     transport.onmessage = inbound as typeof transport.onmessage;
-    // However the transport ends, the listen stream and its timers end with it.
+    // However the transport ends, the listen stream and its timers end with it, and (tasks:) every followed task's polling.
     const closed = transport.onclose;
     transport.onclose = () => {
       state.listener?.stop();
+      tasks.close();
       closed?.();
     };
     transport.onstreamend = (id, reason) => state.listener?.streamEnded(id, reason);
@@ -204,6 +220,7 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
     if (state.era === undefined && m.method === 'initialize') return initialize(message as JSONRPCRequest, options);
     if (state.era !== 'modern') return send(message, options);
     if (m.method === 'notifications/initialized' || m.method === 'notifications/roots/list_changed') return;
+    if (tasks.cancelled(m) || tasks.answer(m)) return; // tasks: a followed task given up, or an answer to its input request
     if (m.id !== undefined && (m.method === 'resources/subscribe' || m.method === 'resources/unsubscribe')) return subscription(message as JSONRPCRequest);
     if (m.id !== undefined && !('method' in m)) {
       // The SDK client's answer to an input request: collected, and once all are in, the request goes again.
@@ -218,7 +235,7 @@ export function speakBothEras(transport: HostTransport, discoverTimeoutMs = DISC
       return;
     }
     if (m.id !== undefined && typeof m.method === 'string') {
-      const request = withMeta(message as JSONRPCRequest);
+      const request = withMeta(tasks.take(message as JSONRPCRequest)); // tasks: the connection's marker out
       tracked.set(request.id, { request, wireId: request.id, rounds: 0, waiting: new Map(), answers: {}, requestState: undefined });
       return send(request, options);
     }

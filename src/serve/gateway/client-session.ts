@@ -24,6 +24,12 @@ export interface RunningCall {
   serverId: string | undefined;
   /** Sends a notification related to this request (over HTTP: on its stream). */
   sink: (notification: ServerNotification) => Promise<void>;
+  /**
+   * Set when the call runs as the client's task (serve/gateway-tasks.ts): its request was
+   * answered with the task, so a provider's request for it waits for the client's
+   * `tasks/result`, and `asking` marks the task `input_required` until it is answered.
+   */
+  task?: { taskId: string; asking: () => () => void };
 }
 
 /** What a client session needs of the gateway around it. */
@@ -125,9 +131,11 @@ export class ClientSession {
     return (conversationId !== undefined ? latest((c) => c.conversationId === conversationId) : undefined) ?? latest((c) => c.serverId === serverId) ?? latest(() => true);
   }
 
-  /** Where a request that arrived on one of this client's upstream sessions goes: to this client. */
+  /** Where a request that arrived on one of this client's upstream sessions goes: to this client (a task's call: through its `tasks/result`). */
   target(ctx: ServerRequestContext): RequestTarget {
-    return { server: this.server, relatedRequestId: this.relatedCall(ctx.serverId, ctx.conversationId)?.requestId };
+    const call = this.relatedCall(ctx.serverId, ctx.conversationId);
+    if (call?.task) return { server: this.server, relatedRequestId: undefined, task: call.task };
+    return { server: this.server, relatedRequestId: call?.requestId };
   }
 
   /** A provider's log message for this client, related to the call it most likely belongs to. */

@@ -30,6 +30,8 @@ export interface RequestTarget {
   server: Server;
   /** Undefined: the client's session as a whole (over HTTP, its standalone GET stream). */
   relatedRequestId: RequestId | undefined;
+  /** The client's task the request belongs to: it is queued for the client's `tasks/result`, the task `input_required` meanwhile. */
+  task?: { taskId: string; asking: () => () => void };
 }
 
 /** Names the client for a provider's request; throws (an `McpError` saying why) when there is none. */
@@ -43,8 +45,18 @@ function declined(ctx: ServerRequestContext, what: string, capability: string): 
 export function forwardServerRequests(target: TargetOf): ServerRequestHandlers {
   const options = (to: RequestTarget, ctx: ServerRequestContext) => ({
     ...(to.relatedRequestId !== undefined ? { relatedRequestId: to.relatedRequestId } : {}),
+    ...(to.task !== undefined ? { relatedTask: { taskId: to.task.taskId } } : {}),
     signal: ctx.signal,
   });
+  // A request for a client's task: the task is input_required until the client answers it.
+  const asking = async <T>(to: RequestTarget, send: () => Promise<T>): Promise<T> => {
+    const answered = to.task?.asking();
+    try {
+      return await send();
+    } finally {
+      answered?.();
+    }
+  };
   // A 2026 provider's input key goes to a 2026 client's exchange, which asks under it (and takes it out).
   const keyed = <P extends { _meta?: Record<string, unknown> | undefined }>(to: RequestTarget, ctx: ServerRequestContext, params: P): P =>
     ctx.inputKey !== undefined && answersExchange(to.server) ? { ...params, _meta: { ...params._meta, [INPUT_KEY_META]: ctx.inputKey } } : params;
@@ -53,20 +65,20 @@ export function forwardServerRequests(target: TargetOf): ServerRequestHandlers {
     elicitation: async (params, ctx) => {
       const to = target(ctx, 'elicitation/create');
       if (!to.server.getClientCapabilities()?.elicitation) throw declined(ctx, 'elicitation/create', 'elicitation');
-      return passingErrors(() => to.server.request({ method: 'elicitation/create', params: keyed(to, ctx, params) }, ElicitResultSchema, options(to, ctx)));
+      return asking(to, () => passingErrors(() => to.server.request({ method: 'elicitation/create', params: keyed(to, ctx, params) }, ElicitResultSchema, options(to, ctx))));
     },
     sampling: async (params, ctx) => {
       const to = target(ctx, 'sampling/createMessage');
       if (!to.server.getClientCapabilities()?.sampling) throw declined(ctx, 'sampling/createMessage', 'sampling');
       // With tools, the answer may hold tool_use blocks: parsed by the schema that admits them.
       const schema = params.tools || params.toolChoice ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema;
-      return passingErrors(() => to.server.request({ method: 'sampling/createMessage', params: keyed(to, ctx, params) }, schema as typeof CreateMessageResultSchema, options(to, ctx)));
+      return asking(to, () => passingErrors(() => to.server.request({ method: 'sampling/createMessage', params: keyed(to, ctx, params) }, schema as typeof CreateMessageResultSchema, options(to, ctx))));
     },
     roots: async (ctx) => {
       const to = target(ctx, 'roots/list');
       if (!to.server.getClientCapabilities()?.roots) throw declined(ctx, 'roots/list', 'roots');
       const params = keyed(to, ctx, {} as { _meta?: Record<string, unknown> });
-      return passingErrors(() => to.server.request({ method: 'roots/list', ...(params._meta ? { params } : {}) }, ListRootsResultSchema, options(to, ctx)));
+      return asking(to, () => passingErrors(() => to.server.request({ method: 'roots/list', ...(params._meta ? { params } : {}) }, ListRootsResultSchema, options(to, ctx))));
     },
   };
 }

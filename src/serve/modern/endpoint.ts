@@ -58,6 +58,8 @@ export interface ModernEndpointOptions {
   durable?: DurablePauses | undefined;
   /** The tool that runs as a task (the tasks extension, tasks.ts) for clients that declare it: `code_execution` when the host has it. */
   taskTool?: string | undefined;
+  /** Whether `name` is a provider's task tool, which also runs as a task for clients that declare the extension (serve/gateway-tasks.ts). */
+  providerTask?: ((name: string) => boolean) | undefined;
 }
 
 /** The caller of a request that names none (stdio: the one client of the process). */
@@ -80,7 +82,7 @@ export class ModernEndpoint {
   readonly tasks: ModernTasks | undefined;
 
   constructor(private readonly options: ModernEndpointOptions) {
-    this.tasks = options.taskTool !== undefined ? new ModernTasks() : undefined;
+    this.tasks = options.taskTool !== undefined || options.providerTask !== undefined ? new ModernTasks() : undefined;
   }
 
   /** The input schema of the tool `name` as listed to clients; undefined for a name not listed. */
@@ -187,12 +189,14 @@ export class ModernEndpoint {
 
   /**
    * A `tools/call` the tasks extension answers with a task: the task tool, called to run code
-   * (not `action: wait|status|cancel`, which answer at once), by a client that declared the
+   * (not `action: wait|status|cancel`, which answer at once), or a provider's task tool
+   * (`execution.taskSupport` "required" or "optional"), by a client that declared the
    * extension on this request. Anything else runs as before.
    */
   private runsAsTask(request: JSONRPCRequest, meta: RequestMeta): boolean {
     if (request.method !== 'tools/call' || !declaresTasks(meta)) return false;
     const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown };
+    if (typeof params.name === 'string' && params.name !== this.options.taskTool && this.options.providerTask?.(params.name)) return true;
     if (params.name !== this.options.taskTool) return false;
     const args = params.arguments;
     return !(typeof args === 'object' && args !== null && (args as Record<string, unknown>).action !== undefined);
@@ -218,7 +222,7 @@ export class ModernEndpoint {
   private taskMethod(request: JSONRPCRequest, meta: RequestMeta, caller: string): ModernResponse {
     const tasks = this.tasks;
     if (tasks === undefined || REMOVED_TASK_METHODS.has(request.method)) {
-      throw new ModernError(ErrorCodes.methodNotFound, `Method not found: ${request.method}${tasks === undefined ? ' (serve runs no tasks: it has no code_execution)' : ` is not part of the ${TASKS_EXTENSION} extension`}`, 404);
+      throw new ModernError(ErrorCodes.methodNotFound, `Method not found: ${request.method}${tasks === undefined ? ' (serve runs no tasks: it has no code_execution and no providers)' : ` is not part of the ${TASKS_EXTENSION} extension`}`, 404);
     }
     if (!declaresTasks(meta)) throw missingTasksCapability();
     const result = request.method === 'tasks/get' ? tasks.get(caller, request) : request.method === 'tasks/update' ? tasks.update(caller, request) : tasks.cancel(caller, request);

@@ -12,6 +12,7 @@ import { SERVER_INFO, createToolServer, leaveGateway, type AroundDispatch } from
 import { ModernEndpoint } from './endpoint.ts';
 import type { DurablePauses } from './durable.ts';
 import { CODE_EXECUTION } from '../../code-execution/options.ts';
+import { isProviderTaskTool } from '../gateway-tasks.ts';
 
 export interface ServeEndpointParts {
   host: ToolHost;
@@ -45,6 +46,8 @@ export function modernEndpoint(parts: ServeEndpointParts): ModernEndpoint {
     toolSchema,
     // code_execution runs as a task for clients that declare the tasks extension (tasks.ts).
     taskTool: host.registry.get(CODE_EXECUTION) !== undefined ? CODE_EXECUTION : undefined,
+    // A provider's task tool too, through the gateway (serve/gateway-tasks.ts).
+    providerTask: gateway ? (name) => isProviderTaskTool(host, name) : undefined,
     // The listing is true until serve re-lists a provider whose own hint expires (mcpl/listing-expiry.ts).
     toolsTtlMs: () => {
       const due = host.servers().flatMap((c) => (c.toolsFreshUntil !== undefined ? [c.toolsFreshUntil] : []));

@@ -1,6 +1,7 @@
 /**
  * The MCP Tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663, revision 2026-07-28) on
- * serve's stateless endpoint, for `code_execution`: a client that declares the extension in a
+ * serve's stateless endpoint, for `code_execution` and a provider's task tool through the
+ * gateway (serve/gateway-tasks.ts): a client that declares the extension in a
  * `tools/call`'s `_meta` capabilities gets a `CreateTaskResult` (`resultType: "task"`) at once
  * while its script runs on; `tasks/get` polls (the final `CallToolResult`, or the JSON-RPC
  * error, inside once it ended), `tasks/update` answers what the task asks, `tasks/cancel`
@@ -198,8 +199,12 @@ export class ModernTasks {
     this.live.add(record);
     try {
       for (;;) {
-        // Progress and log messages are not carried on tasks (the extension says so): dropped.
-        const outcome = await exchange.next(() => undefined);
+        // Progress and log messages are not carried on tasks (the extension says so): a progress
+        // message becomes the task's statusMessage (a gateway task: the provider task's own), the rest is dropped.
+        const outcome = await exchange.next((n) => {
+          const message = n.method === 'notifications/progress' ? (n.params as { message?: unknown } | undefined)?.message : undefined;
+          if (typeof message === 'string' && message !== record.state.statusMessage) this.move(record, record.state.status, undefined, message);
+        });
         if (outcome.kind === 'input') {
           this.move(record, 'input_required');
           continue;
@@ -230,7 +235,7 @@ export class ModernTasks {
     let kept = result;
     if (bytes > MAX_TASK_RESULT_BYTES) {
       kept = {
-        content: [{ type: 'text', text: `the script's result is ${bytes} bytes, over serve's cap of ${MAX_TASK_RESULT_BYTES} bytes for a task's result; return less (or page it with result_page), or call code_execution without the tasks extension` }],
+        content: [{ type: 'text', text: `the task's result is ${bytes} bytes, over serve's cap of ${MAX_TASK_RESULT_BYTES} bytes for a task's result; return less (or page it with result_page), or call the tool without the tasks extension` }],
         isError: true,
       };
       bytes = Buffer.byteLength(JSON.stringify(kept), 'utf8');
