@@ -224,24 +224,17 @@
   }
 
   /**
-   * A console method (`log`, `print`): its arguments as one line of text, each through
-   * `format`, handed to `send(level, text)`.
+   * `console`, `print` and `inspect` (`inspectShape`: guest/inspect.js's), made once; returns the
+   * function that puts them on the global object, writable and configurable (QuickJS calls it
+   * at each bind: a run of the session may have replaced them). Each console method and print
+   * hands its arguments, each through `format`, as one line to `send(level, text)`.
    */
-  function makeLogger(level, format, send) {
-    return function log(...args) {
+  function makeHelpers(format, send, inspectShape) {
+    const logger = (level) => function log(...args) {
       let text = '';
       for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + format(args[i]);
       send(level, text);
     };
-  }
-
-  /**
-   * `console`, `print` and `inspect` (`inspectShape`: guest/inspect.js's), made once; returns the
-   * function that puts them on the global object, writable and configurable (QuickJS calls it
-   * at each bind: a run of the session may have replaced them).
-   */
-  function makeHelpers(format, send, inspectShape) {
-    const logger = (level) => makeLogger(level, format, send);
     const consoleObject = { log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug') };
     // print(...) writes a line to the result's stdout (the host tells it apart by its level).
     const print = logger('stdout');

@@ -135,10 +135,6 @@ export class SandboxRun {
     this.out = new Outbox(id, limits, (message) => this.fail('script', 'RangeError', message), send);
   }
 
-  log(level, text) {
-    this.out.log(level, text);
-  }
-
   /** The script returned: its JSON text (guest-core.js returnJson), refused past the return limits. */
   done(json) {
     if (typeof json !== 'string') return this.fail('sandbox', undefined, 'the prelude reported a malformed result');

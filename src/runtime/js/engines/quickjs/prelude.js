@@ -105,10 +105,6 @@
   ErrorCtor.prepareStackTrace = prepareStackTrace;
   defineProperty(ErrorCtor, 'prepareStackTrace', { value: prepareStackTrace, writable: false, enumerable: false, configurable: false });
 
-  function callBridge(op, a, b, c) {
-    return bridge(op, a, b, c);
-  }
-
   function errorText(value) {
     try {
       const stack = value.stack;
@@ -145,7 +141,7 @@
 
   /** Puts console, print and inspect back, at each bind (a session may have replaced them). */
   const installHelpers = core.makeHelpers(format, function sendLog(level, text) {
-    callBridge(B_LOG, level, text);
+    bridge(B_LOG, level, text);
   }, inspector.inspect);
 
   // Pending calls of the current run: id → [resolve, reject]. Replaced at each run: call ids
@@ -204,7 +200,7 @@
     const frames = callerFrames(callee);
     // Bit 0: a global; the rest, when sites are on, the caller's encoded site.
     reads.flush();
-    const id = callBridge(B_CALL, isGlobal ? 1 : sites ? siteOf(frames) * 2 : 0, name, json);
+    const id = bridge(B_CALL, isGlobal ? 1 : sites ? siteOf(frames) * 2 : 0, name, json);
     if (typeof id === 'number') {
       return new PromiseCtor(function (resolve, reject) {
         pending[id] = [resolve, reject, label, frames];
@@ -256,7 +252,7 @@
   // for each run (every VM is restored from one snapshot, so the engine's own generator would
   // repeat the same numbers in every run); a durable run's clock reads are recorded.
   const reads = core.installReads(function sendClock(text) {
-    callBridge(B_LOG, 'clock', text);
+    bridge(B_LOG, 'clock', text);
   }, true);
 
   // Names of the global object before any script: a global tool may not shadow them. Names a
@@ -280,7 +276,7 @@
 
   /** The message for a member a namespace lacks, from the sandbox process (closest.mjs). */
   function missingMember(key, where, members) {
-    return callBridge(B_UNKNOWN_TOOL, key, where, members);
+    return bridge(B_UNKNOWN_TOOL, key, where, members);
   }
 
   /**
@@ -298,7 +294,7 @@
       if (typeof key !== 'string') return undefined;
       // Probed by `await`, JSON.stringify and console formatting; absence is the right answer.
       if (key === 'then' || key === 'toJSON') return undefined;
-      const message = callBridge(B_UNKNOWN_TOOL, key);
+      const message = bridge(B_UNKNOWN_TOOL, key, undefined, undefined);
       throw new TypeErrorCtor(typeof message === 'string' ? message : 'tools.' + key + ' is not a tool');
     };
     const tools = create(new ProxyCtor(create(null), handler));
@@ -377,9 +373,9 @@
   }
 
   const runner = core.makeRunner(function done(json) {
-    callBridge(B_DONE, json);
+    bridge(B_DONE, json);
   }, function failed(name, message, stack) {
-    callBridge(B_FAIL, name, message, stack);
+    bridge(B_FAIL, name, message, stack);
   }, format, function stackOf(error) {
     return isError(error) ? errorText(error) : undefined;
   });

@@ -161,7 +161,7 @@ export class GuestRun extends SandboxRun {
         return typeof answer === 'number' ? x.number(answer) : answer === null ? x.null() : x.string(answer);
       }
       case B_LOG:
-        this.log(x.str(a), x.str(b));
+        this.out.log(x.str(a), x.str(b));
         return x.null();
       case B_DONE:
         this.done(x.str(a));

@@ -32,7 +32,7 @@ export class Run extends SandboxRun {
     if (!this.running) return null;
     switch (op) {
       case B_CALL: return this.call(a, b, c);
-      case B_LOG: this.log(a, b); return null;
+      case B_LOG: this.out.log(a, b); return null;
       case B_DONE: this.done(a); return null;
       case B_FAIL: this.scriptFailed(a, b, c); return null;
       case B_UNKNOWN_TOOL: return unknownNameMessage(this.config, a, b, c);
