@@ -19,7 +19,6 @@
   const PromiseCtor = Promise;
   const TypeErrorCtor = TypeError;
   const symbolToString = Symbol.prototype.toString;
-  const objectToString = Object.prototype.toString;
   const jsonStringify = JSON.stringify;
   const stringSlice = String.prototype.slice;
   const isArray = Array.isArray;
@@ -196,14 +195,6 @@
       out[keys[i]] = typeof value === 'string' && value.length > max ? apply(stringSlice, value, [0, max]) : value;
     }
     return out;
-  }
-
-  function isError(value) {
-    try {
-      return apply(objectToString, value, []) === '[object Error]';
-    } catch {
-      return false;
-    }
   }
 
   /** `object[key]` if it is a string; a throwing getter only costs this field. */
@@ -528,7 +519,7 @@
   }
 
   return freeze({
-    safeString, describe, isError, readString, rejected, makeError, makeHelpers, argumentsJson, settleAnswer,
+    safeString, describe, readString, rejected, makeError, makeHelpers, argumentsJson, settleAnswer,
     installPath, makeRunner, installReads,
   });
 })

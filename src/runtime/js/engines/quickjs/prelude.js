@@ -41,7 +41,8 @@
   const RangeErrorCtor = RangeError;
   // What both preludes share (guest/guest-core.js, evaluated just before: it has also removed the
   // capabilities no script has and installed ToolError).
-  const { isError, rejected, makeError, argumentsJson, settleAnswer, installPath } = core;
+  const { rejected, makeError, argumentsJson, settleAnswer, installPath } = core;
+  const isError = inspector.isError;
 
   // Code from strings: not an escape here (it would stay in this VM), but scripts get the same
   // world as under the V8 engine, where it is disallowed.
