@@ -5,6 +5,7 @@
  */
 import type { LogLevel, RunError } from '../types.ts';
 import type { JsLimits } from './limits.ts';
+import { PARK_BLOCK } from './engines/quickjs/memory-image.mjs';
 
 /** A call the script made: `args` is its JSON text (`''` for no argument). */
 export interface ChildCall {
@@ -44,8 +45,6 @@ export interface ParkedSession {
   catalog: number | null;
 }
 
-/** Must match PARK_BLOCK in engines/quickjs/main.mjs. */
-const PARK_BLOCK = 4096;
 /** Largest VM memory accepted: WebAssembly's 32-bit address space. */
 const MAX_PARKED_BYTES = 2 ** 32;
 

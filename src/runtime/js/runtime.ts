@@ -20,12 +20,11 @@
  * ```
  */
 import type { DurableReads } from '../durable-reads.ts';
-import os from 'node:os';
 import type { OutputListener, RunError, ToolBinding } from '../types.ts';
 import { newCatalogId, PerCatalog, ToolCatalog } from '../catalog.ts';
 import { PLAN_CHUNK, planBindings, planBindingsInSteps, type BindingPlan } from './bindings.ts';
 import { checkLimits, resolveLimits, type JsLimits } from './limits.ts';
-import { CapacityError, resolvePoolOptions, type JsPoolOptions } from './engines/pool-options.ts';
+import { CapacityError, cores, resolvePoolOptions, type JsPoolOptions } from './engines/pool-options.ts';
 import { QuickjsPool } from './engines/quickjs/pool.ts';
 import { V8Processes } from './engines/v8/processes.ts';
 import { PoolClosedError } from './engines/v8/warm-pool.ts';
@@ -178,10 +177,6 @@ function checkNoInline(quickjsInline: unknown): void {
   throw new TypeError('quickjsInline must be a boolean (only false is accepted; the option was removed)');
 }
 
-function cores(): number {
-  return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-}
-
 function failure(error: RunError): ExecuteResult {
   return { ok: false, error, ...withoutRun };
 }
@@ -290,20 +285,16 @@ export class JsRuntime {
         result.session = { fresh: session.reported.fresh ?? channel.fresh };
         return result;
       } catch (error) {
-        if (signal?.aborted) return failure({ kind: 'aborted', message: abortMessage(signal) });
-        if (this.closed) return failure({ kind: 'aborted', message: 'the runtime is closed' });
-        if (error instanceof CapacityError) return failure({ kind: 'sandbox', message: error.message });
-        return failure({ kind: 'sandbox', message: `the sandbox could not start: ${(error as Error).message}` });
+        return this.refused(error, signal) ?? failure({ kind: 'sandbox', message: `the sandbox could not start: ${(error as Error).message}` });
       }
     }
     let slot: Awaited<ReturnType<V8Processes['pool']>>;
     try {
       slot = await this.v8!.pool(limits.heapMb, conversation, signal);
     } catch (error) {
-      if (signal?.aborted) return failure({ kind: 'aborted', message: abortMessage(signal) });
-      if (this.closed) return failure({ kind: 'aborted', message: 'the runtime is closed' });
-      if (error instanceof CapacityError) return failure({ kind: 'sandbox', message: error.message });
-      throw error;
+      const refused = this.refused(error, signal);
+      if (refused === undefined) throw error;
+      return refused;
     }
     const { pool } = slot;
     try {
@@ -326,6 +317,14 @@ export class JsRuntime {
     } finally {
       slot.done();
     }
+  }
+
+  /** A run that could not get its place: aborted, the runtime closed, or at capacity (undefined: none of these). */
+  private refused(error: unknown, signal: AbortSignal | undefined): ExecuteResult | undefined {
+    if (signal?.aborted) return failure({ kind: 'aborted', message: abortMessage(signal) });
+    if (this.closed) return failure({ kind: 'aborted', message: 'the runtime is closed' });
+    if (error instanceof CapacityError) return failure({ kind: 'sandbox', message: error.message });
+    return undefined;
   }
 
   private async run(

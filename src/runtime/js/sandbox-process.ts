@@ -122,7 +122,7 @@ function spawnSandbox(options: SandboxProcessOptions, caps: CheckedCaps, bellFd:
     '--disallow-code-generation-from-strings',
     '--no-warnings',
     PERMISSION_FLAG,
-    '--allow-worker', // for the orphan watchdog thread only (see engines/v8/main.mjs)
+    '--allow-worker', // for the orphan watchdog thread only (sandbox/io.mjs watchParent)
     ...[...dirs].map((dir) => `--allow-fs-read=${path.join(dir, '*')}`),
     entry,
     ...entryArgs,

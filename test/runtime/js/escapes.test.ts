@@ -61,12 +61,12 @@ for (const { engine, fallbackContext, label } of configurations) {
       });
     }
 
-    test('eval, Function, WebAssembly, shared memory and typed arrays are gone or inert', async () => {
+    test('eval, Function, WebAssembly, shared memory, typed arrays and weak references are gone or inert', async () => {
       const value = valueOf(await run(`
         const kinds = {};
         for (const name of ['eval', 'WebAssembly', 'SharedArrayBuffer', 'Atomics', 'ArrayBuffer', 'Uint8Array',
           'DataView', 'FinalizationRegistry', 'process', 'require', 'module', 'fetch', 'setTimeout', 'setImmediate',
-          'queueMicrotask', 'Buffer']) kinds[name] = typeof globalThis[name];
+          'queueMicrotask', 'Buffer', 'WeakRef', 'performance']) kinds[name] = typeof globalThis[name];
         let fn;
         try { fn = Function('return 1')(); } catch (e) { fn = e.name; }
         let fnNew;
@@ -78,7 +78,8 @@ for (const { engine, fallbackContext, label } of configurations) {
           eval: 'undefined', WebAssembly: 'undefined', SharedArrayBuffer: 'undefined', Atomics: 'undefined',
           ArrayBuffer: 'undefined', Uint8Array: 'undefined', DataView: 'undefined', FinalizationRegistry: 'undefined',
           process: 'undefined', require: 'undefined', module: 'undefined', fetch: 'undefined', setTimeout: 'undefined',
-          setImmediate: 'undefined', queueMicrotask: 'undefined', Buffer: 'undefined',
+          setImmediate: 'undefined', queueMicrotask: 'undefined', Buffer: 'undefined', WeakRef: 'undefined',
+          performance: 'undefined',
         },
         fn: 'EvalError',
         fnNew: 'EvalError',

@@ -49,17 +49,69 @@ export class CapacityError extends Error {
   }
 }
 
+/** A run waiting for capacity in a pool's queue; whoever serves the queue resolves it. */
+export interface Waiting<T> {
+  resolve(value: T): void;
+  reject(error: Error): void;
+}
+
+/**
+ * Queues a run (`fields`: what the pool serving `queue` needs to know of it) until it is served,
+ * refusing it with a CapacityError at once past `maxQueued` waiting runs or after
+ * `queueTimeoutMs`, or with `signal`'s reason. Either outcome takes it out of the queue.
+ */
+export function waitInQueue<T, W extends Waiting<T>>(
+  queue: W[],
+  bounds: Pick<ResolvedPoolOptions, 'maxQueued' | 'queueTimeoutMs'>,
+  signal: AbortSignal | undefined,
+  fields: Omit<W, keyof Waiting<T>>,
+): Promise<T> {
+  if (queue.length >= bounds.maxQueued) {
+    return Promise.reject(new CapacityError(`the sandbox is at capacity: ${queue.length} runs are already waiting (limit maxQueued)`));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const leave = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      const at = queue.indexOf(waiter);
+      if (at >= 0) queue.splice(at, 1);
+    };
+    const waiter = {
+      ...fields,
+      resolve: (value: T) => {
+        leave();
+        resolve(value);
+      },
+      reject: (error: Error) => {
+        leave();
+        reject(error);
+      },
+    } as W;
+    const onAbort = () => waiter.reject(signal!.reason as Error);
+    const timer = setTimeout(
+      () => waiter.reject(new CapacityError(`the sandbox stayed at capacity for ${bounds.queueTimeoutMs} ms (limit queueTimeoutMs); try again later`)),
+      bounds.queueTimeoutMs,
+    );
+    signal?.addEventListener('abort', onAbort, { once: true });
+    queue.push(waiter);
+  });
+}
+
 function bounded(value: number | undefined, fallback: number, name: string, min: number): number {
   const v = value ?? fallback;
   if (typeof v !== 'number' || Number.isNaN(v) || v < min) throw new TypeError(`pool.${name} must be a number ≥ ${min}`);
   return v;
 }
 
+/** The host's cores, which the default caps scale with. */
+export function cores(): number {
+  return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+}
+
 /** Fills in defaults; throws a TypeError naming a bad option. */
 export function resolvePoolOptions(options: JsPoolOptions = {}, engine: 'quickjs' | 'v8' = 'quickjs'): ResolvedPoolOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('pool must be an object');
-  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  const maxProcesses = Math.floor(bounded(options.maxProcesses, Math.max(2, engine === 'v8' ? 2 * cores : cores), 'maxProcesses', 1));
+  const maxProcesses = Math.floor(bounded(options.maxProcesses, Math.max(2, (engine === 'v8' ? 2 : 1) * cores()), 'maxProcesses', 1));
   return {
     maxProcesses,
     runsPerProcess: Math.floor(bounded(options.runsPerProcess, 16, 'runsPerProcess', 1)),

@@ -5,10 +5,12 @@
 // Plain ECMAScript, no module: its completion value is the function below, which returns the
 // helpers. Every intrinsic is captured when it runs, before any script exists, so a script that
 // patches a prototype later cannot redirect them. Nothing here touches a bridge: what must cross
-// to the sandbox process is handed in by the prelude (`makeLogger`'s `send`, `makeNamespace`'s
-// `missing`).
+// to the sandbox process is handed in by the prelude (`makeHelpers`'s `send`, `makeNamespace`'s
+// `missing`, `makeRunner`'s `done` and `failed`). What is engine-specific (how the bridge is
+// called, stacks and call sites, how `tools` is built) stays in each prelude.
 (function makeGuestCore() {
   'use strict';
+  const G = globalThis;
   const apply = Reflect.apply;
   const create = Object.create;
   const freeze = Object.freeze;
@@ -17,7 +19,6 @@
   const PromiseCtor = Promise;
   const TypeErrorCtor = TypeError;
   const symbolToString = Symbol.prototype.toString;
-  const objectToString = Object.prototype.toString;
   const jsonStringify = JSON.stringify;
   const stringSlice = String.prototype.slice;
   const isArray = Array.isArray;
@@ -29,6 +30,26 @@
   const numberIsSafeInteger = Number.isSafeInteger;
   const NumberCtor = Number;
   const bigintToString = BigInt.prototype.toString;
+  const jsonParse = JSON.parse;
+  const SyntaxErrorCtor = SyntaxError;
+  const captureStackTrace = Error.captureStackTrace;
+
+  // Capabilities no script has, under either engine. Typed arrays and ArrayBuffer: their memory
+  // lives outside V8's heap, so its heap limit could not bound it; Intl.Segmenter and
+  // v8BreakIterator keep copies of their input outside the heap for the same reason.
+  // FinalizationRegistry could run script code after the run ended; weak references and a
+  // performance clock would reveal the collector's timing. `console` is the prelude's own.
+  const REMOVED = [
+    'eval', 'WebAssembly', 'SharedArrayBuffer', 'Atomics', 'FinalizationRegistry', 'WeakRef', 'performance',
+    'queueMicrotask', 'console', 'ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray',
+    'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float16Array', 'Float32Array', 'Float64Array',
+    'BigInt64Array', 'BigUint64Array',
+  ];
+  for (let i = 0; i < REMOVED.length; i++) delete G[REMOVED[i]];
+  if (typeof Intl === 'object' && Intl !== null) {
+    delete Intl.Segmenter;
+    delete Intl.v8BreakIterator;
+  }
 
   /** Any value as text, never throwing (a throwing `toString` costs only the text). */
   function safeString(value) {
@@ -176,14 +197,6 @@
     return out;
   }
 
-  function isError(value) {
-    try {
-      return apply(objectToString, value, []) === '[object Error]';
-    } catch {
-      return false;
-    }
-  }
-
   /** `object[key]` if it is a string; a throwing getter only costs this field. */
   function readString(object, key) {
     try {
@@ -202,15 +215,156 @@
   }
 
   /**
-   * A console method (`log`, `print`): its arguments as one line of text, each through
-   * `format`, handed to `send(level, text)`.
+   * `console`, `print` and `inspect` (`inspectShape`: guest/inspect.js's), made once; returns the
+   * function that puts them on the global object, writable and configurable (QuickJS calls it
+   * at each bind: a run of the session may have replaced them). Each console method and print
+   * hands its arguments, each through `format`, as one line to `send(level, text)`.
    */
-  function makeLogger(level, format, send) {
-    return function log(...args) {
+  function makeHelpers(format, send, inspectShape) {
+    const logger = (level) => function log(...args) {
       let text = '';
       for (let i = 0; i < args.length; i++) text += (i === 0 ? '' : ' ') + format(args[i]);
       send(level, text);
     };
+    const consoleObject = { log: logger('log'), info: logger('info'), warn: logger('warn'), error: logger('error'), debug: logger('debug') };
+    // print(...) writes a line to the result's stdout (the host tells it apart by its level).
+    const print = logger('stdout');
+    defineProperty(print, 'name', { value: 'print' });
+    const inspect = function inspect(value, options) {
+      return inspectShape(value, options);
+    };
+    return function installHelpers() {
+      defineProperty(G, 'console', { value: consoleObject, writable: true, enumerable: false, configurable: true });
+      defineProperty(G, 'print', { value: print, writable: true, enumerable: false, configurable: true });
+      defineProperty(G, 'inspect', { value: inspect, writable: true, enumerable: false, configurable: true });
+    };
+  }
+
+  /**
+   * A call's arguments as JSON text ('' for none), a helper global's cut to `maxChars` first;
+   * a TypeError naming `label` when they are not JSON.
+   */
+  function argumentsJson(args, label, maxChars) {
+    if (maxChars > 0) args = cutArgument(args, maxChars);
+    if (args === undefined) return '';
+    let json;
+    try {
+      json = jsonStringify(args);
+    } catch (error) {
+      return new TypeErrorCtor('the arguments of ' + label + ' are not JSON-serializable: ' + describe(error));
+    }
+    return typeof json === 'string' ? json : '';
+  }
+
+  /**
+   * Settles a call (`entry`: [resolve, reject, …]) with its answer. `ok` (session.ts): 1 the
+   * value's JSON text, 2 a tool's text: the value is its JSON parse, or the text itself when it
+   * is not JSON. Text that merely looks like JSON is the text; any other failure (the parser's
+   * stack or memory) is not a verdict on the text and fails the call.
+   */
+  function settleAnswer(entry, ok, payload) {
+    let value;
+    if (payload !== '') {
+      try {
+        value = jsonParse(payload);
+      } catch (error) {
+        if (ok !== 2 || !(error instanceof SyntaxErrorCtor)) return entry[1](new ErrorCtor('the tool result could not be decoded'));
+        value = payload;
+      }
+    }
+    entry[0](value);
+  }
+
+  /**
+   * Hangs `value` at `path` below `root`, making namespace objects on the way (`missing` names
+   * what one lacks: makeNamespace). `made` holds what this run put there by dotted key (so a
+   * namespace may hang below a function of its own). Below `tools` (`global` undefined) a first
+   * segment already there is a clash; on the global object `global.refuses(segment)` says so,
+   * and with `global.bound` (QuickJS sessions) the first segment is configurable and recorded
+   * there, so that the next run's bind can take it away. Returns '' or the problem.
+   */
+  function installPath(root, path, value, made, missing, global) {
+    let node = root;
+    let key = '';
+    for (let i = 0; i < path.length; i++) {
+      const segment = path[i];
+      key += '.' + segment;
+      const last = i === path.length - 1;
+      const existing = made[key];
+      if (existing !== undefined) {
+        if (last) return 'two bindings are reached as ' + key.slice(1);
+        node = existing;
+        continue;
+      }
+      if (i === 0 && (global === undefined ? segment in root : global.refuses(segment))) return 'global ' + key.slice(1) + ' would shadow a built-in';
+      const child = last ? value : makeNamespace(global === undefined ? 'tools' + key : key.slice(1), missing);
+      const removable = i === 0 && global !== undefined && global.bound !== undefined;
+      defineProperty(node, segment, { value: child, writable: false, enumerable: i > 0, configurable: removable });
+      if (removable) global.bound.push(segment);
+      made[key] = child;
+      node = child;
+    }
+    return '';
+  }
+
+  /**
+   * A run's start and its single outcome: `run(fn)` calls the script's function and reports
+   * once, `done(json)` (returnJson) or `failed(name, message, stack)`; `fail(error)` reports a
+   * throw caught elsewhere. `format` renders a thrown value that has no message, `stackOf` the
+   * stack reported for a thrown object.
+   */
+  function makeRunner(done, failed, format, stackOf) {
+    let finished = false;
+    function fail(error) {
+      if (finished) return;
+      let name;
+      let message;
+      let stack;
+      if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
+        name = readString(error, 'name');
+        message = readString(error, 'message');
+        stack = stackOf(error);
+      }
+      if (message === undefined) message = format(error);
+      finished = true;
+      failed(name, message, stack);
+    }
+    function succeed(value) {
+      if (finished) return;
+      const json = returnJson(value);
+      finished = true;
+      if (typeof json === 'string') done(json);
+      else failed('TypeError', json.refused, undefined);
+    }
+    // `await` adopts a native promise without looking up `then` or a species constructor, so a
+    // script that patched Promise.prototype cannot intercept its own completion this way.
+    async function settle(promise) {
+      let value;
+      try {
+        value = await promise;
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      succeed(value);
+    }
+    function run(fn) {
+      finished = false;
+      if (typeof fn !== 'function') {
+        finished = true;
+        failed('SyntaxError', 'the script is not a function body', undefined);
+        return;
+      }
+      let result;
+      try {
+        result = apply(fn, undefined, []);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      settle(result);
+    }
+    return freeze({ run, fail });
   }
 
   /**
@@ -244,6 +398,28 @@
   // Frozen here: guest/harden.js freezes the built-ins it knows, and this class is not one.
   freeze(ToolError.prototype);
   freeze(ToolError);
+  defineProperty(G, 'ToolError', { value: ToolError, writable: false, enumerable: false, configurable: false });
+
+  // The classes a failed call's error may have: the one the host names, else Error with that name.
+  const errorCtors = create(null);
+  errorCtors.Error = ErrorCtor;
+  errorCtors.TypeError = TypeErrorCtor;
+  errorCtors.RangeError = RangeError;
+  errorCtors.SyntaxError = SyntaxErrorCtor;
+  errorCtors.ReferenceError = ReferenceError;
+  errorCtors.EvalError = EvalError;
+  errorCtors.URIError = URIError;
+  errorCtors.ToolError = ToolError;
+  /** A failed call's error; `restack` (QuickJS, which formats a stack when the error is made) formats it again once named. */
+  function makeError(name, message, restack) {
+    const Ctor = (typeof name === 'string' && errorCtors[name]) || ErrorCtor;
+    const error = new Ctor(message);
+    if (Ctor === ErrorCtor && typeof name === 'string' && name !== 'Error') {
+      defineProperty(error, 'name', { value: name, writable: true, enumerable: false, configurable: true });
+      if (restack && typeof captureStackTrace === 'function') captureStackTrace(error);
+    }
+    return error;
+  }
 
   /**
    * Math.random and Date for both preludes, replayable for durable runs (docs/durable.md);
@@ -266,7 +442,6 @@
   const MAX_KEPT_READS = 100000;
 
   function installReads(send, seedAlways) {
-    const G = globalThis;
     const RealDate = Date;
     const realNow = Date.now;
     const dateToString = Date.prototype.toString;
@@ -343,5 +518,8 @@
     });
   }
 
-  return freeze({ ToolError, safeString, describe, isError, readString, rejected, returnJson, makeLogger, makeNamespace, cutArgument, installReads });
+  return freeze({
+    safeString, describe, readString, rejected, makeError, makeHelpers, argumentsJson, settleAnswer,
+    installPath, makeRunner, installReads,
+  });
 })

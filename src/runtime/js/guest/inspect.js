@@ -65,12 +65,9 @@
     }
   }
 
+  /** Whether `value` is an error of any realm (its brand, not its prototype chain). */
   function isError(value) {
-    try {
-      return apply(objectToString, value, []) === '[object Error]';
-    } catch {
-      return false;
-    }
+    return brand(objectToString, value) === '[object Error]';
   }
 
   function errorSummary(value) {
@@ -148,7 +145,7 @@
     }
     const time = brand(dateGetTime, value);
     if (time !== NOT) return isNaNValue(time) ? 'Invalid Date' : brand(dateToISOString, value);
-    if (isRegExp(value)) {
+    if (brand(objectToString, value) === '[object RegExp]') {
       const regexp = brand(regExpToString, value);
       if (typeof regexp === 'string') return regexp;
     }
@@ -248,14 +245,6 @@
   const GETTER = {};
   const NOT = {};
 
-  function isRegExp(value) {
-    try {
-      return apply(objectToString, value, []) === '[object RegExp]';
-    } catch {
-      return false;
-    }
-  }
-
   function run(value, o) {
     const budget = { left: o.max };
     let text;
@@ -291,5 +280,5 @@
     return run(value, o);
   }
 
-  return { formatLog, inspect };
+  return { formatLog, inspect, isError };
 })

@@ -1,9 +1,10 @@
 // A run's side of the pipe inside a sandbox process, shared by both engines' runners (V8's
-// engines/v8/run.mjs, QuickJS's engines/quickjs/vm.mjs): it admits each tool call and log line
-// against the run's limits (run-bounds.mjs), keeps the counters those limits need, and batches
-// what is admitted into `out` frames for the host.
+// engines/v8/run.mjs, QuickJS's engines/quickjs/vm.mjs): the Outbox admits each tool call and log
+// line against the run's limits (run-bounds.mjs), keeps the counters those limits need, and
+// batches what is admitted into `out` frames for the host; SandboxRun, which both runners
+// extend, holds a run's outbox, its single outcome and the delivery of the host's answers.
 import { send as sendToHost } from './io.mjs';
-import { admitCall, byteLength, callsExhausted, logOverflow } from './run-bounds.mjs';
+import { admitCall, byteLength, callsExhausted, logOverflow, returnRefusal } from './run-bounds.mjs';
 
 /** Console levels, and `stdout` for the script's print(...). */
 const LEVELS = new Set(['log', 'info', 'warn', 'error', 'debug', 'stdout']);
@@ -117,5 +118,69 @@ export class Outbox {
     this.queuedArgs = [];
     this.queuedLines = [];
     this.queuedChars = 0;
+  }
+}
+
+/**
+ * A run in a sandbox process, either engine's. The engine's runner supplies `finish(result,
+ * payloads)` (the single outcome) and `deliverOne(id, ok, payload, errorName)` (settles a call
+ * in the guest: true when it was pending; a throw goes to `deliveryFailed(error)`).
+ */
+export class SandboxRun {
+  /** @param {(header: object, payloads: string[]) => void} [send] where frames go (io.mjs by default) */
+  constructor(id, limits, send) {
+    this.id = id;
+    this.limits = limits;
+    this.running = true;
+    this.out = new Outbox(id, limits, (message) => this.fail('script', 'RangeError', message), send);
+  }
+
+  /** The script returned: its JSON text (guest-core.js returnJson), refused past the return limits. */
+  done(json) {
+    if (typeof json !== 'string') return this.fail('sandbox', undefined, 'the prelude reported a malformed result');
+    const refused = returnRefusal(this.limits, json);
+    if (refused !== null) return this.fail('script', 'RangeError', refused);
+    this.finish({ ok: true }, [json]);
+  }
+
+  /** Ends the run with an error; later bridge calls find it closed. */
+  fail(kind, name, message, stack) {
+    const error = { kind, message };
+    if (name !== undefined) error.name = name;
+    if (stack !== undefined) error.stack = stack;
+    this.finish({ ok: false, error }, []);
+  }
+
+  /** Sends buffered calls and log lines to the host in one frame. */
+  flush() {
+    this.out.flush();
+  }
+
+  /** Calls the host has not answered yet. */
+  get inflight() {
+    return this.out.inflight;
+  }
+
+  /**
+   * Settles calls from a `res` frame: header.r is [id, ok (0, 1 or 2: session.ts), errorName]
+   * triples, payloads the values. True once all were delivered with the run still going.
+   */
+  deliver(header, payloads) {
+    const r = header.r;
+    for (let i = 0, k = 0; i < r.length && this.running; i += 3, k++) {
+      this.out.settled(r[i]);
+      let known;
+      try {
+        known = this.deliverOne(r[i], r[i + 1], payloads[k], r[i + 2]);
+      } catch (error) {
+        this.deliveryFailed(error);
+        return false;
+      }
+      if (known !== true && this.running) {
+        this.fail('sandbox', undefined, `the host answered call ${r[i]}, which is not pending`);
+        return false;
+      }
+    }
+    return true;
   }
 }

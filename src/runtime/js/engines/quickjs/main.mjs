@@ -19,8 +19,8 @@
 // it does with each frame is sandbox-loop.mjs's, the same in a sandbox process and on a thread.
 import fs from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { isMainThread, Worker, workerData } from 'node:worker_threads';
-import { cancelPosted, framesWaiting, poll, receive, send, sendParked } from '../../sandbox/io.mjs';
+import { isMainThread, workerData } from 'node:worker_threads';
+import { cancelPosted, framesWaiting, poll, receive, send, sendParked, watchParent } from '../../sandbox/io.mjs';
 import { startSandboxLoop } from './sandbox-loop.mjs';
 import { wasmDigest } from './template.mjs';
 
@@ -52,17 +52,8 @@ async function loop() {
   }
 }
 
-// A script spinning when the host dies would spin until its deadline; a watchdog thread ends
-// the process once it has been orphaned.
-// (A thread dies with its host.)
-if (!onThread) {
-  const watchdog = new Worker(
-    `const { workerData } = require('node:worker_threads');
-     setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 500);`,
-    { eval: true, workerData: process.ppid, env: {}, stdout: true, stderr: true },
-  );
-  watchdog.unref();
-}
+// A thread dies with its host; a process is ended by a watchdog once orphaned.
+if (!onThread) watchParent();
 
 const { dispatch, prepare } = await startSandboxLoop({
   quickjs,

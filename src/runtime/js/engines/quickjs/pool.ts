@@ -19,7 +19,7 @@
  * confirm the cancel in time is killed, failing the runs it hosted.
  */
 import type { JsLimits } from '../../limits.ts';
-import { CapacityError, type ResolvedPoolOptions } from '../pool-options.ts';
+import { CapacityError, waitInQueue, type ResolvedPoolOptions, type Waiting } from '../pool-options.ts';
 import type { ChildMessage, ParkedSession } from '../../protocol.ts';
 import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../sandbox-process.ts';
 import type { IsolationMode, ScriptCaps } from '../../../isolation/index.ts';
@@ -97,17 +97,15 @@ interface Conversation {
   parked?: ParkedSession;
 }
 
-interface Waiter {
+interface Waiter extends Waiting<Host> {
   conversation: string | undefined;
-  resolve(host: Host): void;
-  reject(error: Error): void;
 }
 
 export class QuickjsPool {
   private readonly maxProcesses: number;
   private runsPerProcess: number;
-  private readonly maxQueued: number;
-  private readonly queueTimeoutMs: number;
+  /** maxQueued and queueTimeoutMs: the queue's bounds (waitInQueue). */
+  private readonly queueBounds: ResolvedPoolOptions;
   private readonly idleVmMs: number;
   private readonly idleProcessMs: number;
   private readonly minProcesses: number;
@@ -147,12 +145,11 @@ export class QuickjsPool {
     ({
       maxProcesses: this.maxProcesses,
       runsPerProcess: this.runsPerProcess,
-      maxQueued: this.maxQueued,
-      queueTimeoutMs: this.queueTimeoutMs,
       idleVmMs: this.idleVmMs,
       idleProcessMs: this.idleProcessMs,
       minProcesses: this.minProcesses,
     } = options);
+    this.queueBounds = options;
     this.sessionBudget = options.sessionBudgetMb * 1024 * 1024;
     if (threads) this.runsPerProcess = 1;
     const every = Math.max(20, Math.min(this.idleVmMs, this.idleProcessMs, 60_000) / 2);
@@ -438,35 +435,7 @@ export class QuickjsPool {
   }
 
   private wait(conversation: string | undefined, signal?: AbortSignal): Promise<Host> {
-    if (this.queue.length >= this.maxQueued) {
-      return Promise.reject(new CapacityError(`the sandbox is at capacity: ${this.queue.length} runs are already waiting (limit maxQueued)`));
-    }
-    return new Promise<Host>((resolve, reject) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        const at = this.queue.indexOf(waiter);
-        if (at >= 0) this.queue.splice(at, 1);
-      };
-      const waiter: Waiter = {
-        conversation,
-        resolve: (host) => {
-          done();
-          resolve(host);
-        },
-        reject: (error) => {
-          done();
-          reject(error);
-        },
-      };
-      const onAbort = () => waiter.reject(signal!.reason as Error);
-      const timer = setTimeout(
-        () => waiter.reject(new CapacityError(`the sandbox stayed at capacity for ${this.queueTimeoutMs} ms (limit queueTimeoutMs); try again later`)),
-        this.queueTimeoutMs,
-      );
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(waiter);
-    });
+    return waitInQueue<Host, Waiter>(this.queue, this.queueBounds, signal, { conversation });
   }
 
   /**

@@ -32,39 +32,17 @@
   const ProxyCtor = Proxy;
   const PromiseCtor = Promise;
   const jsonParse = JSON.parse;
-  const jsonStringify = JSON.stringify;
   const symbolToString = Symbol.prototype.toString;
   const errorToString = Error.prototype.toString;
   const formatLog = inspector.formatLog;
-  const inspectShape = inspector.inspect;
   const ErrorCtor = Error;
   const captureStackTrace = Error.captureStackTrace;
   const TypeErrorCtor = TypeError;
   const RangeErrorCtor = RangeError;
-  const errorCtors = create(null);
-  errorCtors.Error = Error;
-  errorCtors.TypeError = TypeError;
-  errorCtors.RangeError = RangeError;
-  errorCtors.SyntaxError = SyntaxError;
-  errorCtors.ReferenceError = ReferenceError;
-  errorCtors.EvalError = EvalError;
-  errorCtors.URIError = URIError;
-  errorCtors.ToolError = core.ToolError;
-  // Helpers shared with the other engine's prelude (guest/guest-core.js, evaluated just before).
-  const { safeString, describe, cutArgument, isError, readString, rejected, returnJson, makeNamespace } = core;
-  const makeLogger = (level) => core.makeLogger(level, format, sendLog);
-  // The class a failed tool call raises, named as code_execution's description says.
-  Object.defineProperty(G, 'ToolError', { value: core.ToolError, writable: false, enumerable: false, configurable: false });
-
-  // The same world as the V8 engine: no typed arrays or shared memory (not needed by scripts),
-  // no performance clock, no weak references (their timing would reveal the collector).
-  const removed = [
-    'SharedArrayBuffer', 'Atomics', 'FinalizationRegistry', 'WeakRef', 'performance', 'console',
-    'ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array',
-    'Uint16Array', 'Int32Array', 'Uint32Array', 'Float16Array', 'Float32Array', 'Float64Array',
-    'BigInt64Array', 'BigUint64Array', 'WebAssembly', 'eval', 'queueMicrotask',
-  ];
-  for (let i = 0; i < removed.length; i++) delete G[removed[i]];
+  // What both preludes share (guest/guest-core.js, evaluated just before: it has also removed the
+  // capabilities no script has and installed ToolError).
+  const { rejected, makeError, argumentsJson, settleAnswer, installPath } = core;
+  const isError = inspector.isError;
 
   // Code from strings: not an escape here (it would stay in this VM), but scripts get the same
   // world as under the V8 engine, where it is disallowed.
@@ -128,10 +106,6 @@
   ErrorCtor.prepareStackTrace = prepareStackTrace;
   defineProperty(ErrorCtor, 'prepareStackTrace', { value: prepareStackTrace, writable: false, enumerable: false, configurable: false });
 
-  function callBridge(op, a, b, c) {
-    return bridge(op, a, b, c);
-  }
-
   function errorText(value) {
     try {
       const stack = value.stack;
@@ -166,43 +140,14 @@
     return formatLog(value);
   }
 
-  function sendLog(level, text) {
-    callBridge(B_LOG, level, text);
-  }
-  const consoleObject = {
-    log: makeLogger('log'),
-    info: makeLogger('info'),
-    warn: makeLogger('warn'),
-    error: makeLogger('error'),
-    debug: makeLogger('debug'),
-  };
-  // print(...) writes a line to the result's stdout (the host tells it apart by its level).
-  const print = makeLogger('stdout');
-  defineProperty(print, 'name', { value: 'print' });
-  const inspect = function inspect(value, options) {
-    return inspectShape(value, options);
-  };
-  /** The helpers every run starts with, reinstalled at each bind (a session may have replaced them). */
-  function installHelpers() {
-    defineProperty(G, 'console', { value: consoleObject, writable: true, enumerable: false, configurable: true });
-    defineProperty(G, 'print', { value: print, writable: true, enumerable: false, configurable: true });
-    defineProperty(G, 'inspect', { value: inspect, writable: true, enumerable: false, configurable: true });
-  }
+  /** Puts console, print and inspect back, at each bind (a session may have replaced them). */
+  const installHelpers = core.makeHelpers(format, function sendLog(level, text) {
+    bridge(B_LOG, level, text);
+  }, inspector.inspect);
 
   // Pending calls of the current run: id → [resolve, reject]. Replaced at each run: call ids
   // restart from 1, and a call an earlier run left pending must never settle in a later one.
   let pending = create(null);
-
-  function makeError(name, message) {
-    const Ctor = (typeof name === 'string' && errorCtors[name]) || ErrorCtor;
-    const error = new Ctor(message);
-    if (Ctor === ErrorCtor && typeof name === 'string' && name !== 'Error') {
-      defineProperty(error, 'name', { value: name, writable: true, enumerable: false, configurable: true });
-      // QuickJS formats the stack when the error is made; once more, now that it has its name.
-      if (typeof captureStackTrace === 'function') captureStackTrace(error);
-    }
-    return error;
-  }
 
   // Call sites. Every call records where the script made it, so that a failed call's error can
   // name the line: QuickJS keeps no async stacks, so by the time the answer arrives the line is
@@ -251,20 +196,12 @@
   }
 
   function invoke(isGlobal, name, label, args, callee, maxChars) {
-    let json = '';
-    if (maxChars > 0) args = cutArgument(args, maxChars);
-    if (args !== undefined) {
-      try {
-        json = jsonStringify(args);
-      } catch (error) {
-        return rejected(new TypeErrorCtor('the arguments of ' + label + ' are not JSON-serializable: ' + describe(error)));
-      }
-      if (typeof json !== 'string') json = '';
-    }
+    const json = argumentsJson(args, label, maxChars);
+    if (typeof json !== 'string') return rejected(json);
     const frames = callerFrames(callee);
     // Bit 0: a global; the rest, when sites are on, the caller's encoded site.
     reads.flush();
-    const id = callBridge(B_CALL, isGlobal ? 1 : sites ? siteOf(frames) * 2 : 0, name, json);
+    const id = bridge(B_CALL, isGlobal ? 1 : sites ? siteOf(frames) * 2 : 0, name, json);
     if (typeof id === 'number') {
       return new PromiseCtor(function (resolve, reject) {
         pending[id] = [resolve, reject, label, frames];
@@ -296,7 +233,7 @@
     if (ok === 0) {
       // The stack names the line the script called the tool on (recorded with the call) and the
       // tool the failure came from.
-      const error = makeError(errorName, payload);
+      const error = makeError(errorName, payload, true);
       let head;
       try {
         head = apply(errorToString, error, []);
@@ -306,23 +243,9 @@
       const stack = head + siteText(siteOf(entry[3])) + '\n    (raised by ' + entry[2] + ')';
       defineProperty(error, 'stack', { value: stack, writable: true, enumerable: false, configurable: true });
       entry[1](error);
-      return true;
+    } else {
+      settleAnswer(entry, ok, payload);
     }
-    let value;
-    if (payload !== '') {
-      try {
-        value = jsonParse(payload);
-      } catch (error) {
-        // Text that merely looks like JSON is the text; any other failure (the parser's stack or
-        // memory) is not a verdict on the text and fails the call as before.
-        if (ok !== 2 || !(error instanceof errorCtors.SyntaxError)) {
-          entry[1](new ErrorCtor('the tool result could not be decoded'));
-          return true;
-        }
-        value = payload;
-      }
-    }
-    entry[0](value);
     return true;
   }
 
@@ -330,7 +253,7 @@
   // for each run (every VM is restored from one snapshot, so the engine's own generator would
   // repeat the same numbers in every run); a durable run's clock reads are recorded.
   const reads = core.installReads(function sendClock(text) {
-    callBridge(B_LOG, 'clock', text);
+    bridge(B_LOG, 'clock', text);
   }, true);
 
   // Names of the global object before any script: a global tool may not shadow them. Names a
@@ -339,46 +262,22 @@
   const initialNames = Reflect.ownKeys(G);
   for (let i = 0; i < initialNames.length; i++) if (typeof initialNames[i] === 'string') builtinNames[initialNames[i]] = true;
   builtinNames.console = builtinNames.print = builtinNames.inspect = builtinNames.tools = true;
-  /** Global tools bound by the previous bind, removed before the next one. */
-  let boundGlobals = [];
+  // The global object's rule for installPath (guest-core.js): a global's first segment may not be
+  // a built-in, but may replace what a script of an earlier run of the session left there (the
+  // binding wins); it stays configurable, and is recorded in `bound`, for the next bind to remove.
+  const onGlobal = {
+    refuses(segment) {
+      if (builtinNames[segment] === true) return true;
+      const left = Reflect.getOwnPropertyDescriptor(G, segment);
+      return left !== undefined && !left.configurable;
+    },
+    /** Global tools bound by the previous bind, removed before the next one. */
+    bound: [],
+  };
 
   /** The message for a member a namespace lacks, from the sandbox process (closest.mjs). */
   function missingMember(key, where, members) {
-    return callBridge(B_UNKNOWN_TOOL, key, where, members);
-  }
-
-  // Hangs `value` at `path` below `root`, making namespace objects on the way. `made` holds
-  // what this run put there (so a namespace may hang below a function of its own). On the
-  // global object (`onGlobal`) the first segment may not be a built-in, but may replace what a
-  // script of an earlier run of the session left there (the binding wins), and is configurable so
-  // that the next run's bind can take it away; on `tools` (new each run) anything there is a clash.
-  function installPath(root, path, value, made, prefix, onGlobal) {
-    let node = root;
-    let key = prefix;
-    for (let i = 0; i < path.length; i++) {
-      const segment = path[i];
-      key += '.' + segment;
-      const last = i === path.length - 1;
-      const existing = made[key];
-      if (existing !== undefined) {
-        if (last) return 'two bindings are reached as ' + key.slice(1);
-        node = existing;
-        continue;
-      }
-      if (i === 0 && onGlobal) {
-        if (builtinNames[segment] === true) return 'global ' + key.slice(1) + ' would shadow a built-in';
-        const left = Reflect.getOwnPropertyDescriptor(root, segment);
-        if (left !== undefined && !left.configurable) return 'global ' + key.slice(1) + ' would shadow a built-in';
-      } else if (i === 0 && segment in root) {
-        return 'global ' + key.slice(1) + ' would shadow a built-in';
-      }
-      const child = last ? value : makeNamespace(onGlobal ? key.slice(1) : 'tools' + key, missingMember);
-      defineProperty(node, segment, { value: child, writable: false, enumerable: i > 0, configurable: i === 0 && onGlobal === true });
-      if (i === 0 && onGlobal) boundGlobals.push(segment);
-      made[key] = child;
-      node = child;
-    }
-    return '';
+    return bridge(B_UNKNOWN_TOOL, key, where, members);
   }
 
   /**
@@ -396,7 +295,7 @@
       if (typeof key !== 'string') return undefined;
       // Probed by `await`, JSON.stringify and console formatting; absence is the right answer.
       if (key === 'then' || key === 'toJSON') return undefined;
-      const message = callBridge(B_UNKNOWN_TOOL, key);
+      const message = bridge(B_UNKNOWN_TOOL, key, undefined, undefined);
       throw new TypeErrorCtor(typeof message === 'string' ? message : 'tools.' + key + ' is not a tool');
     };
     const tools = create(new ProxyCtor(create(null), handler));
@@ -416,7 +315,7 @@
     }
     for (let i = 0; i < config.nested.length; i++) {
       const [id, name] = config.nested[i];
-      const problem = installPath(tools, id.split('.'), tools[name], madeTools, '');
+      const problem = installPath(tools, id.split('.'), tools[name], madeTools, missingMember);
       if (problem !== '') return problem;
     }
     const toolNodes = Object.keys(madeTools);
@@ -444,14 +343,15 @@
     reads.begin(words, parsed.seed !== undefined ? (Array.isArray(parsed.clock) ? parsed.clock : []) : undefined);
     pending = create(null);
     installHelpers();
-    for (let i = 0; i < boundGlobals.length; i++) {
+    const bound = onGlobal.bound;
+    for (let i = 0; i < bound.length; i++) {
       try {
-        delete G[boundGlobals[i]];
+        delete G[bound[i]];
       } catch {
         // A script made it non-configurable: the check below refuses to bind over it.
       }
     }
-    boundGlobals = [];
+    bound.length = 0;
     if (configJson !== '') {
       installed = null;
       const problem = install(configJson);
@@ -465,7 +365,7 @@
     const madeGlobals = create(null);
     for (let i = 0; i < installed.globals.length; i++) {
       const [path, fn] = installed.globals[i];
-      const problem = installPath(G, path, fn, madeGlobals, '', true);
+      const problem = installPath(G, path, fn, madeGlobals, missingMember, onGlobal);
       if (problem !== '') return problem;
     }
     const roots = Object.keys(madeGlobals);
@@ -473,68 +373,18 @@
     return '';
   }
 
-  let finished = false;
-
-  function failWith(name, message) {
-    if (finished) return;
-    finished = true;
-    callBridge(B_FAIL, name, message, undefined);
-  }
-
-  function fail(error) {
-    if (finished) return;
-    let name;
-    let message;
-    let stack;
-    if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
-      name = readString(error, 'name');
-      message = readString(error, 'message');
-      if (isError(error)) stack = errorText(error);
-      else stack = undefined;
-    }
-    if (message === undefined) message = format(error);
-    finished = true;
-    callBridge(B_FAIL, name, message, stack);
-  }
-
-  function succeed(value) {
-    if (finished) return;
-    const json = returnJson(value);
-    if (typeof json !== 'string') {
-      failWith('TypeError', json.refused);
-      return;
-    }
-    finished = true;
-    callBridge(B_DONE, json);
-  }
-
-  async function settle(promise) {
-    let value;
-    try {
-      value = await promise;
-    } catch (error) {
-      fail(error);
-      return;
-    }
-    succeed(value);
-  }
-
-  function run(fn) {
-    finished = false;
-    let result;
-    try {
-      result = apply(fn, undefined, []);
-    } catch (error) {
-      fail(error);
-      return;
-    }
-    settle(result);
-  }
+  const runner = core.makeRunner(function done(json) {
+    bridge(B_DONE, json);
+  }, function failed(name, message, stack) {
+    bridge(B_FAIL, name, message, stack);
+  }, format, function stackOf(error) {
+    return isError(error) ? errorText(error) : undefined;
+  });
 
   return function control(op, a, b, c, d) {
     switch (op) {
       case C_BIND: return bind(a, b, c);
-      case C_RUN: run(a); return undefined;
+      case C_RUN: runner.run(a); return undefined;
       case C_DELIVER: return deliver(a, b, c, d);
       default: return undefined;
     }

@@ -11,8 +11,6 @@ export interface SandboxLoop {
   dispatch(frame: { header: unknown; payloads: string[]; parked?: unknown }): unknown;
   /** Work done only while no frame waits: spare VMs. */
   prepare(): Promise<void>;
-  /** Runs are in progress. */
-  busy(): boolean;
 }
 
 /** Prepares the template and the first spare VM; then the loop takes frames. */

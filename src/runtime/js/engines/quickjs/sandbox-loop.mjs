@@ -20,7 +20,7 @@ import { buildTemplate, guestSources, IMAGE_FILE, readTemplateImage, templateKey
 /**
  * Prepares the template and the first spare VM, then returns the loop's entry points:
  * `dispatch(frame)` for each frame from the host, in order (the next after the last settled),
- * `prepare()` for work done only while no frame waits, and `busy()`: runs are in progress.
+ * and `prepare()` for work done only while no frame waits.
  *
  * @param {object} options
  * @param {any} options.quickjs the quickjs-wasi module
@@ -327,5 +327,5 @@ export async function startSandboxLoop({ quickjs, wasmModule, digest, imagePath,
 
   spares.push(await createGuest(template.snapshot, null, template.vm));
   template.vm = null;
-  return { dispatch, prepare, busy: () => runs.size > 0 };
+  return { dispatch, prepare };
 }

@@ -116,7 +116,7 @@ export class SandboxThread {
     );
     // Its other end went with the thread; this end would otherwise keep the host's loop alive.
     this.worker.once('exit', () => this.port.close());
-    this.port.on('message', (message: unknown) => this.fromPort(message));
+    this.port.on('message', (message: unknown) => this.drain(message));
     this.worker.on('message', (frame: unknown) => this.onFrame(frame));
     this.worker.once('error', (error: Error) => {
       const oom = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
@@ -175,7 +175,7 @@ export class SandboxThread {
     const message = receiveMessageOnPort(this.port);
     if (message !== undefined) {
       this.stopWatching();
-      this.fromPort(message.message);
+      this.drain(message.message);
       return;
     }
     if (performance.now() < this.watchUntil && this.life.alive) setImmediate(this.watch);
@@ -191,30 +191,20 @@ export class SandboxThread {
     Atomics.store(this.board, HOST_WATCHING_SLOT, 0);
   }
 
-  /** A message from the thread's port: a frame, or a wake to look in the mailbox. */
-  private fromPort(message: unknown): void {
-    this.drain(message);
-  }
-
-  /** Hands on everything that came, in the order the thread sent it (sandbox/mailbox.mjs). */
+  /**
+   * Hands on everything that came, in the order the thread sent it (sandbox/mailbox.mjs);
+   * `message`: one from the thread's port, a frame or a wake to look in the mailbox.
+   */
   private drain(message: unknown): void {
-    let next: ReturnType<MailboxReceiver['take']>;
     try {
-      next = this.fromThread.take(message);
-    } catch (error) {
-      if (this.life.alive) this.life.broken((error as Error).message);
-      return;
-    }
-    while (next !== undefined) {
-      if (next.mailbox !== undefined) this.onMailboxFrame(next.mailbox.header, next.mailbox.payloads);
-      else if (next.port !== WAKE) this.onFrame(next.port);
-      if (!this.life.alive) return;
-      try {
-        next = this.fromThread.take(undefined);
-      } catch (error) {
-        this.life.broken((error as Error).message);
-        return;
+      for (let next = this.fromThread.take(message); next !== undefined; next = this.fromThread.take(undefined)) {
+        if (next.mailbox !== undefined) this.onMailboxFrame(next.mailbox.header, next.mailbox.payloads);
+        else if (next.port !== WAKE) this.onFrame(next.port);
+        if (!this.life.alive) return;
       }
+    } catch (error) {
+      // Only the mailbox's take throws (the frame handlers catch their own).
+      if (this.life.alive) this.life.broken((error as Error).message);
     }
   }
 

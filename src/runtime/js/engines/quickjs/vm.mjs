@@ -7,8 +7,8 @@
 // directions go through the VM's raw crossing (engines/quickjs/crossing.mjs).
 import { randomBytes } from 'node:crypto';
 import { unknownNameMessage } from '../../sandbox/closest.mjs';
-import { Outbox } from '../../sandbox/outbox.mjs';
-import { DEADLOCK_MESSAGE, returnRefusal, scriptError } from '../../sandbox/run-bounds.mjs';
+import { SandboxRun } from '../../sandbox/outbox.mjs';
+import { DEADLOCK_MESSAGE, scriptError } from '../../sandbox/run-bounds.mjs';
 import { formatSyntaxError } from '../../sandbox/syntax-error.mjs';
 
 // Keep in sync with prelude.js.
@@ -38,7 +38,7 @@ const MIB = 1024 * 1024;
 const WRAP_HEAD = '(async function () {';
 export const SCRIPT_FILE = 'script.js';
 
-export class GuestRun {
+export class GuestRun extends SandboxRun {
   /**
    * @param {object} header the run frame: run, limits, conv, heapMb, ms
    * @param {{ vm: any, control: any, exports: any, crossing: any, exception(): Error, callControl(args: any[]): boolean, bindBridge(fn: Function): void }} guest
@@ -48,6 +48,7 @@ export class GuestRun {
    * @param {(header: object, payloads: string[]) => void} send where its frames go (the loop's channel to the host)
    */
   constructor(header, guest, fresh, owned, onEnd, send) {
+    super(header.run, header.limits, send);
     this.send = send;
     /** Math.random's seed, fresh per run (every VM is restored from one snapshot). */
     // A durable run's seed and recorded clock reads come from the host (`dur`): its replay then
@@ -57,9 +58,7 @@ export class GuestRun {
     this.owned = owned;
     /** Set when the script itself ended (returned or threw): only then is its VM kept. */
     this.keep = false;
-    this.id = header.run;
     this.conv = typeof header.conv === 'string' ? header.conv : null;
-    this.limits = header.limits;
     this.heapMb = header.heapMb;
     /** Bytes the VM's WebAssembly memory may reach (FOOTPRINT_SLACK_MB). */
     this.maxFootprint = (header.heapMb + FOOTPRINT_SLACK_MB) * MIB;
@@ -72,10 +71,8 @@ export class GuestRun {
     this.config = null;
     /** The VM installed the bindings for this run (it did not hold this catalog's). */
     this.bound = false;
-    this.running = true;
     this.cancelled = false;
     this.interrupted = false;
-    this.out = new Outbox(this.id, this.limits, (message) => this.fail('script', 'RangeError', message), this.send);
     guest.bindBridge((op, a, b, c) => this.bridge(op, a, b, c));
   }
 
@@ -164,7 +161,7 @@ export class GuestRun {
         return typeof answer === 'number' ? x.number(answer) : answer === null ? x.null() : x.string(answer);
       }
       case B_LOG:
-        this.log(x.str(a), x.str(b));
+        this.out.log(x.str(a), x.str(b));
         return x.null();
       case B_DONE:
         this.done(x.str(a));
@@ -188,17 +185,10 @@ export class GuestRun {
     return this.out.call(isGlobal, name, json, site);
   }
 
-  log(level, text) {
-    this.out.log(level, text);
-  }
-
   done(json) {
     if (this.footprintOver()) return this.outOfMemory();
     this.keep = this.owned;
-    if (typeof json !== 'string') return this.fail('sandbox', undefined, 'the prelude reported a malformed result');
-    const refused = returnRefusal(this.limits, json);
-    if (refused !== null) return this.fail('script', 'RangeError', refused);
-    this.finish({ ok: true }, [json]);
+    super.done(json);
   }
 
   scriptFailed(name, message, stack) {
@@ -211,14 +201,6 @@ export class GuestRun {
     if (!this.overgrown) return this.fail('sandbox', undefined, `the script ran out of memory (heap limit ${this.heapMb} MiB)`);
     const mb = Math.ceil(this.guest.exports.memory.buffer.byteLength / MIB);
     this.fail('sandbox', undefined, `the script ran out of memory (heap limit ${this.heapMb} MiB): its VM's memory grew to ${mb} MiB, fragmentation included, past heapMb + ${FOOTPRINT_SLACK_MB} MiB`);
-  }
-
-  /** Ends the run with an error; later bridge calls find it closed. */
-  fail(kind, name, message, stack) {
-    const error = { kind, message };
-    if (name !== undefined) error.name = name;
-    if (stack !== undefined) error.stack = stack;
-    this.finish({ ok: false, error }, []);
   }
 
   finish(result, payloads) {
@@ -247,41 +229,34 @@ export class GuestRun {
     }
   }
 
-  /** Sends buffered calls and log lines to the host in one frame (nothing once cancelled). */
+  /** Nothing once cancelled. */
   flush() {
-    if (!this.cancelled) this.out.flush();
+    if (!this.cancelled) super.flush();
   }
 
-  /** Calls the host has not answered yet. */
-  get inflight() {
-    return this.out.inflight;
-  }
-
-  /** Settles calls from a `res` frame: header.r is [id, ok (0, 1 or 2: session.ts), errorName] triples, payloads the values. */
   deliver(header, payloads) {
-    const r = header.r;
+    if (super.deliver(header, payloads)) this.drain();
+  }
+
+  deliverOne(id, ok, payload, errorName) {
     const { vm, crossing: x } = this.guest;
-    for (let i = 0, k = 0; i < r.length && this.running; i += 3, k++) {
-      this.out.settled(r[i]);
-      let known;
-      // Value pointers, each freed below even when a later one cannot be made (the error name's
-      // `undefined` is the VM's own, not freed).
-      const args = [];
-      try {
-        args.push(x.number(C_DELIVER));
-        args.push(x.number(r[i]));
-        args.push(x.number(r[i + 1]));
-        args.push(x.string(payloads[k]));
-        args.push(r[i + 2] === null ? vm.undefined : x.string(r[i + 2]));
-        known = this.guest.callControl(args);
-      } catch (error) {
-        return this.engineFailure(error);
-      } finally {
-        for (const arg of args) if (typeof arg === 'number') x.free(arg);
-      }
-      if (known !== true && this.running) return this.fail('sandbox', undefined, `the host answered call ${r[i]}, which is not pending`);
+    // Value pointers, each freed below even when a later one cannot be made (the error name's
+    // `undefined` is the VM's own, not freed).
+    const args = [];
+    try {
+      args.push(x.number(C_DELIVER));
+      args.push(x.number(id));
+      args.push(x.number(ok));
+      args.push(x.string(payload));
+      args.push(errorName === null ? vm.undefined : x.string(errorName));
+      return this.guest.callControl(args);
+    } finally {
+      for (const arg of args) if (typeof arg === 'number') x.free(arg);
     }
-    this.drain();
+  }
+
+  deliveryFailed(error) {
+    this.engineFailure(error);
   }
 
   /** Runs queued promise jobs, then ends a run that waits on nothing. */

@@ -23,21 +23,15 @@ export const B_UNKNOWN_TOOL = 5;
 export const B_RESOLVE = 6;
 export const B_KEYS = 7;
 
-const prelude = new vm.Script(fs.readFileSync(new URL('./prelude.js', import.meta.url), 'utf8'), {
-  filename: 'toolcell-prelude',
-});
+/** A guest source (its path relative to this file), compiled once per process under `filename`. */
+const guestScript = (path, filename) => new vm.Script(fs.readFileSync(new URL(path, import.meta.url), 'utf8'), { filename });
+const prelude = guestScript('./prelude.js', 'toolcell-prelude');
 // The inspector shared with the QuickJS engine: evaluated in each context before the prelude.
-const inspectorScript = new vm.Script(fs.readFileSync(new URL('../../guest/inspect.js', import.meta.url), 'utf8'), {
-  filename: 'toolcell-inspect',
-});
+const inspectorScript = guestScript('../../guest/inspect.js', 'toolcell-inspect');
 // Helpers both preludes share, evaluated in each context before the prelude too.
-const coreScript = new vm.Script(fs.readFileSync(new URL('../../guest/guest-core.js', import.meta.url), 'utf8'), {
-  filename: 'toolcell-guest-core',
-});
+const coreScript = guestScript('../../guest/guest-core.js', 'toolcell-guest-core');
 // The same hardening source runs in this realm (once) and in every context (see harden.js).
-const harden = new vm.Script(fs.readFileSync(new URL('../../guest/harden.js', import.meta.url), 'utf8'), {
-  filename: 'toolcell-harden',
-});
+const harden = guestScript('../../guest/harden.js', 'toolcell-harden');
 let processHardened = false;
 
 /**

@@ -2,8 +2,7 @@
 // with an empty environment, the permission model, and code generation from strings disabled.
 // It serves one run at a time, each in a fresh context, and sends `idle` only once the event
 // loop turns after a run: a script that left a spinning microtask behind never gets there.
-import { Worker } from 'node:worker_threads';
-import { send, receive, poll } from '../../sandbox/io.mjs';
+import { send, receive, poll, watchParent } from '../../sandbox/io.mjs';
 import { C_BIND, C_RUN, C_THROWN, compileScript, createSandboxContext, describeSyntaxError } from './context.mjs';
 import { Run } from './run.mjs';
 import { DEADLOCK_MESSAGE } from '../../sandbox/run-bounds.mjs';
@@ -106,14 +105,7 @@ function loop() {
   }
 }
 
-// A script spinning when the host dies would spin forever: the main thread never reads the
-// closed pipe. A watchdog thread ends the process once it has been orphaned.
-const watchdog = new Worker(
-  `const { workerData } = require('node:worker_threads');
-   setInterval(() => { if (process.ppid !== workerData) process.kill(process.pid, 'SIGKILL'); }, 500);`,
-  { eval: true, workerData: process.ppid, env: {}, stdout: true, stderr: true },
-);
-watchdog.unref();
+watchParent();
 
 prepared = createSandboxContext(forceContextify);
 send({ t: 'ready' });

@@ -29,8 +29,6 @@
   const B_KEYS = 7;
 
   const G = globalThis;
-  // guest/inspect.js, evaluated in this context just before this file.
-  const formatLog = inspector.formatLog;
   const apply = Reflect.apply;
   const functionBind = Function.prototype.bind;
   const create = Object.create;
@@ -46,43 +44,15 @@
   const mapGet = Map.prototype.get;
   const mapSet = Map.prototype.set;
   const jsonParse = JSON.parse;
-  const jsonStringify = JSON.stringify;
   const isArray = Array.isArray;
   const SymbolCtor = Symbol;
   const errorToString = Error.prototype.toString;
   const ErrorCtor = Error;
   const TypeErrorCtor = TypeError;
   const RangeErrorCtor = RangeError;
-  const errorCtors = create(null);
-  errorCtors.Error = Error;
-  errorCtors.TypeError = TypeError;
-  errorCtors.RangeError = RangeError;
-  errorCtors.SyntaxError = SyntaxError;
-  errorCtors.ReferenceError = ReferenceError;
-  errorCtors.EvalError = EvalError;
-  errorCtors.URIError = URIError;
-  errorCtors.ToolError = core.ToolError;
-  // Helpers shared with the other engine's prelude (guest/guest-core.js, evaluated just before).
-  const { safeString, describe, cutArgument, readString, rejected, returnJson, makeNamespace } = core;
-  const makeLogger = (level) => core.makeLogger(level, format, sendLog);
-  // The class a failed tool call raises, named as code_execution's description says.
-  Object.defineProperty(G, 'ToolError', { value: core.ToolError, writable: false, enumerable: false, configurable: false });
-
-  // Capabilities a script must not have. Typed arrays and ArrayBuffer go too: their memory lives
-  // outside the V8 heap, so the heap limit could not bound it. Intl.Segmenter and
-  // v8BreakIterator keep copies of their input outside the heap for the same reason.
-  // FinalizationRegistry could run script code after the run ended.
-  const removed = [
-    'eval', 'WebAssembly', 'SharedArrayBuffer', 'Atomics', 'FinalizationRegistry', 'console',
-    'ArrayBuffer', 'DataView', 'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array',
-    'Uint16Array', 'Int32Array', 'Uint32Array', 'Float16Array', 'Float32Array', 'Float64Array',
-    'BigInt64Array', 'BigUint64Array',
-  ];
-  for (let i = 0; i < removed.length; i++) delete G[removed[i]];
-  if (typeof Intl === 'object' && Intl !== null) {
-    delete Intl.Segmenter;
-    delete Intl.v8BreakIterator;
-  }
+  // What both preludes share (guest/guest-core.js, evaluated just before: it has also removed the
+  // capabilities no script has and installed ToolError).
+  const { safeString, readString, rejected, makeError, argumentsJson, settleAnswer, installPath } = core;
 
   // The symbol registry is shared by every context of an isolate; a private one per run keeps
   // runs in the same sandbox process from talking to each other through Symbol.for.
@@ -176,34 +146,17 @@
     }
   }
 
+  // guest/inspect.js, evaluated in this context just before this file.
+  const formatLog = inspector.formatLog;
   /** A console argument or a thrown non-error as text: strings as they are, the rest through the inspector. */
   function format(value) {
     if (typeof value === 'string') return value;
     return formatLog(value);
   }
 
-  function sendLog(level, text) {
+  core.makeHelpers(format, function sendLog(level, text) {
     callBridge(B_LOG, level, text);
-  }
-  const consoleObject = {
-    log: makeLogger('log'),
-    info: makeLogger('info'),
-    warn: makeLogger('warn'),
-    error: makeLogger('error'),
-    debug: makeLogger('debug'),
-  };
-  defineProperty(G, 'console', { value: consoleObject, writable: true, enumerable: false, configurable: true });
-  // print(...) writes a line to the result's stdout (the host tells it apart by its level).
-  const print = makeLogger('stdout');
-  defineProperty(print, 'name', { value: 'print' });
-  defineProperty(G, 'print', { value: print, writable: true, enumerable: false, configurable: true });
-  const inspectShape = inspector.inspect;
-  defineProperty(G, 'inspect', {
-    value: function inspect(value, options) {
-      return inspectShape(value, options);
-    },
-    writable: true, enumerable: false, configurable: true,
-  });
+  }, inspector.inspect)();
 
   // Math.random and Date (guest/guest-core.js): the engine's own, after one flag test, unless
   // the run is durable (`bind` given `dur`); then Math.random draws from the host's seed and the
@@ -215,26 +168,9 @@
   // Pending calls: id → [resolve, reject].
   const pending = create(null);
 
-  function makeError(name, message) {
-    const Ctor = (typeof name === 'string' && errorCtors[name]) || ErrorCtor;
-    const error = new Ctor(message);
-    if (Ctor === ErrorCtor && typeof name === 'string' && name !== 'Error') {
-      defineProperty(error, 'name', { value: name, writable: true, enumerable: false, configurable: true });
-    }
-    return error;
-  }
-
   function invoke(isGlobal, name, label, args, maxChars) {
-    let json = '';
-    if (maxChars > 0) args = cutArgument(args, maxChars);
-    if (args !== undefined) {
-      try {
-        json = jsonStringify(args);
-      } catch (error) {
-        return rejected(new TypeErrorCtor('the arguments of ' + label + ' are not JSON-serializable: ' + describe(error)));
-      }
-      if (typeof json !== 'string') json = '';
-    }
+    const json = argumentsJson(args, label, maxChars);
+    if (typeof json !== 'string') return rejected(json);
     reads.flush();
     // A tool call of a run with sites on sends its site (a number) in place of `false`.
     const id = callBridge(B_CALL, sites && !isGlobal ? callerSite() : isGlobal, name, json);
@@ -262,7 +198,7 @@
 
   /** A failed call's error: its stack ends with the tool it came from. */
   function toolFailure(name, message, label) {
-    const error = makeError(name, message);
+    const error = makeError(name, message, false);
     const stack = readString(error, 'stack');
     if (stack !== undefined) {
       defineProperty(error, 'stack', { value: stack + '\n    (raised by ' + label + ')', writable: true, enumerable: false, configurable: true });
@@ -293,23 +229,9 @@
       failure.name = errorName;
       failure.message = payload;
       entry[1](failure);
-      return true;
+    } else {
+      settleAnswer(entry, ok, payload);
     }
-    let value;
-    if (payload !== '') {
-      try {
-        value = jsonParse(payload);
-      } catch (error) {
-        // Text that merely looks like JSON is the text; any other failure (the parser's stack or
-        // memory) is not a verdict on the text and fails the call as before.
-        if (ok !== 2 || !(error instanceof errorCtors.SyntaxError)) {
-          entry[1](new ErrorCtor('the tool result could not be decoded'));
-          return true;
-        }
-        value = payload;
-      }
-    }
-    entry[0](value);
     return true;
   }
 
@@ -318,30 +240,13 @@
     return callBridge(B_UNKNOWN_TOOL, key, where, members);
   }
 
-  // Hangs `value` at `path` below `root`, making namespace objects on the way. `made` holds
-  // what this run put there (so a namespace may hang below a function of its own); anything
-  // else already on `root` is a built-in the path may not replace.
-  function installPath(root, path, value, made, prefix) {
-    let node = root;
-    let key = prefix;
-    for (let i = 0; i < path.length; i++) {
-      const segment = path[i];
-      key += '.' + segment;
-      const last = i === path.length - 1;
-      const existing = made[key];
-      if (existing !== undefined) {
-        if (last) return 'two bindings are reached as ' + key.slice(1);
-        node = existing;
-        continue;
-      }
-      if (i === 0 && segment in root) return 'global ' + key.slice(1) + ' would shadow a built-in';
-      const child = last ? value : makeNamespace(root === G ? key.slice(1) : 'tools' + key, missingMember);
-      defineProperty(node, segment, { value: child, writable: false, enumerable: i > 0, configurable: false });
-      made[key] = child;
-      node = child;
-    }
-    return '';
-  }
+  // The global object's rule for installPath (guest-core.js): a context is new for every run, so
+  // anything already there is a built-in a global may not replace.
+  const onGlobal = {
+    refuses(segment) {
+      return segment in G;
+    },
+  };
 
   // `tools` installs each tool on first use: a context is new for every run, and installing a
   // thousand tools up front would cost the run more than the script. The names live in the
@@ -411,7 +316,7 @@
       if (madeTools['.' + root] === undefined && root.indexOf('.') < 0 && materialize(root)) madeTools['.' + root] = target[root];
       if (!materialize(name)) return 'the nested path ' + id + ' names no tool';
       if (name.indexOf('.') < 0) madeTools['.' + name] = target[name];
-      const problem = installPath(target, id.split('.'), target[name], madeTools, '');
+      const problem = installPath(target, id.split('.'), target[name], madeTools, missingMember);
       if (problem !== '') return problem;
     }
     installing = false;
@@ -465,7 +370,7 @@
     const madeGlobals = create(null);
     for (let i = 0; i < config.globals.length; i++) {
       const [name, path, maxChars] = config.globals[i];
-      const problem = installPath(G, path, makeCallable(true, name, path.join('.') + '()', maxChars), madeGlobals, '');
+      const problem = installPath(G, path, makeCallable(true, name, path.join('.') + '()', maxChars), madeGlobals, missingMember, onGlobal);
       if (problem !== '') return problem;
     }
     const roots = Object.keys(madeGlobals);
@@ -473,78 +378,27 @@
     return '';
   }
 
-  let finished = false;
-
+  /** The run's outcome, sent once; a bridge that throws is ignored: the sandbox process fails a run that never reports. */
   function report(op, a, b, c) {
-    finished = true;
     try {
       bridge(op, a, b, c);
     } catch {
-      // The sandbox process notices a run that never reports and fails it.
+      // Whatever was thrown came from the sandbox process's realm: drop it.
     }
   }
-
-  function failWith(name, message) {
-    if (!finished) report(B_FAIL, name, message, undefined);
-  }
-
-  function fail(error) {
-    if (finished) return;
-    let name;
-    let message;
-    let stack;
-    if (error !== null && (typeof error === 'object' || typeof error === 'function')) {
-      name = readString(error, 'name');
-      message = readString(error, 'message');
-      stack = readString(error, 'stack');
-    }
-    if (message === undefined) message = format(error);
-    report(B_FAIL, name, message, stack);
-  }
-
-  function succeed(value) {
-    if (finished) return;
-    const json = returnJson(value);
-    if (typeof json !== 'string') {
-      failWith('TypeError', json.refused);
-      return;
-    }
+  const runner = core.makeRunner(function done(json) {
     report(B_DONE, json);
-  }
-
-  // `await` adopts a native promise without looking up `then` or a species constructor, so a
-  // script that patched Promise.prototype cannot intercept its own completion this way.
-  async function settle(promise) {
-    let value;
-    try {
-      value = await promise;
-    } catch (error) {
-      fail(error);
-      return;
-    }
-    succeed(value);
-  }
-
-  function run(fn) {
-    if (typeof fn !== 'function') {
-      failWith('SyntaxError', 'the script is not a function body');
-      return;
-    }
-    let result;
-    try {
-      result = apply(fn, undefined, []);
-    } catch (error) {
-      fail(error);
-      return;
-    }
-    settle(result);
-  }
+  }, function failed(name, message, stack) {
+    report(B_FAIL, name, message, stack);
+  }, format, function stackOf(error) {
+    return readString(error, 'stack');
+  });
 
   return function control(op, a, b, c, d) {
     switch (op) {
       case C_BIND: return bind(a, b, c);
-      case C_RUN: run(a); return undefined;
-      case C_THROWN: fail(a); return undefined;
+      case C_RUN: runner.run(a); return undefined;
+      case C_THROWN: runner.fail(a); return undefined;
       case C_DELIVER: return deliver(a, b, c, d);
       case C_IMPORT_ERROR: return new TypeErrorCtor('import() is not available in the sandbox');
       default: return undefined;

@@ -7,7 +7,7 @@
  * closed after `idleMs`, or sooner when a new run needs room under the cap (least recently used
  * first). A run that finds no room waits in a bounded FIFO queue and is refused past it.
  */
-import { CapacityError } from '../pool-options.ts';
+import { CapacityError, waitInQueue, type Waiting } from '../pool-options.ts';
 import { SandboxPool } from './warm-pool.ts';
 import type { IsolationMode, ScriptCaps } from '../../../isolation/index.ts';
 
@@ -36,13 +36,11 @@ interface Held {
   ending: boolean;
 }
 
-interface Waiter {
+interface Waiter extends Waiting<void> {
   /** The pool the run will take its process from: an idle process there needs no room. */
   pool(): SandboxPool | undefined;
   /** The run's conversation key, kept when making room for it. */
   key: string | undefined;
-  ready(): void;
-  fail(error: Error): void;
 }
 
 export class V8Processes {
@@ -133,36 +131,9 @@ export class V8Processes {
       this.granted++;
       return Promise.resolve();
     }
-    if (this.queue.length >= this.options.maxQueued) {
-      return Promise.reject(new CapacityError(`the sandbox is at capacity: ${this.queue.length} runs are already waiting (limit maxQueued)`));
-    }
-    return new Promise<void>((resolve, reject) => {
-      const leave = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        const at = this.queue.indexOf(waiter);
-        if (at >= 0) this.queue.splice(at, 1);
-      };
-      const waiter: Waiter = {
-        key,
-        pool: () => (key === undefined ? this.shared.get(heapMb) : this.conversations.get(key)?.pool),
-        ready: () => {
-          leave();
-          this.granted++;
-          resolve();
-        },
-        fail: (error) => {
-          leave();
-          reject(error);
-        },
-      };
-      const onAbort = () => waiter.fail(signal!.reason as Error);
-      const timer = setTimeout(
-        () => waiter.fail(new CapacityError(`the sandbox stayed at capacity for ${this.options.queueTimeoutMs} ms (limit queueTimeoutMs); try again later`)),
-        this.options.queueTimeoutMs,
-      );
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(waiter);
+    return waitInQueue<void, Waiter>(this.queue, this.options, signal, {
+      key,
+      pool: () => (key === undefined ? this.shared.get(heapMb) : this.conversations.get(key)?.pool),
     });
   }
 
@@ -215,7 +186,8 @@ export class V8Processes {
       const idle = pool === undefined ? 0 : pool.size.idle - (promised.get(pool) ?? 0);
       if (idle > 0) promised.set(pool!, (promised.get(pool!) ?? 0) + 1);
       else if (!this.fits(waiter.key)) return;
-      waiter.ready();
+      this.granted++;
+      waiter.resolve();
     }
   }
 
@@ -251,7 +223,7 @@ export class V8Processes {
   /** Refuses waiters and closes every pool. */
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    for (const waiter of [...this.queue]) waiter.fail(new CapacityError('the runtime is closed'));
+    for (const waiter of [...this.queue]) waiter.reject(new CapacityError('the runtime is closed'));
     const pools = [...this.shared.values(), ...[...this.conversations.values()].map((h) => h.pool)];
     await Promise.all(pools.map((pool) => pool.close()));
   }
