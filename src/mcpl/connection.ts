@@ -26,6 +26,7 @@ import { DeliveryQueue } from '../lifecycle/delivery-queue.ts';
 import type { ObserverEndpoint } from '../lifecycle/emitter.ts';
 import { speakBothEras, type EraState } from './transports/era.ts';
 import type { Listener } from './transports/listener.ts';
+import { paramHeaderProblem } from './transports/param-headers.ts';
 import { AS_TASK_META, TASKS_EXTENSION } from './transports/era-tasks.ts';
 import { HttpTransport } from './transports/http.ts';
 import { readAdvertisement, derivePolicyExchange, type PolicyExchange } from './handshake.ts';
@@ -40,6 +41,9 @@ import { sendProviderRequest, type ProviderNotification, type ProviderRequestOpt
 import { ConnectError } from './connect-error.ts';
 import { classifyConnectFailure } from './connect-failure.ts';
 import { clientCapabilities, installServerRequestHandlers, type CallOwner, type OpenServerCall, type ServerRequestHandlers } from './client-features/index.ts';
+
+/** The diagnostic code for a 2026 server's tool left out for invalid `x-mcp-header` marks (SEP-2243). */
+export const INVALID_PARAM_HEADER = 'invalid-param-header';
 
 /** How a `tools/call` is run: its abort signal, progress relay, and where a late answer goes. */
 export interface CallToolOptions {
@@ -519,8 +523,14 @@ export class McplConnection extends EventEmitter<ConnectionEvents> implements Ob
       });
     }
     this.taskTools = asTasks;
-    this.listed = new Map(callable.map((tool) => [tool.name, Object.freeze(tool)]));
-    this.emit('tools', callable);
+    // A 2026 server's tool whose Mcp-Param header marks are invalid is not used (SEP-2243); the others are.
+    const usable = this.eraState?.era === 'modern' ? callable.filter((tool) => {
+      const problem = paramHeaderProblem(tool.inputSchema as Record<string, unknown> | undefined);
+      if (problem !== undefined) this.emit('diagnostic', { code: INVALID_PARAM_HEADER, message: `${this.id}/${tool.name} not listed: ${problem}` });
+      return problem === undefined;
+    }) : callable;
+    this.listed = new Map(usable.map((tool) => [tool.name, Object.freeze(tool)]));
+    this.emit('tools', usable);
   }
 
   /**

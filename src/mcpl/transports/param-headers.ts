@@ -18,9 +18,35 @@ export function paramHeaders(inputSchema: Json | undefined): Map<string, string>
   if (typeof properties !== 'object' || properties === null) return marks;
   for (const [property, schema] of Object.entries(properties as Json)) {
     const header = (schema as Json | null)?.['x-mcp-header'];
-    if (typeof header === 'string' && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(header)) marks.set(property, header);
+    if (typeof header === 'string' && TOKEN.test(header)) marks.set(property, header);
   }
   return marks;
+}
+
+/** RFC 9110 §5.6.2 token: what a header name may be. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** The types SEP-2243 lets a marked argument have: its value must fit a header as it is. */
+const MARKABLE_TYPES: ReadonlySet<unknown> = new Set(['string', 'integer', 'boolean']);
+
+/**
+ * Why a tool's `x-mcp-header` marks are invalid (SEP-2243: a client MUST NOT use such a tool);
+ * undefined when they are valid or absent. A mark must be a non-empty token (RFC 9110), unique
+ * among the tool's marks whatever their case, on a property of type string, integer or boolean.
+ */
+export function paramHeaderProblem(inputSchema: Json | undefined): string | undefined {
+  const properties = inputSchema?.properties;
+  if (typeof properties !== 'object' || properties === null) return undefined;
+  const seen = new Map<string, string>();
+  for (const [property, schema] of Object.entries(properties as Json)) {
+    if (typeof schema !== 'object' || schema === null || !('x-mcp-header' in schema)) continue;
+    const header = (schema as Json)['x-mcp-header'];
+    if (typeof header !== 'string' || !TOKEN.test(header)) return `the x-mcp-header of ${property} is not a header name (RFC 9110 token): ${JSON.stringify(header)}`;
+    if (!MARKABLE_TYPES.has((schema as Json).type)) return `${property} carries an x-mcp-header but its type is ${JSON.stringify((schema as Json).type)}, not string, integer or boolean`;
+    const other = seen.get(header.toLowerCase());
+    if (other !== undefined) return `${other} and ${property} both name the header Mcp-Param-${header} (names compare without case)`;
+    seen.set(header.toLowerCase(), property);
+  }
+  return undefined;
 }
 
 /** The header value for an argument; undefined when no header is sent (null, absent, or not a primitive). */

@@ -2,10 +2,8 @@
  * The official MCP conformance suite's 0.2.0 pre-release (pinned as `conformance-2026`) runs
  * its MCP 2026-07-28 client scenarios against client.ts (toolcell's public API, which connects
  * with `protocolEra: "auto"` when the suite asks for 2026-07-28); every scenario listed must
- * pass. Not listed, because toolcell does not do what they check yet: `http-custom-headers`
- * and `http-invalid-tool-headers` (tools' `x-mcp-header` parameters mirrored as `Mcp-Param-*`
- * headers), `json-schema-2020-12-preservation` (needs a scenario-specific argument), and the
- * `auth/*` scenarios of the 2026 revision.
+ * pass: all of the revision's client scenarios outside `auth/*` (those run in
+ * run-auth-2026.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -14,7 +12,7 @@ import { join } from 'node:path';
 import { NODE22, SUITE_2026, requireSuite } from './suite-location.ts';
 
 requireSuite();
-const SCENARIOS = ['tools_call', 'request-metadata', 'sep-2322-client-request-state', 'http-standard-headers', 'json-schema-ref-no-deref'];
+const SCENARIOS = ['tools_call', 'request-metadata', 'sep-2322-client-request-state', 'http-standard-headers', 'json-schema-ref-no-deref', 'http-custom-headers', 'http-invalid-tool-headers', 'json-schema-2020-12-preservation'];
 const CLIENT = `${process.execPath} --import tsx test/conformance/mcp/client.ts`;
 
 const out = mkdtempSync(join(tmpdir(), 'toolcell-conf-client-2026-'));
