@@ -20,10 +20,17 @@
  * one caller). Its id is 144 random bits; another caller presenting it gets exactly the
  * unknown-id answer. Records, ids, the per-caller cap and the life of a task are shared with the
  * 2025 era (task-records.ts).
+ *
+ * With a store (stored-tasks.ts), each status change is also written to the store, so any
+ * instance on it answers `tasks/get` (for the same caller only), `tasks/cancel` at any instance
+ * ends the task and stops its run within one lease renewal, and a task whose instance stopped
+ * reads `failed`. The run itself and its pending requests stay at the instance running it: a
+ * `tasks/update` elsewhere is refused with {@link TASK_ELSEWHERE} and delivers nothing.
  */
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isTerminal, TaskRecords, type TaskRecord, type TaskStatus } from '../task-records.ts';
 import type { Exchange, InputRequest } from './exchange.ts';
+import type { DetailedTask, StoredTasks } from './stored-tasks.ts';
 import { ErrorCodes, ModernError, type RequestMeta } from './wire.ts';
 
 /** The extension's identifier, in client capabilities and in serve's `server/discover`. */
@@ -40,6 +47,14 @@ export const MAX_RUNNING_TASKS = 64;
 export const MAX_TASK_RESULT_BYTES = 8 * 1024 * 1024;
 /** Bytes of finished results one caller keeps at once; past it that caller's oldest finished tasks are dropped. */
 export const MAX_TASK_RESULT_BYTES_PER_CALLER = 16 * 1024 * 1024;
+
+/**
+ * The JSON-RPC error of a `tasks/update` for a task running at another instance on the same
+ * store: its pending requests are held there, so nothing was delivered (send it again; the
+ * balancer must route it to the instance running the task). Fail closed: the request waits, and
+ * is declined when its answer time runs out.
+ */
+export const TASK_ELSEWHERE = -32003;
 
 /** What a task ended with: the call's result, or the JSON-RPC error it failed with. */
 interface TaskEnd {
@@ -64,6 +79,13 @@ export function declaresTasks(meta: RequestMeta): boolean {
 
 const unknownTask = (): ModernError => new ModernError(ErrorCodes.invalidParams, 'Failed to retrieve task: Task not found', 400);
 
+/** The `taskId` a task method names. */
+function taskIdOf(request: JSONRPCRequest): string {
+  const taskId = (request.params as { taskId?: unknown } | undefined)?.taskId;
+  if (typeof taskId !== 'string') throw new ModernError(ErrorCodes.invalidParams, 'Invalid params: taskId (a string) is required', 400);
+  return taskId;
+}
+
 /** An answer to an elicitation as the SDK server accepts it; anything else becomes a decline (fail closed). */
 function elicitationAnswer(value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { action: 'decline' };
@@ -83,6 +105,9 @@ export class ModernTasks {
   /** Records whose run is still going (walked when serve stops). */
   private readonly live = new Set<TaskRecord<TaskEnd>>();
 
+  /** `stored`: with a store, tasks are written there too and read from it when not held here. */
+  constructor(private readonly stored?: StoredTasks) {}
+
   /** Why `caller` may not start another task now, or undefined (drops its oldest finished task when it holds the cap). */
   refusal(caller: string): string | undefined {
     if (this.records.running >= MAX_RUNNING_TASKS) return `serve runs ${MAX_RUNNING_TASKS} tasks already (its cap over all clients); try again later`;
@@ -92,18 +117,33 @@ export class ModernTasks {
   /**
    * Makes `exchange` (its call already sent) a task of `caller` and returns the
    * `CreateTaskResult`; the run goes on in the background, and `release` runs once it ended.
+   * With a store the task's row is written before the answer (any instance then knows the id).
    */
-  start(caller: string, exchange: Exchange, release: () => void): Record<string, unknown> {
+  async start(caller: string, exchange: Exchange, release: () => void): Promise<Record<string, unknown>> {
     const record = this.records.create(caller);
     this.exchanges.set(record, exchange);
     record.cancel = () => void exchange.close('the task was cancelled');
+    const written = this.stored?.started(caller, this.detailed(record), (message) => {
+      if (this.move(record, 'cancelled', undefined, message)) record.cancel?.();
+    });
     void this.drive(record, exchange).finally(release);
+    await written;
     return { resultType: 'task', ...record.state };
   }
 
-  /** `tasks/get`: the task as the extension's `DetailedTask` (status-specific fields inline). */
-  get(caller: string, request: JSONRPCRequest): Record<string, unknown> {
-    return { resultType: 'complete', ...this.detailed(this.find(caller, request)) };
+  /**
+   * `tasks/get`: the task as the extension's `DetailedTask` (status-specific fields inline) —
+   * held here, or (with a store) as its row says; a held task cancelled at another instance is
+   * stopped now.
+   */
+  async get(caller: string, request: JSONRPCRequest): Promise<Record<string, unknown>> {
+    const taskId = taskIdOf(request);
+    const record = this.records.find(taskId, caller);
+    if (record !== undefined) {
+      if (!isTerminal(record.state.status)) await this.stored?.endedElsewhere(taskId);
+      return { resultType: 'complete', ...this.detailed(record) };
+    }
+    return { resultType: 'complete', ...(await this.fromStore(taskId, caller)) };
   }
 
   /**
@@ -127,8 +167,8 @@ export class ModernTasks {
     return () => void this.watchers.delete(watcher);
   }
 
-  private detailed(record: TaskRecord<TaskEnd>): Record<string, unknown> {
-    const detailed: Record<string, unknown> = { ...record.state };
+  private detailed(record: TaskRecord<TaskEnd>): DetailedTask {
+    const detailed: DetailedTask = { ...record.state };
     if (record.state.status === 'input_required') detailed.inputRequests = this.inputRequests(record);
     if (record.end?.result !== undefined) detailed.result = record.end.result;
     if (record.end?.error !== undefined) detailed.error = record.end.error;
@@ -139,16 +179,24 @@ export class ModernTasks {
   private move(record: TaskRecord<TaskEnd>, status: TaskStatus, end?: TaskEnd, message?: string): boolean {
     if (!this.records.move(record, status, end, message)) return false;
     for (const watcher of this.watchers) watcher(record);
+    this.stored?.moved(this.detailed(record));
     return true;
   }
 
   /**
    * `tasks/update`: delivers each response whose key is outstanding now (others are ignored,
    * as the extension says); an elicitation answer that is not one is delivered as a decline.
+   * A task running at another instance (with a store) is refused with {@link TASK_ELSEWHERE}.
    */
-  update(caller: string, request: JSONRPCRequest): Record<string, unknown> {
-    const record = this.find(caller, request);
+  async update(caller: string, request: JSONRPCRequest): Promise<Record<string, unknown>> {
+    const taskId = taskIdOf(request);
     const responses = (request.params as { inputResponses?: unknown } | undefined)?.inputResponses;
+    const record = this.records.find(taskId, caller);
+    if (record === undefined) {
+      const task = await this.fromStore(taskId, caller);
+      if (isTerminal(task.status)) return { resultType: 'complete' };
+      throw new ModernError(TASK_ELSEWHERE, `task ${taskId} runs at another instance of this server, which holds its pending requests: nothing was delivered; send tasks/update again (your load balancer must route it to the instance running the task). Unanswered, its requests are declined when their answer time runs out`, 409);
+    }
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
       throw new ModernError(ErrorCodes.invalidParams, 'Invalid params: tasks/update needs inputResponses (an object keyed by the inputRequests it answers)', 400);
     }
@@ -164,28 +212,37 @@ export class ModernTasks {
     return { resultType: 'complete' };
   }
 
-  /** `tasks/cancel`: a task not ended yet is cancelled now and its run stopped (an approval it waits for is declined). */
-  cancel(caller: string, request: JSONRPCRequest): Record<string, unknown> {
-    const record = this.find(caller, request);
-    if (this.move(record, 'cancelled', undefined, 'cancelled by the client')) record.cancel?.();
+  /**
+   * `tasks/cancel`: a task not ended yet is cancelled now and its run stopped (an approval it
+   * waits for is declined). With a store, a task running at another instance is cancelled in
+   * the store at once, and its run stops at that instance's next lease renewal (stored-tasks.ts).
+   */
+  async cancel(caller: string, request: JSONRPCRequest): Promise<Record<string, unknown>> {
+    const taskId = taskIdOf(request);
+    const record = this.records.find(taskId, caller);
+    if (record !== undefined) {
+      if (this.move(record, 'cancelled', undefined, 'cancelled by the client')) record.cancel?.();
+    } else if (((await this.stored?.cancel(taskId, caller, 'cancelled by the client')) ?? 'unknown') === 'unknown') {
+      throw unknownTask();
+    }
     return { resultType: 'complete' };
   }
 
-  /** Stops every task's run (serve is stopping); their records go with the process. */
+  /** Stops every task's run (serve is stopping; with a store, each ends there as cancelled); their records go with the process. */
   async close(): Promise<void> {
     const closing: Promise<void>[] = [];
     for (const record of [...this.live]) {
       if (this.move(record, 'cancelled', undefined, 'the server is shutting down')) closing.push(this.exchanges.get(record)?.close('the server is shutting down') ?? Promise.resolve());
     }
     await Promise.all(closing);
+    await this.stored?.close();
   }
 
-  private find(caller: string, request: JSONRPCRequest): TaskRecord<TaskEnd> {
-    const taskId = (request.params as { taskId?: unknown } | undefined)?.taskId;
-    if (typeof taskId !== 'string') throw new ModernError(ErrorCodes.invalidParams, 'Invalid params: taskId (a string) is required', 400);
-    const record = this.records.find(taskId, caller);
-    if (record === undefined) throw unknownTask();
-    return record;
+  /** The task `taskId` of `caller` as the store has it; the unknown-id answer without a store, a row, or for another caller's. */
+  private async fromStore(taskId: string, caller: string): Promise<DetailedTask> {
+    const task = await this.stored?.read(taskId, caller);
+    if (task === undefined) throw unknownTask();
+    return task;
   }
 
   private inputRequests(record: TaskRecord<TaskEnd>): Record<string, { method: string; params?: Record<string, unknown> }> {
