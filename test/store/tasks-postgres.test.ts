@@ -4,9 +4,11 @@
  * extension"): a task started at instance 1 is read at instance 2, running and with its result;
  * another caller at instance 2 gets exactly the unknown-id answer (attack first); `tasks/cancel`
  * at instance 2 ends a task running at instance 1 at once in the store and stops its run there
- * within one lease renewal (10 s); a task waiting for approval at instance 1 cannot be answered
- * at instance 2 (nothing delivered, nothing runs), and once instance 1 is SIGKILLed its tasks
- * read `failed` ("its instance stopped") everywhere and never run again.
+ * within one lease renewal (10 s); a task waiting for toolcell's approval is parked in the store
+ * and the `tasks/update` at instance 2 resumes it there by replay (the call before the pause not
+ * run again, the approved one once, a malformed answer declined); once instance 1 is SIGKILLed
+ * its running task reads `failed` ("its instance stopped") and never runs again, while a parked
+ * one is resumed at instance 2.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -94,35 +96,61 @@ test('postgres store: 2026 tasks are answered, owned, cancelled and reported los
     assert.equal((await postFrom(two.url, 'tasks/cancel', { taskId: hanging })).body.result?.resultType, 'complete');
     assert.equal((await getAt(two.url, hanging)).status, 'cancelled');
 
-    // 3. A task waiting for toolcell's approval at instance 1: instance 2 shows what it asks but cannot deliver an answer.
-    const sending = await start(`await tools.x__send({ to: 'ada' }); return 'sent';`);
+    // 3. A task waiting for toolcell's approval is parked in the store: any instance shows it, and
+    //    the tasks/update that answers it at instance 2 resumes the run there by replay.
+    const sendAfterCount = (i: number, to: string) => `const a = (await tools.x__count({ i: ${i} })).args.i; const name = ['x', 'send'].join('__'); await tools[name]({ to: '${to}', after: a }); return 'sent ' + a;`;
+    const approve = { action: 'accept', content: {} };
+    const sending = await start(sendAfterCount(4, 'ada'));
     const waiting = await reaches(two.url, sending, ['input_required', 'completed', 'failed', 'cancelled']);
     assert.equal(waiting.status, 'input_required', JSON.stringify(waiting));
     const [key] = Object.keys(waiting.inputRequests);
     assert.match(JSON.stringify(waiting.inputRequests), /x--send/);
-    const elsewhere = await postFrom(two.url, 'tasks/update', { taskId: sending, inputResponses: { [key!]: { action: 'accept', content: {} } } });
-    assert.equal(elsewhere.body.error?.code, -32003, JSON.stringify(elsewhere.body));
-    assert.match(elsewhere.body.error.message, /another instance.*nothing was delivered/);
-    assert.equal((await getAt(one.url, sending)).status, 'input_required', 'the approval still waits at instance 1');
+    assert.equal(waiting._resume, undefined, 'how to resume is never shown');
+    assert.deepEqual((await getAt(one.url, sending)).inputRequests, waiting.inputRequests, 'both instances answer from the store');
+    // A key never issued is ignored; another caller gets the unknown-id answer; nothing runs.
+    assert.equal((await postFrom(two.url, 'tasks/update', { taskId: sending, inputResponses: { 'input-999': approve } })).body.result?.resultType, 'complete');
+    assert.equal((await postFrom(two.url, 'tasks/update', { taskId: sending, inputResponses: { [key!]: approve } }, MALLORY)).body.error?.code, -32602);
+    assert.equal((await getAt(two.url, sending)).status, 'input_required');
     assert.equal(calls('send').length, 0, 'nothing ran unapproved');
+    const resumed = await postFrom(two.url, 'tasks/update', { taskId: sending, inputResponses: { [key!]: approve } });
+    assert.equal(resumed.body.result?.resultType, 'complete', JSON.stringify(resumed.body));
+    const sent = await reaches(two.url, sending, ['completed', 'failed', 'cancelled']);
+    assert.equal(sent.status, 'completed', JSON.stringify(sent));
+    assert.equal(sent.result.structuredContent.value, 'sent 4', JSON.stringify(sent.result));
+    assert.equal((await getAt(one.url, sending)).status, 'completed');
+    assert.deepEqual(calls('send').map((c) => c.params.arguments), [{ to: 'ada', after: 4 }], 'the approved call ran once');
+    assert.equal(calls('count').filter((c) => c.params.arguments.i === 4).length, 1, 'the call before the pause was replayed from the journal, not run again');
+    // A malformed answer is a decline: nothing runs.
+    const declined = await start(sendAfterCount(5, 'eve'));
+    const asks = await reaches(two.url, declined, ['input_required']);
+    await postFrom(two.url, 'tasks/update', { taskId: declined, inputResponses: { [Object.keys(asks.inputRequests)[0]!]: { action: 'yes' } } });
+    const refused = await reaches(two.url, declined, ['completed', 'failed', 'cancelled']);
+    assert.equal(refused.result?.isError, true, JSON.stringify(refused));
+    assert.match(JSON.stringify(refused.result), /declined/);
+    assert.equal(calls('send').length, 1, 'the declined call did not run');
 
-    // 4. Instance 1 dies: its tasks read failed at instance 2, never run again; answers are refused or ignored.
+    // 4. Instance 1 dies: its running task reads failed at instance 2 and never runs again; a
+    //    parked task does not depend on it and is resumed at instance 2.
+    const parked = await start(sendAfterCount(6, 'bob'));
+    const parkedAsks = await reaches(one.url, parked, ['input_required']);
     const running = await start(`await tools.x__count({ i: 3, hold_file: ${JSON.stringify(held)} }); return 'never';`);
-    await peer.waitFor(() => calls('count').length === 3, 'the second held call to start', 60_000);
+    await peer.waitFor(() => calls('count').some((c) => c.params.arguments.i === 3), 'the second held call to start', 60_000);
     await one.kill('SIGKILL');
-    for (const [taskId, was] of [[sending, 'input_required'], [running, 'working']] as const) {
-      const lost = await getAt(two.url, taskId);
-      assert.equal(lost.status, 'failed', JSON.stringify(lost));
-      assert.match(lost.statusMessage, new RegExp(`instance stopped \\(its process is gone\\) while the task was ${was}; its outcome is unknown, and it was not run again`));
-      assert.equal(lost.error.message, lost.statusMessage);
-      assert.equal(lost.inputRequests, undefined);
-    }
-    const late = await postFrom(two.url, 'tasks/update', { taskId: sending, inputResponses: { [key!]: { action: 'accept', content: {} } } });
-    assert.equal(late.body.result?.resultType, 'complete', 'an answer to an ended task is ignored');
+    const lost = await getAt(two.url, running);
+    assert.equal(lost.status, 'failed', JSON.stringify(lost));
+    assert.match(lost.statusMessage, /instance stopped \(its process is gone\) while the task was working; its outcome is unknown, and it was not run again/);
+    assert.equal(lost.error.message, lost.statusMessage);
     assert.equal((await postFrom(two.url, 'tasks/cancel', { taskId: running })).body.result?.resultType, 'complete');
     assert.equal((await getAt(two.url, running)).status, 'failed');
-    assert.equal(calls('send').length, 0, 'the approval never ran');
-    assert.equal(calls('count').length, 3, 'nothing ran again');
+    assert.equal((await getAt(two.url, parked)).status, 'input_required', 'a parked task outlives its instance');
+    const answered = await postFrom(two.url, 'tasks/update', { taskId: parked, inputResponses: { [Object.keys(parkedAsks.inputRequests)[0]!]: approve } });
+    assert.equal(answered.body.result?.resultType, 'complete', JSON.stringify(answered.body));
+    const after = await reaches(two.url, parked, ['completed', 'failed', 'cancelled']).catch(async (error: Error) => {
+      throw new Error(`${error.message}; asked ${JSON.stringify(parkedAsks)}; now ${JSON.stringify(await getAt(two.url, parked))}; instance 2 log:\n${two.log().slice(-4000)}`);
+    });
+    assert.equal(after.result?.structuredContent?.value, 'sent 6', JSON.stringify(after));
+    assert.deepEqual(calls('send').map((c) => c.params.arguments.to), ['ada', 'bob']);
+    assert.deepEqual(calls('count').map((c) => c.params.arguments.i), [1, 2, 4, 5, 6, 3], 'each counted call ran exactly once');
     // The earlier outcomes are still answered by the survivor.
     assert.equal((await getAt(two.url, counted)).result.structuredContent.value, 1);
     assert.equal((await getAt(two.url, hanging)).status, 'cancelled');

@@ -18,7 +18,8 @@ import { Exchange, type InputRequest, type Outcome } from './exchange.ts';
 import { SuspendedExchanges, bindingOf } from './suspended.ts';
 import { readFilter, runListenStream } from './listen.ts';
 import type { DurablePauses, TakenRun } from './durable.ts';
-import { StoredTasks } from './stored-tasks.ts';
+import { StoredTasks, type ResumeInfo } from './stored-tasks.ts';
+import type { RunRecord } from '../../store/journal.ts';
 import { ModernTasks, TASK_METHODS, TASKS_EXTENSION, declaresTasks, missingTasksCapability } from './tasks.ts';
 import { ErrorCodes, META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN_VERSION, ModernError, REMOVED_METHODS, SUPPORTED_VERSIONS, readRequestMeta, type RequestMeta } from './wire.ts';
 
@@ -82,7 +83,13 @@ export class ModernEndpoint {
 
   constructor(private readonly options: ModernEndpointOptions) {
     // With a store, tasks are kept there too: any instance on it answers for them (stored-tasks.ts).
-    this.tasks = options.taskTool !== undefined ? new ModernTasks(options.durable ? new StoredTasks(options.durable.store, options.logger) : undefined) : undefined;
+    const durable = options.durable;
+    this.tasks = options.taskTool === undefined
+      ? undefined
+      : new ModernTasks(
+        durable ? new StoredTasks(durable.store, options.logger) : undefined,
+        durable ? { pauses: durable, logger: options.logger, reopen: (resume, record) => this.reopen(durable, resume, record) } : undefined,
+      );
   }
 
   /** The input schema of the tool `name` as listed to clients; undefined for a name not listed. */
@@ -212,8 +219,21 @@ export class ModernEndpoint {
       release();
       throw error;
     }
-    const created = await tasks.start(caller, exchange, release);
+    const created = await tasks.start(caller, exchange, meta, release);
     return { jsonrpc: '2.0', id: request.id, result: { ...created, _meta: { [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
+  }
+
+  /** A parked task's request started again in a session of its own, resuming its stored run by replay (tasks.ts). */
+  private async reopen(durable: DurablePauses, resume: ResumeInfo, record: RunRecord): Promise<{ exchange: Exchange; release: () => void }> {
+    const { session, release } = this.options.sessionFor();
+    try {
+      const request = { jsonrpc: '2.0', id: resume.request.id, method: resume.request.method, params: resume.request.params } as JSONRPCRequest;
+      const exchange = await durable.runs.resuming(record, () => Exchange.start(this.options.newServer(session), resume.meta, request));
+      return { exchange, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
   /** `tasks/get`, `tasks/update`, `tasks/cancel` (gated on the extension), and the 2025 task methods the extension removed. */

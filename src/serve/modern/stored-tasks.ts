@@ -13,6 +13,10 @@
  *   names the rows it renewed; a held task missing from them is read, and when it was cancelled
  *   its run is stopped. Bound: a run stops within one renewal period (10 s) plus one statement
  *   (the store's own timeout) of the cancel.
+ * - **Parked**: a task whose run waits for toolcell's own approval is stored as a durable run
+ *   (durable.ts) and its row says how to resume it ({@link ResumeInfo}, never shown to clients);
+ *   no instance holds it, so it is never lost, and the `tasks/update` that answers it resumes it
+ *   by replay at whichever instance receives it ({@link StoredTasks.adopt}).
  * - **Lost**: a running row whose lease ran out, or whose owner is a process of this machine that
  *   no longer exists, reads `failed` ("its instance stopped"); the task is never run again (its
  *   script is not in the row).
@@ -26,12 +30,28 @@ import { instanceOwner, ownerGone } from '../../code-execution/background/stored
 import { MAX_STORED_SCRIPT_BYTES, SCRIPT_LEASE_MS } from '../../store/bounds.ts';
 import type { DurableStore, StoredScript } from '../../store/types.ts';
 import { isTerminal, MAX_TASK_TTL_MS, type TaskStatus } from '../task-records.ts';
+import type { RequestMeta } from './wire.ts';
 
 /** A task as `tasks/get` answers it (the extension's `DetailedTask`, without `resultType`). */
 export type DetailedTask = Record<string, unknown> & { taskId: string; status: TaskStatus; createdAt: string; ttlMs: number };
 
-/** What a cancel at an instance that does not hold the run found. */
-export type StoredCancel = 'cancelled' | 'ended' | 'unknown';
+/** What a cancel at an instance that does not hold the run found (and the parked run to forget). */
+export interface StoredCancel {
+  outcome: 'cancelled' | 'ended' | 'unknown';
+  runId?: string;
+}
+
+/** How to resume a parked task: its stored run, and the request (as the run's exchange got it) and `_meta` to run again. */
+export interface ResumeInfo {
+  runId: string;
+  request: { id: string | number; method: string; params: Record<string, unknown> };
+  meta: RequestMeta;
+}
+
+/** The owner of a parked row: no instance (never renewed, never judged gone); its lease is the task's life. */
+const PARKED = 'parked';
+/** The row data's key for {@link ResumeInfo}; stripped from every answer. */
+const RESUME = '_resume';
 
 /** The JSON-RPC error code a task gets when its instance stopped (internal error). */
 const LOST_CODE = -32603;
@@ -109,19 +129,55 @@ export class StoredTasks {
   async read(taskId: string, caller: string): Promise<DetailedTask | undefined> {
     const row = await this.store.getScript(taskId);
     if (row === undefined || row.conversation !== bindingOf(caller)) return undefined;
-    const task = JSON.parse(row.data) as DetailedTask;
-    return row.state === 'running' && lost(row) ? lostTask(task, row) : task;
+    const { [RESUME]: _resume, ...task } = JSON.parse(row.data) as DetailedTask;
+    return row.state === 'running' && lost(row) ? lostTask(task as DetailedTask, row) : task as DetailedTask;
+  }
+
+  /** The parked task `taskId` of `caller` and how to resume it; undefined when it is not parked (or not the caller's). */
+  async parked(taskId: string, caller: string): Promise<{ task: DetailedTask; resume: ResumeInfo } | undefined> {
+    const row = await this.store.getScript(taskId);
+    if (row === undefined || row.conversation !== bindingOf(caller) || row.state !== 'running' || row.owner !== PARKED) return undefined;
+    const { [RESUME]: resume, ...task } = JSON.parse(row.data) as DetailedTask;
+    return resume === undefined ? undefined : { task: task as DetailedTask, resume: resume as ResumeInfo };
+  }
+
+  /**
+   * The held task's run was stored (durable.ts) while it waits for `task.inputRequests`: its row
+   * is parked (no owner, the task's life as its lease) and this instance lets go of it. Resolves
+   * whether the row says so.
+   */
+  park(task: DetailedTask, resume: ResumeInfo): Promise<boolean> {
+    const held = this.held.get(task.taskId);
+    if (held === undefined || !held.written) return Promise.resolve(false);
+    this.release(task.taskId);
+    const row: StoredScript = { id: task.taskId, conversation: held.binding, owner: PARKED, state: 'running', data: JSON.stringify({ ...task, [RESUME]: resume }), leaseUntil: endOf(task), expiresAt: endOf(task) };
+    return this.write(task.taskId, () => this.store.replaceRunningScript(row));
+  }
+
+  /**
+   * A parked task is resumed here (its stored run already taken): its row names this instance
+   * again, with a lease, unless it ended meanwhile (cancelled): then false, and it must not run.
+   */
+  async adopt(caller: string, task: DetailedTask, cancelled: (message: string) => void): Promise<boolean> {
+    const binding = bindingOf(caller);
+    const now = Date.now();
+    const row: StoredScript = { id: task.taskId, conversation: binding, owner: this.owner, state: 'running', data: JSON.stringify(task), leaseUntil: now + this.leaseMs, expiresAt: now + this.leaseMs + MAX_TASK_TTL_MS };
+    if (!(await this.write(task.taskId, () => this.store.replaceRunningScript(row)))) return false;
+    this.held.set(task.taskId, { binding, written: true, cancelled });
+    this.timer ??= setInterval(() => void this.renew(), Math.max(1, Math.floor(this.leaseMs / 3)));
+    this.timer.unref();
+    return true;
   }
 
   /** `tasks/cancel` of a task this instance does not hold: ends its row as `cancelled` (its instance stops the run at its next renewal). */
   async cancel(taskId: string, caller: string, message: string): Promise<StoredCancel> {
     const row = await this.store.getScript(taskId);
-    if (row === undefined || row.conversation !== bindingOf(caller)) return 'unknown';
-    if (row.state !== 'running' || lost(row)) return 'ended';
-    const { inputRequests: _asked, ...task } = JSON.parse(row.data) as DetailedTask;
-    const cancelled: DetailedTask = { ...task, status: 'cancelled', statusMessage: message, lastUpdatedAt: new Date().toISOString() };
+    if (row === undefined || row.conversation !== bindingOf(caller)) return { outcome: 'unknown' };
+    if (row.state !== 'running' || lost(row)) return { outcome: 'ended' };
+    const { inputRequests: _asked, [RESUME]: resume, ...task } = JSON.parse(row.data) as DetailedTask;
+    const cancelled = { ...task, status: 'cancelled', statusMessage: message, lastUpdatedAt: new Date().toISOString() } as DetailedTask;
     const done = await this.store.replaceRunningScript({ ...row, state: 'cancelled', data: JSON.stringify(cancelled), leaseUntil: 0, expiresAt: endOf(cancelled) });
-    return done ? 'cancelled' : 'ended';
+    return done ? { outcome: 'cancelled', ...(resume !== undefined ? { runId: (resume as ResumeInfo).runId } : {}) } : { outcome: 'ended' };
   }
 
   /**
