@@ -340,7 +340,9 @@ export class ModernTasks {
     this.records.remove(record.state.taskId);
     if (this.records.move(record, 'input_required')) for (const watcher of this.watchers) watcher(record);
     const params = (exchange.request.params ?? {}) as Record<string, unknown>;
-    const parked = await this.stored.park(this.detailed(record), { runId, request: { id: exchange.request.id, method: exchange.request.method, params }, meta });
+    // The requests the stored approvals are keyed by (not the exchange's live view, which its close empties).
+    const inputRequests = Object.fromEntries([...requests].map(([key, r]) => [key, { method: r.method, ...(r.params !== undefined ? { params: r.params } : {}) }]));
+    const parked = await this.stored.park({ ...this.detailed(record), inputRequests }, { runId, request: { id: exchange.request.id, method: exchange.request.method, params }, meta });
     if (!parked) {
       // The run is frozen for the store already: it cannot go on here either (fail closed).
       await resumes.pauses.forget(runId);
