@@ -118,6 +118,24 @@ export class TaskRecords<End> {
   }
 
   /**
+   * Takes in a task created elsewhere (another instance on the same store; its state as stored):
+   * it keeps its id, creation time and ttl, and is `working` here until its original expiry.
+   */
+  adopt(owner: unknown, state: TaskState): TaskRecord<End> {
+    const { statusMessage: _old, ...rest } = state;
+    const lives = Math.max(1, Math.min(Date.parse(state.createdAt) + state.ttlMs - Date.now(), MAX_TASK_TTL_MS));
+    const expiry = setTimeout(() => {
+      const record = this.records.get(state.taskId);
+      if (record !== undefined && !isTerminal(record.state.status)) record.cancel?.();
+      this.remove(state.taskId);
+    }, lives);
+    expiry.unref();
+    const record: TaskRecord<End> = { owner, state: { ...rest, status: 'working', lastUpdatedAt: new Date().toISOString() }, expiry };
+    this.records.set(state.taskId, record);
+    return record;
+  }
+
+  /**
    * Moves `record` to `status` (with `end` when it ends), unless it already ended: the first
    * end wins (a client's cancel before the run's own end, or the other way round). Returns
    * whether it moved.

@@ -24,10 +24,22 @@ export class MemoryStore implements DurableStore {
     this.scripts.set(script.id, { ...script });
   }
 
-  async renewScripts(owner: string, leaseUntil: number, expiresAt: number): Promise<void> {
+  async renewScripts(owner: string, leaseUntil: number, expiresAt: number): Promise<string[]> {
+    const renewed: string[] = [];
     for (const row of this.scripts.values()) {
-      if (row.owner === owner && row.state === 'running') Object.assign(row, { leaseUntil, expiresAt });
+      if (row.owner === owner && row.state === 'running') {
+        Object.assign(row, { leaseUntil, expiresAt });
+        renewed.push(row.id);
+      }
     }
+    return renewed;
+  }
+
+  async replaceRunningScript(script: StoredScript): Promise<boolean> {
+    const row = this.scripts.get(script.id);
+    if (row === undefined || row.state !== 'running' || row.conversation !== script.conversation || row.expiresAt <= Date.now()) return false;
+    this.scripts.set(script.id, { ...script });
+    return true;
   }
 
   async getScript(id: string): Promise<StoredScript | undefined> {

@@ -154,9 +154,20 @@ export class PostgresStore implements DurableStore {
     });
   }
 
-  async renewScripts(owner: string, leaseUntil: number, expiresAt: number): Promise<void> {
+  async renewScripts(owner: string, leaseUntil: number, expiresAt: number): Promise<string[]> {
     await this.schema();
-    await this.pool.query("UPDATE toolcell_scripts SET lease_until = $1, expires_at = $2 WHERE owner = $3 AND state = 'running'", [leaseUntil, expiresAt, owner]);
+    const { rows } = await this.pool.query<{ id: string }>("UPDATE toolcell_scripts SET lease_until = $1, expires_at = $2 WHERE owner = $3 AND state = 'running' RETURNING id", [leaseUntil, expiresAt, owner]);
+    return rows.map((r) => r.id);
+  }
+
+  async replaceRunningScript(script: StoredScript): Promise<boolean> {
+    await this.schema();
+    // One statement: the row's lock makes the state test and the write one step across instances.
+    const { rowCount } = await this.pool.query(
+      "UPDATE toolcell_scripts SET owner = $1, state = $2, data = $3, lease_until = $4, expires_at = $5 WHERE id = $6 AND conversation = $7 AND state = 'running' AND expires_at > $8",
+      [script.owner, script.state, script.data, script.leaseUntil, script.expiresAt, script.id, script.conversation, Date.now()],
+    );
+    return rowCount === 1;
   }
 
   async getScript(id: string): Promise<StoredScript | undefined> {

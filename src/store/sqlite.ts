@@ -116,8 +116,15 @@ export class SqliteStore implements DurableStore {
     }).immediate();
   }
 
-  async renewScripts(owner: string, leaseUntil: number, expiresAt: number): Promise<void> {
-    this.db.prepare("UPDATE toolcell_scripts SET lease_until = ?, expires_at = ? WHERE owner = ? AND state = 'running'").run(leaseUntil, expiresAt, owner);
+  async renewScripts(owner: string, leaseUntil: number, expiresAt: number): Promise<string[]> {
+    const rows = this.db.prepare("UPDATE toolcell_scripts SET lease_until = ?, expires_at = ? WHERE owner = ? AND state = 'running' RETURNING id").all(leaseUntil, expiresAt, owner) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
+  async replaceRunningScript(script: StoredScript): Promise<boolean> {
+    const { changes } = this.db.prepare("UPDATE toolcell_scripts SET owner = ?, state = ?, data = ?, lease_until = ?, expires_at = ? WHERE id = ? AND conversation = ? AND state = 'running' AND expires_at > ?")
+      .run(script.owner, script.state, script.data, script.leaseUntil, script.expiresAt, script.id, script.conversation, Date.now());
+    return changes === 1;
   }
 
   async getScript(id: string): Promise<StoredScript | undefined> {

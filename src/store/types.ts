@@ -86,8 +86,19 @@ export interface DurableStore {
    * {@link StoreFullError} when a new row would pass {@link import('./bounds.ts').MAX_STORED_SCRIPTS}.
    */
   putScript(script: StoredScript): Promise<void>;
-  /** Extends the lease (and expiry) of every running script of `owner`, in one statement. */
-  renewScripts(owner: string, leaseUntil: number, expiresAt: number): Promise<void>;
+  /**
+   * Extends the lease (and expiry) of every running script of `owner`, in one statement, and
+   * returns the ids it renewed: a row of `owner` missing from them is no longer running (another
+   * instance cancelled it, {@link DurableStore.replaceRunningScript}) or is gone.
+   */
+  renewScripts(owner: string, leaseUntil: number, expiresAt: number): Promise<string[]>;
+  /**
+   * Replaces the row `script.id` only while it is `running` and belongs to `script.conversation`
+   * (one compare-and-set, whichever instance writes): returns whether it did. The first end
+   * wins: once a row ended (its own instance's outcome, or another instance's cancel), no later
+   * write through this method changes it.
+   */
+  replaceRunningScript(script: StoredScript): Promise<boolean>;
   /** The row of script `id`, if stored and not expired. */
   getScript(id: string): Promise<StoredScript | undefined>;
   /** Forgets script `id`; no error when it is not there. */

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../helpers/peers.ts';
 import { servingUrl } from '../helpers/serve-url.ts';
@@ -64,4 +65,51 @@ export async function post(url: string, method: string, params: Record<string, u
     return messages.find((m) => m.id === id);
   }
   return JSON.parse(text);
+}
+
+/** Client capabilities declaring the tasks extension (io.modelcontextprotocol/tasks). */
+export const WITH_TASKS = { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+
+/**
+ * POSTs one 2026-era request of a client that declares the tasks extension, from `from` (a
+ * loopback source address: serve without a token tells callers apart by it). Returns the HTTP
+ * status and the JSON-RPC answer.
+ */
+export function postFrom(url: string, method: string, params: Record<string, unknown>, from = '127.0.0.1'): Promise<{ status: number; body: any }> {
+  const id = ++ids;
+  const target = new URL(url);
+  const name = (params.name ?? params.taskId) as string | undefined;
+  const payload = JSON.stringify({ jsonrpc: '2.0', id, method, params: { _meta: { ...META, 'io.modelcontextprotocol/clientCapabilities': WITH_TASKS }, ...params } });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        localAddress: from,
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json',
+          'MCP-Protocol-Version': '2026-07-28',
+          'Mcp-Method': method,
+          ...(name !== undefined ? { 'Mcp-Name': name } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          try {
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
+          } catch (error) {
+            reject(new Error(`not JSON (${res.statusCode}): ${text.slice(0, 200)}: ${(error as Error).message}`));
+          }
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
 }

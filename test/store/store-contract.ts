@@ -68,15 +68,24 @@ export async function scriptsContract(make: (maxScripts: number) => Promise<Dura
     await store.putScript(running);
     assert.deepEqual(await store.getScript('s1'), running);
     assert.equal(await store.getScript('nope'), undefined);
-    // Renewed for its owner only.
-    await store.renewScripts('o2', now + 5_000, now + 90_000);
+    // Renewed for its owner only; the renewal names the rows it renewed.
+    assert.deepEqual(await store.renewScripts('o2', now + 5_000, now + 90_000), []);
     assert.equal((await store.getScript('s1'))!.leaseUntil, now + 1_000);
-    await store.renewScripts('o1', now + 5_000, now + 90_000);
+    assert.deepEqual(await store.renewScripts('o1', now + 5_000, now + 90_000), ['s1']);
     assert.deepEqual(await store.getScript('s1'), { ...running, leaseUntil: now + 5_000, expiresAt: now + 90_000 });
+    // A running row is replaced through the compare-and-set only for its own conversation.
+    const moved = { ...running, data: '{"t":2}', leaseUntil: now + 5_000, expiresAt: now + 90_000 };
+    assert.equal(await store.replaceRunningScript({ ...moved, conversation: 'c2', data: '{"t":"theirs"}' }), false);
+    assert.equal(await store.replaceRunningScript(moved), true);
+    assert.deepEqual(await store.getScript('s1'), moved);
+    assert.equal(await store.replaceRunningScript({ ...moved, id: 'nope' }), false);
     // Its outcome replaces it (no new row); an ended script's lease is no longer renewed.
     const ended = { ...running, state: 'completed' as const, data: '{"content":[]}', leaseUntil: 0, expiresAt: now + 60_000 };
     await store.putScript(ended);
-    await store.renewScripts('o1', now + 9_000, now + 99_000);
+    assert.deepEqual(await store.renewScripts('o1', now + 9_000, now + 99_000), []);
+    assert.deepEqual(await store.getScript('s1'), ended);
+    // The first end wins: an ended row is never replaced through the compare-and-set.
+    assert.equal(await store.replaceRunningScript({ ...running, state: 'cancelled', data: '{"late":true}' }), false);
     assert.deepEqual(await store.getScript('s1'), ended);
     await store.putScript({ ...running, id: 's2' });
     // The bound: two rows; a third new one is refused, a replaced one is not.

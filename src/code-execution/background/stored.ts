@@ -43,7 +43,7 @@ interface ScriptView {
 
 export class StoredScripts {
   /** This instance, as rows name their owner: host, process, and a random part per registry. */
-  readonly owner = `${hostname()}/${process.pid}/${randomBytes(6).toString('base64url')}`;
+  readonly owner = instanceOwner();
   private readonly chains = new Map<string, Promise<void>>();
   private readonly runningIds = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
@@ -139,8 +139,16 @@ export class StoredScripts {
   }
 }
 
-/** Whether the row's owner is a process of this machine that no longer exists (restart in place). */
-function ownerGone(owner: string): boolean {
+/** A name for rows this process owns (`host/pid/random`): what {@link ownerGone} reads back. */
+export function instanceOwner(): string {
+  return `${hostname()}/${process.pid}/${randomBytes(6).toString('base64url')}`;
+}
+
+/**
+ * Whether a row's owner (named by {@link instanceOwner}) is a process of this machine that no
+ * longer exists (restart in place); another machine's owner is judged by its lease only.
+ */
+export function ownerGone(owner: string): boolean {
   const [host, pid] = owner.split('/');
   const n = Number(pid);
   if (host !== hostname() || !Number.isSafeInteger(n) || n <= 0 || n === process.pid) return false;

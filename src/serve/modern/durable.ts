@@ -46,7 +46,8 @@ export class DurablePauses {
   readonly owner = `toolcell-${randomUUID()}`;
 
   constructor(
-    private readonly store: DurableStore,
+    /** The store (also where the tasks extension's tasks are kept: stored-tasks.ts). */
+    readonly store: DurableStore,
     readonly runs: DurableRuns,
     private readonly logger: Logger,
     private readonly ttlMs = DURABLE_RUN_TTL_MS,

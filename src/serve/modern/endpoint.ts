@@ -18,6 +18,8 @@ import { Exchange, type InputRequest, type Outcome } from './exchange.ts';
 import { SuspendedExchanges, bindingOf } from './suspended.ts';
 import { readFilter, runListenStream } from './listen.ts';
 import type { DurablePauses, TakenRun } from './durable.ts';
+import { StoredTasks, type ResumeInfo } from './stored-tasks.ts';
+import type { RunRecord } from '../../store/journal.ts';
 import { ModernTasks, TASK_METHODS, TASKS_EXTENSION, declaresTasks, missingTasksCapability } from './tasks.ts';
 import { ErrorCodes, META_SERVER_INFO, META_SUBSCRIPTION_ID, MODERN_VERSION, ModernError, REMOVED_METHODS, SUPPORTED_VERSIONS, readRequestMeta, type RequestMeta } from './wire.ts';
 
@@ -82,7 +84,14 @@ export class ModernEndpoint {
   readonly tasks: ModernTasks | undefined;
 
   constructor(private readonly options: ModernEndpointOptions) {
-    this.tasks = options.taskTool !== undefined || options.providerTask !== undefined ? new ModernTasks() : undefined;
+    // With a store, tasks are kept there too: any instance on it answers for them (stored-tasks.ts).
+    const durable = options.durable;
+    this.tasks = options.taskTool === undefined && options.providerTask === undefined
+      ? undefined
+      : new ModernTasks(
+        durable ? new StoredTasks(durable.store, options.logger) : undefined,
+        durable ? { pauses: durable, logger: options.logger, reopen: (resume, record) => this.reopen(durable, resume, record) } : undefined,
+      );
   }
 
   /** The input schema of the tool `name` as listed to clients; undefined for a name not listed. */
@@ -214,18 +223,31 @@ export class ModernEndpoint {
       release();
       throw error;
     }
-    const created = tasks.start(caller, exchange, release);
+    const created = await tasks.start(caller, exchange, meta, release);
     return { jsonrpc: '2.0', id: request.id, result: { ...created, _meta: { [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
   }
 
+  /** A parked task's request started again in a session of its own, resuming its stored run by replay (tasks.ts). */
+  private async reopen(durable: DurablePauses, resume: ResumeInfo, record: RunRecord): Promise<{ exchange: Exchange; release: () => void }> {
+    const { session, release } = this.options.sessionFor();
+    try {
+      const request = { jsonrpc: '2.0', id: resume.request.id, method: resume.request.method, params: resume.request.params } as JSONRPCRequest;
+      const exchange = await durable.runs.resuming(record, () => Exchange.start(this.options.newServer(session), resume.meta, request));
+      return { exchange, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
   /** `tasks/get`, `tasks/update`, `tasks/cancel` (gated on the extension), and the 2025 task methods the extension removed. */
-  private taskMethod(request: JSONRPCRequest, meta: RequestMeta, caller: string): ModernResponse {
+  private async taskMethod(request: JSONRPCRequest, meta: RequestMeta, caller: string): Promise<ModernResponse> {
     const tasks = this.tasks;
     if (tasks === undefined || REMOVED_TASK_METHODS.has(request.method)) {
       throw new ModernError(ErrorCodes.methodNotFound, `Method not found: ${request.method}${tasks === undefined ? ' (serve runs no tasks: it has no code_execution and no providers)' : ` is not part of the ${TASKS_EXTENSION} extension`}`, 404);
     }
     if (!declaresTasks(meta)) throw missingTasksCapability();
-    const result = request.method === 'tasks/get' ? tasks.get(caller, request) : request.method === 'tasks/update' ? tasks.update(caller, request) : tasks.cancel(caller, request);
+    const result = await (request.method === 'tasks/get' ? tasks.get(caller, request) : request.method === 'tasks/update' ? tasks.update(caller, request) : tasks.cancel(caller, request));
     return { jsonrpc: '2.0', id: request.id, result: { ...result, _meta: { [META_SERVER_INFO]: this.options.serverInfo } } } as ModernResponse;
   }
 

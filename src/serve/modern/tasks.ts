@@ -21,10 +21,25 @@
  * one caller). Its id is 144 random bits; another caller presenting it gets exactly the
  * unknown-id answer. Records, ids, the per-caller cap and the life of a task are shared with the
  * 2025 era (task-records.ts).
+ *
+ * With a store (stored-tasks.ts), each status change is also written to the store, so any
+ * instance on it answers `tasks/get` (for the same caller only), `tasks/cancel` at any instance
+ * ends the task and stops its run within one lease renewal, and a task whose instance stopped
+ * reads `failed`. A task whose run waits only for toolcell's own approval is parked: its run is
+ * stored as a durable pause (durable.ts, the same journal and digest checks as a retry of the
+ * era), the instance lets go of it, and the `tasks/update` that answers it — at any instance —
+ * resumes it by replay there. Any other pending request (a provider's elicitation, a pause that
+ * cannot be stored) stays in the memory of the instance running it: a `tasks/update` elsewhere
+ * is refused with {@link TASK_ELSEWHERE} and delivers nothing.
  */
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import { isTerminal, TaskRecords, type TaskRecord, type TaskStatus } from '../task-records.ts';
+import type { Logger } from 'pino';
+import type { RunRecord } from '../../store/journal.ts';
+import { isTerminal, TaskRecords, type TaskRecord, type TaskState, type TaskStatus } from '../task-records.ts';
 import type { Exchange, InputRequest } from './exchange.ts';
+import type { DetailedTask, ResumeInfo, StoredTasks } from './stored-tasks.ts';
+import type { DurablePauses, TakenRun } from './durable.ts';
+import { bindingOf } from './suspended.ts';
 import { ErrorCodes, ModernError, type RequestMeta } from './wire.ts';
 
 /** The extension's identifier, in client capabilities and in serve's `server/discover`. */
@@ -41,6 +56,22 @@ export const MAX_RUNNING_TASKS = 64;
 export const MAX_TASK_RESULT_BYTES = 8 * 1024 * 1024;
 /** Bytes of finished results one caller keeps at once; past it that caller's oldest finished tasks are dropped. */
 export const MAX_TASK_RESULT_BYTES_PER_CALLER = 16 * 1024 * 1024;
+
+/**
+ * The JSON-RPC error of a `tasks/update` for a task running at another instance on the same
+ * store: its pending requests are held there, so nothing was delivered (send it again; the
+ * balancer must route it to the instance running the task). Fail closed: the request waits, and
+ * is declined when its answer time runs out.
+ */
+export const TASK_ELSEWHERE = -32003;
+
+/** With a store: how parked tasks are stored and resumed (the endpoint starts the resumed exchange). */
+export interface TaskResumes {
+  pauses: DurablePauses;
+  /** Starts the stored request's exchange again, resuming `record` by replay; `release` ends its session. */
+  reopen(resume: ResumeInfo, record: RunRecord): Promise<{ exchange: Exchange; release: () => void }>;
+  logger: Logger;
+}
 
 /** What a task ended with: the call's result, or the JSON-RPC error it failed with. */
 interface TaskEnd {
@@ -65,6 +96,13 @@ export function declaresTasks(meta: RequestMeta): boolean {
 
 const unknownTask = (): ModernError => new ModernError(ErrorCodes.invalidParams, 'Failed to retrieve task: Task not found', 400);
 
+/** The `taskId` a task method names. */
+function taskIdOf(request: JSONRPCRequest): string {
+  const taskId = (request.params as { taskId?: unknown } | undefined)?.taskId;
+  if (typeof taskId !== 'string') throw new ModernError(ErrorCodes.invalidParams, 'Invalid params: taskId (a string) is required', 400);
+  return taskId;
+}
+
 /** An answer to an elicitation as the SDK server accepts it; anything else becomes a decline (fail closed). */
 function elicitationAnswer(value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return { action: 'decline' };
@@ -84,6 +122,18 @@ export class ModernTasks {
   /** Records whose run is still going (walked when serve stops). */
   private readonly live = new Set<TaskRecord<TaskEnd>>();
 
+  /** The `_meta` of the request each task runs for (stored with a parked task, to resume it). */
+  private readonly metas = new WeakMap<TaskRecord<TaskEnd>, RequestMeta>();
+
+  /**
+   * `stored`: with a store, tasks are written there too and read from it when not held here;
+   * `resumes`: and a task waiting for toolcell's approval is parked there (resumed anywhere).
+   */
+  constructor(
+    private readonly stored?: StoredTasks,
+    private readonly resumes?: TaskResumes,
+  ) {}
+
   /** Why `caller` may not start another task now, or undefined (drops its oldest finished task when it holds the cap). */
   refusal(caller: string): string | undefined {
     if (this.records.running >= MAX_RUNNING_TASKS) return `serve runs ${MAX_RUNNING_TASKS} tasks already (its cap over all clients); try again later`;
@@ -93,18 +143,34 @@ export class ModernTasks {
   /**
    * Makes `exchange` (its call already sent) a task of `caller` and returns the
    * `CreateTaskResult`; the run goes on in the background, and `release` runs once it ended.
+   * With a store the task's row is written before the answer (any instance then knows the id).
    */
-  start(caller: string, exchange: Exchange, release: () => void): Record<string, unknown> {
+  async start(caller: string, exchange: Exchange, meta: RequestMeta, release: () => void): Promise<Record<string, unknown>> {
     const record = this.records.create(caller);
     this.exchanges.set(record, exchange);
+    this.metas.set(record, meta);
     record.cancel = () => void exchange.close('the task was cancelled');
+    const written = this.stored?.started(caller, this.detailed(record), (message) => {
+      if (this.move(record, 'cancelled', undefined, message)) record.cancel?.();
+    });
     void this.drive(record, exchange).finally(release);
+    await written;
     return { resultType: 'task', ...record.state };
   }
 
-  /** `tasks/get`: the task as the extension's `DetailedTask` (status-specific fields inline). */
-  get(caller: string, request: JSONRPCRequest): Record<string, unknown> {
-    return { resultType: 'complete', ...this.detailed(this.find(caller, request)) };
+  /**
+   * `tasks/get`: the task as the extension's `DetailedTask` (status-specific fields inline) —
+   * held here, or (with a store) as its row says; a held task cancelled at another instance is
+   * stopped now.
+   */
+  async get(caller: string, request: JSONRPCRequest): Promise<Record<string, unknown>> {
+    const taskId = taskIdOf(request);
+    const record = this.records.find(taskId, caller);
+    if (record !== undefined) {
+      if (!isTerminal(record.state.status)) await this.stored?.endedElsewhere(taskId);
+      return { resultType: 'complete', ...this.detailed(record) };
+    }
+    return { resultType: 'complete', ...(await this.fromStore(taskId, caller)) };
   }
 
   /**
@@ -128,8 +194,8 @@ export class ModernTasks {
     return () => void this.watchers.delete(watcher);
   }
 
-  private detailed(record: TaskRecord<TaskEnd>): Record<string, unknown> {
-    const detailed: Record<string, unknown> = { ...record.state };
+  private detailed(record: TaskRecord<TaskEnd>): DetailedTask {
+    const detailed: DetailedTask = { ...record.state };
     if (record.state.status === 'input_required') detailed.inputRequests = this.inputRequests(record);
     if (record.end?.result !== undefined) detailed.result = record.end.result;
     if (record.end?.error !== undefined) detailed.error = record.end.error;
@@ -140,16 +206,26 @@ export class ModernTasks {
   private move(record: TaskRecord<TaskEnd>, status: TaskStatus, end?: TaskEnd, message?: string): boolean {
     if (!this.records.move(record, status, end, message)) return false;
     for (const watcher of this.watchers) watcher(record);
+    this.stored?.moved(this.detailed(record));
     return true;
   }
 
   /**
    * `tasks/update`: delivers each response whose key is outstanding now (others are ignored,
    * as the extension says); an elicitation answer that is not one is delivered as a decline.
+   * A task running at another instance (with a store) is refused with {@link TASK_ELSEWHERE}.
    */
-  update(caller: string, request: JSONRPCRequest): Record<string, unknown> {
-    const record = this.find(caller, request);
+  async update(caller: string, request: JSONRPCRequest): Promise<Record<string, unknown>> {
+    const taskId = taskIdOf(request);
     const responses = (request.params as { inputResponses?: unknown } | undefined)?.inputResponses;
+    const record = this.records.find(taskId, caller);
+    if (record === undefined) {
+      const parked = this.resumes ? await this.stored?.parked(taskId, caller) : undefined;
+      if (parked !== undefined) return this.resume(caller, parked.task, parked.resume, responses);
+      const task = await this.fromStore(taskId, caller);
+      if (isTerminal(task.status)) return { resultType: 'complete' };
+      throw new ModernError(TASK_ELSEWHERE, `task ${taskId} runs at another instance of this server, which holds its pending requests: nothing was delivered; send tasks/update again (your load balancer must route it to the instance running the task). Unanswered, its requests are declined when their answer time runs out`, 409);
+    }
     if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
       throw new ModernError(ErrorCodes.invalidParams, 'Invalid params: tasks/update needs inputResponses (an object keyed by the inputRequests it answers)', 400);
     }
@@ -165,28 +241,136 @@ export class ModernTasks {
     return { resultType: 'complete' };
   }
 
-  /** `tasks/cancel`: a task not ended yet is cancelled now and its run stopped (an approval it waits for is declined). */
-  cancel(caller: string, request: JSONRPCRequest): Record<string, unknown> {
-    const record = this.find(caller, request);
-    if (this.move(record, 'cancelled', undefined, 'cancelled by the client')) record.cancel?.();
+  /**
+   * `tasks/cancel`: a task not ended yet is cancelled now and its run stopped (an approval it
+   * waits for is declined). With a store, a task running at another instance is cancelled in
+   * the store at once, and its run stops at that instance's next lease renewal (stored-tasks.ts).
+   */
+  async cancel(caller: string, request: JSONRPCRequest): Promise<Record<string, unknown>> {
+    const taskId = taskIdOf(request);
+    const record = this.records.find(taskId, caller);
+    if (record !== undefined) {
+      if (this.move(record, 'cancelled', undefined, 'cancelled by the client')) record.cancel?.();
+    } else {
+      const cancelled = await this.stored?.cancel(taskId, caller, 'cancelled by the client');
+      if (cancelled === undefined || cancelled.outcome === 'unknown') throw unknownTask();
+      // A parked task's stored run goes too: no tasks/update can resume it any more.
+      if (cancelled.runId !== undefined) await this.resumes?.pauses.forget(cancelled.runId);
+    }
     return { resultType: 'complete' };
   }
 
-  /** Stops every task's run (serve is stopping); their records go with the process. */
+  /**
+   * `tasks/update` of a parked task (at any instance): the answers to its pending approvals
+   * (malformed ones as declines) take its stored run — once over every instance — and the run
+   * resumes here by replay; the resumed run's approvals are answered digest for digest
+   * (durable.ts). No answer for a pending key: ignored. Taken already (another `tasks/update`
+   * won) or cancelled meanwhile: nothing is delivered here.
+   */
+  private async resume(caller: string, task: DetailedTask, resume: ResumeInfo, responses: unknown): Promise<Record<string, unknown>> {
+    const resumes = this.resumes!;
+    if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
+      throw new ModernError(ErrorCodes.invalidParams, 'Invalid params: tasks/update needs inputResponses (an object keyed by the inputRequests it answers)', 400);
+    }
+    const asked = (task.inputRequests ?? {}) as Record<string, { method?: unknown }>;
+    const answers: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(responses as Record<string, unknown>)) {
+      if (!Object.hasOwn(asked, key)) continue;
+      answers[key] = asked[key]!.method === 'elicitation/create' ? elicitationAnswer(value) : value;
+    }
+    if (Object.keys(answers).length === 0) {
+      resumes.logger.info({ taskId: task.taskId, keys: Object.keys(responses as object) }, 'a tasks/update of a parked task answered none of its pending requests: ignored');
+      return { resultType: 'complete' };
+    }
+    const refused = this.refusal(caller);
+    if (refused !== undefined) throw new ModernError(-32000, refused, 429);
+    const taken = await resumes.pauses.take(resume.runId, bindingOf(resume.request.method, resume.request.params), answers);
+    if (typeof taken === 'string') {
+      resumes.logger.info({ taskId: task.taskId, reason: taken }, 'a parked task was not resumed here');
+      return { resultType: 'complete' };
+    }
+    const state: TaskState = {
+      taskId: task.taskId, status: task.status, createdAt: task.createdAt, ttlMs: task.ttlMs,
+      lastUpdatedAt: String(task.lastUpdatedAt), pollIntervalMs: Number(task.pollIntervalMs),
+    };
+    const record = this.records.adopt(caller, state);
+    const done = () => void resumes.pauses.forget(resume.runId);
+    const adopted = await this.stored!.adopt(caller, this.detailed(record), (message) => {
+      if (this.move(record, 'cancelled', undefined, message)) record.cancel?.();
+    });
+    if (!adopted) {
+      // Cancelled (or expired) between the read and now: it must not run.
+      resumes.logger.info({ taskId: task.taskId }, 'a parked task ended before it could be resumed here: it does not run');
+      this.records.remove(task.taskId);
+      done();
+      return { resultType: 'complete' };
+    }
+    let reopened: { exchange: Exchange; release: () => void };
+    try {
+      reopened = await resumes.reopen(resume, taken.record);
+    } catch (error) {
+      const message = `the parked task could not be resumed: ${(error as Error).message}`;
+      this.move(record, 'failed', { error: { code: -32603, message }, bytes: 0 }, message);
+      done();
+      return { resultType: 'complete' };
+    }
+    const { exchange, release } = reopened;
+    this.exchanges.set(record, exchange);
+    this.metas.set(record, resume.meta);
+    record.cancel = () => void exchange.close('the task was cancelled');
+    void this.drive(record, exchange, taken).finally(() => {
+      release();
+      done();
+    });
+    return { resultType: 'complete' };
+  }
+
+  /**
+   * With a store, a run waiting only for toolcell's approvals is parked: stored as a durable
+   * pause (durable.ts), the task's row told how to resume it, and the run ended here. Returns
+   * whether it was (else the run waits in memory, as without a store).
+   */
+  private async park(record: TaskRecord<TaskEnd>, exchange: Exchange, requests: ReadonlyMap<string, InputRequest>): Promise<boolean> {
+    const resumes = this.resumes;
+    const meta = this.metas.get(record);
+    if (resumes === undefined || this.stored === undefined || meta === undefined) return false;
+    const runId = await resumes.pauses.park(bindingOf(exchange.request.method, exchange.request.params), requests);
+    if (runId === undefined) return false;
+    // The store answers for it from now on (a tasks/update here meanwhile must not answer the
+    // closing exchange): the record leaves first, then the row is parked.
+    this.records.remove(record.state.taskId);
+    if (this.records.move(record, 'input_required')) for (const watcher of this.watchers) watcher(record);
+    const params = (exchange.request.params ?? {}) as Record<string, unknown>;
+    // The requests the stored approvals are keyed by (not the exchange's live view, which its close empties).
+    const inputRequests = Object.fromEntries([...requests].map(([key, r]) => [key, { method: r.method, ...(r.params !== undefined ? { params: r.params } : {}) }]));
+    const parked = await this.stored.park({ ...this.detailed(record), inputRequests }, { runId, request: { id: exchange.request.id, method: exchange.request.method, params }, meta });
+    if (!parked) {
+      // The run is frozen for the store already: it cannot go on here either (fail closed).
+      await resumes.pauses.forget(runId);
+      const message = 'the task waits for approval, but its row could not be written to the store; it was stopped';
+      this.move(record, 'failed', { error: { code: -32603, message }, bytes: 0 }, message);
+      return true;
+    }
+    // The answer resumes it by replay wherever it arrives.
+    await exchange.close('the run was paused and stored; it resumes by replay');
+    return true;
+  }
+
+  /** Stops every task's run (serve is stopping; with a store, each ends there as cancelled); their records go with the process. */
   async close(): Promise<void> {
     const closing: Promise<void>[] = [];
     for (const record of [...this.live]) {
       if (this.move(record, 'cancelled', undefined, 'the server is shutting down')) closing.push(this.exchanges.get(record)?.close('the server is shutting down') ?? Promise.resolve());
     }
     await Promise.all(closing);
+    await this.stored?.close();
   }
 
-  private find(caller: string, request: JSONRPCRequest): TaskRecord<TaskEnd> {
-    const taskId = (request.params as { taskId?: unknown } | undefined)?.taskId;
-    if (typeof taskId !== 'string') throw new ModernError(ErrorCodes.invalidParams, 'Invalid params: taskId (a string) is required', 400);
-    const record = this.records.find(taskId, caller);
-    if (record === undefined) throw unknownTask();
-    return record;
+  /** The task `taskId` of `caller` as the store has it; the unknown-id answer without a store, a row, or for another caller's. */
+  private async fromStore(taskId: string, caller: string): Promise<DetailedTask> {
+    const task = await this.stored?.read(taskId, caller);
+    if (task === undefined) throw unknownTask();
+    return task;
   }
 
   private inputRequests(record: TaskRecord<TaskEnd>): Record<string, { method: string; params?: Record<string, unknown> }> {
@@ -194,8 +378,12 @@ export class ModernTasks {
     return Object.fromEntries([...pending].map(([key, r]) => [key, { method: r.method, ...(r.params !== undefined ? { params: r.params } : {}) }]));
   }
 
-  /** Follows the run to its end: each request it sends makes the task `input_required`; its answer ends it. */
-  private async drive(record: TaskRecord<TaskEnd>, exchange: Exchange): Promise<void> {
+  /**
+   * Follows the run to its end: each request it sends makes the task `input_required` (or, with
+   * a store, parks it); its answer ends it. A resumed run (`taken`) gets the approvals it asks
+   * again answered from the client's answers, digest for digest, or is refused.
+   */
+  private async drive(record: TaskRecord<TaskEnd>, exchange: Exchange, taken?: TakenRun): Promise<void> {
     this.live.add(record);
     try {
       for (;;) {
@@ -206,6 +394,15 @@ export class ModernTasks {
           if (typeof message === 'string' && message !== record.state.statusMessage) this.move(record, record.state.status, undefined, message);
         });
         if (outcome.kind === 'input') {
+          if (taken !== undefined && taken.answers.size > 0 && this.resumes !== undefined) {
+            const answered = this.resumes.pauses.answer(exchange, outcome.requests, taken);
+            if (typeof answered === 'string') {
+              this.move(record, 'failed', { error: { code: -32000, message: answered }, bytes: 0 }, answered);
+              return;
+            }
+            if (answered > 0) continue;
+          }
+          if (await this.park(record, exchange, outcome.requests)) return;
           this.move(record, 'input_required');
           continue;
         }
