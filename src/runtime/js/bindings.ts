@@ -82,18 +82,13 @@ export function planBindings(bindings: unknown, id = 0): BindingPlan {
  * `between()` (by default the next turn of the event loop, after its I/O) before the next: a
  * catalog of 10,000 tools costs the loop ten short steps instead of one long one.
  */
-export async function planBindingsInSteps(bindings: unknown, id = 0, between: () => Promise<void> = nextTurn): Promise<BindingPlan> {
+export async function planBindingsInSteps(bindings: unknown, id = 0, between = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))): Promise<BindingPlan> {
   const steps = planSteps(bindings, id);
   for (;;) {
     const next = steps.next();
     if (next.done) return next.value;
     await between();
   }
-}
-
-/** Resolves after the event loop's next check phase: pending I/O and timers run first. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**

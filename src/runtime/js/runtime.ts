@@ -68,10 +68,7 @@ export interface JsRuntimeOptions {
    * `runsPerProcess` is 1.
    */
   quickjsThreads?: boolean;
-  /**
-   * Removed: guest code never runs on the host's event loop (engines/quickjs/pool.ts). `false`
-   * is accepted and changes nothing; `true` is a TypeError saying so.
-   */
+  /** Removed (guest code never runs on the host's event loop): only `false` is accepted; it changes nothing. */
   quickjsInline?: boolean;
   /** V8 engine: warm spare sandbox processes kept ready beyond those serving runs (default 1). */
   poolSize?: number;
@@ -164,28 +161,12 @@ function quickjsOnThreads(options: JsRuntimeOptions): boolean {
   return quickjsThreads ?? isolation !== 'bwrap';
 }
 
-/**
- * `quickjsInline` ran a first slice of each QuickJS run on the host's own thread; it was removed
- * because guest code never runs on the host's event loop (engines/quickjs/pool.ts). `false`
- * asks for what is now the only behaviour and is accepted; `true` is refused, not ignored.
- */
-function checkNoInline(quickjsInline: unknown): void {
-  if (quickjsInline === undefined || quickjsInline === false) return;
-  if (quickjsInline === true) {
-    throw new TypeError("quickjsInline was removed: guest code never runs on the host's thread (QuickJS runs on worker threads or in sandbox processes); drop the option");
-  }
-  throw new TypeError('quickjsInline must be a boolean (only false is accepted; the option was removed)');
-}
-
 function failure(error: RunError): ExecuteResult {
   return { ok: false, error, ...withoutRun };
 }
 
 export class JsRuntime {
   private readonly limits: JsLimits;
-  private readonly poolSize: number;
-  private readonly entry: string | undefined;
-  private readonly fallbackContext: boolean;
   /** The engine of this runtime. */
   readonly engine: JsEngine;
   private readonly quickjs: QuickjsPool | undefined;
@@ -206,18 +187,14 @@ export class JsRuntime {
   constructor(options: JsRuntimeOptions = {}) {
     const poolSize = options.poolSize ?? 1;
     if (!Number.isSafeInteger(poolSize) || poolSize < 0) throw new TypeError('poolSize must be a whole number ≥ 0');
-    this.poolSize = poolSize;
     this.limits = resolveLimits({ limits: options.limits, where: 'limits' });
-    this.entry = options.sandboxEntry;
-    this.fallbackContext = options.fallbackContext === true;
-    checkNoInline(options.quickjsInline);
+    if (options.quickjsInline !== undefined && options.quickjsInline !== false) throw new TypeError("quickjsInline was removed: guest code never runs on the host's thread (QuickJS runs on worker threads or in sandbox processes); only false is accepted");
     const engine = options.engine ?? 'quickjs';
     if (engine !== 'quickjs' && engine !== 'v8') throw new TypeError('engine must be "quickjs" or "v8"');
     this.engine = engine;
     const pool = resolvePoolOptions(options.pool, engine);
     // Checked now (a TypeError names the bad key), not at the first process's start.
     if (options.caps !== undefined) checkCaps(options.caps, JS_PROCESS_CAPS);
-    const caps = options.caps !== undefined ? { caps: options.caps } : {};
     if (engine === 'quickjs') {
       const threads = quickjsOnThreads(options);
       const threadPool = threads && options.pool?.maxProcesses === undefined
@@ -226,20 +203,14 @@ export class JsRuntime {
       // Threads beyond the default cap only for runs waiting behind long ones (pool.ts, FAIR_SLICE_MS);
       // an operator's own maxProcesses is a hard cap.
       const overflow = threads && options.pool?.maxProcesses === undefined ? threadPool.maxProcesses : 0;
-      this.quickjs = new QuickjsPool(threadPool, this.entry, options.isolation, threads, options.caps, overflow);
+      this.quickjs = new QuickjsPool(threadPool, { entry: options.sandboxEntry, isolation: options.isolation, caps: options.caps }, threads, overflow);
       this.quickjs.warm();
     } else {
       this.v8 = new V8Processes({
-        spare: this.poolSize,
+        spare: poolSize,
         heapMb: this.limits.heapMb,
-        entry: this.entry,
-        contextify: this.fallbackContext,
-        ...(options.isolation ? { isolation: options.isolation } : {}),
-        ...caps,
-        maxProcesses: pool.maxProcesses,
-        maxQueued: pool.maxQueued,
-        queueTimeoutMs: pool.queueTimeoutMs,
-        idleMs: pool.idleProcessMs,
+        process: { entry: options.sandboxEntry, contextify: options.fallbackContext === true, isolation: options.isolation, caps: options.caps },
+        pool,
       });
       this.v8.warm();
     }
@@ -264,8 +235,7 @@ export class JsRuntime {
     const plan = options.tools instanceof ToolCatalog && options.tools.bindings.length > PLAN_CHUNK
       ? await this.plans.getInSteps(options.tools, (bindings, catalog) => planBindingsInSteps(bindings, catalog.id))
       : this.plans.get(options.tools);
-    const { signal } = options;
-    const { conversation } = options;
+    const { signal, conversation } = options;
     if (conversation !== undefined && (typeof conversation !== 'string' || conversation === '')) {
       throw new TypeError('options.conversation must be a non-empty string');
     }

@@ -33,6 +33,8 @@
   const jsonParse = JSON.parse;
   const SyntaxErrorCtor = SyntaxError;
   const captureStackTrace = Error.captureStackTrace;
+  const functionBind = Function.prototype.bind;
+  const RangeErrorCtor = RangeError;
 
   // Capabilities no script has, under either engine. Typed arrays and ArrayBuffer: their memory
   // lives outside V8's heap, so its heap limit could not bound it; Intl.Segmenter and
@@ -521,5 +523,8 @@
   return freeze({
     safeString, describe, readString, rejected, makeError, makeHelpers, argumentsJson, settleAnswer,
     installPath, makeRunner, installReads,
+    // For the preludes: captured here before any script existed, as their own would be.
+    intrinsics: freeze({ apply, create, defineProperty, freeze, ProxyCtor, PromiseCtor, jsonParse, symbolToString, ErrorCtor, captureStackTrace, TypeErrorCtor, isArray, MapCtor,
+      functionBind, RangeErrorCtor }),
   });
 })

@@ -70,6 +70,7 @@
     return brand(objectToString, value) === '[object Error]';
   }
 
+  /** `Name: message` of an error (Error.prototype.toString), or 'Error' when reading it throws. */
   function errorSummary(value) {
     try {
       return apply(errorToString, value, []);
@@ -280,5 +281,5 @@
     return run(value, o);
   }
 
-  return { formatLog, inspect, isError };
+  return { formatLog, inspect, isError, errorSummary };
 })

@@ -21,8 +21,7 @@
 import type { JsLimits } from '../../limits.ts';
 import { CapacityError, waitInQueue, type ResolvedPoolOptions, type Waiting } from '../pool-options.ts';
 import type { ChildMessage, ParkedSession } from '../../protocol.ts';
-import { SandboxProcess, type ProcessEnd, type ProcessListener } from '../../sandbox-process.ts';
-import type { IsolationMode, ScriptCaps } from '../../../isolation/index.ts';
+import { SandboxProcess, type ProcessEnd, type ProcessListener, type SandboxProcessOptions } from '../../sandbox-process.ts';
 import type { RunProcess } from '../../session.ts';
 import { SandboxThread } from './thread.ts';
 import { placeOnThread } from './thread-placement.ts';
@@ -130,15 +129,13 @@ export class QuickjsPool {
 
   constructor(
     options: ResolvedPoolOptions,
-    private readonly entry: string | undefined,
-    private readonly isolation?: IsolationMode,
+    /** How its sandbox processes start: entry file, OS layer, the operator's caps (JsRuntimeOptions.caps; none on threads, which take only the entry). */
+    private readonly start: Omit<SandboxProcessOptions, 'engine' | 'heapMb' | 'contextify'> = {},
     /**
      * Run VMs on worker threads of the host, one running VM per thread, instead of in sandbox
      * processes: a busy VM then holds only its own thread (see README, isolation model).
      */
     private readonly threads = false,
-    /** The operator's caps on each sandbox process (JsRuntimeOptions.caps); none on threads. */
-    private readonly caps?: ScriptCaps,
     /** Threads: how many beyond `maxProcesses` may start for runs that wait behind long ones (FAIR_SLICE_MS). */
     private readonly overflowThreads = 0,
   ) {
@@ -481,8 +478,8 @@ export class QuickjsPool {
 
   private spawn(): Host {
     const process = this.threads
-      ? new SandboxThread(this.entry)
-      : new SandboxProcess({ engine: 'quickjs', heapMb: 0, entry: this.entry, ...(this.isolation ? { isolation: this.isolation } : {}), ...(this.caps ? { caps: this.caps } : {}) });
+      ? new SandboxThread(this.start.entry)
+      : new SandboxProcess({ ...this.start, engine: 'quickjs', heapMb: 0 });
     this.counts.started++;
     const host: Host = {
       process,

@@ -24,25 +24,12 @@
   const B_UNKNOWN_TOOL = 5;
 
   const G = globalThis;
-  const apply = Reflect.apply;
-  const functionBind = Function.prototype.bind;
-  const create = Object.create;
-  const defineProperty = Object.defineProperty;
-  const freeze = Object.freeze;
-  const ProxyCtor = Proxy;
-  const PromiseCtor = Promise;
-  const jsonParse = JSON.parse;
-  const symbolToString = Symbol.prototype.toString;
-  const errorToString = Error.prototype.toString;
-  const formatLog = inspector.formatLog;
-  const ErrorCtor = Error;
-  const captureStackTrace = Error.captureStackTrace;
-  const TypeErrorCtor = TypeError;
-  const RangeErrorCtor = RangeError;
   // What both preludes share (guest/guest-core.js, evaluated just before: it has also removed the
-  // capabilities no script has and installed ToolError).
+  // capabilities no script has and installed ToolError), and the intrinsics it captured.
   const { rejected, makeError, argumentsJson, settleAnswer, installPath } = core;
-  const isError = inspector.isError;
+  const { apply, create, defineProperty, freeze, ProxyCtor, PromiseCtor, jsonParse, symbolToString, ErrorCtor, captureStackTrace, TypeErrorCtor,
+    functionBind, RangeErrorCtor } = core.intrinsics;
+  const { formatLog, isError, errorSummary } = inspector;
 
   // Code from strings: not an escape here (it would stay in this VM), but scripts get the same
   // world as under the V8 engine, where it is disallowed.
@@ -79,12 +66,7 @@
   let capturing = false;
   function prepareStackTrace(error, frames) {
     if (capturing) return frames;
-    let out;
-    try {
-      out = apply(errorToString, error, []);
-    } catch {
-      out = 'Error';
-    }
+    let out = errorSummary(error);
     for (let i = 0; i < frames.length; i++) {
       try {
         const frame = frames[i];
@@ -113,11 +95,7 @@
     } catch {
       // Fall back to the name and message.
     }
-    try {
-      return apply(errorToString, value, []);
-    } catch {
-      return 'Error';
-    }
+    return errorSummary(value);
   }
 
   /** Console output: objects through the bounded inspector, so no depth or size can hurt. */
@@ -234,13 +212,7 @@
       // The stack names the line the script called the tool on (recorded with the call) and the
       // tool the failure came from.
       const error = makeError(errorName, payload, true);
-      let head;
-      try {
-        head = apply(errorToString, error, []);
-      } catch {
-        head = 'Error';
-      }
-      const stack = head + siteText(siteOf(entry[3])) + '\n    (raised by ' + entry[2] + ')';
+      const stack = errorSummary(error) + siteText(siteOf(entry[3])) + '\n    (raised by ' + entry[2] + ')';
       defineProperty(error, 'stack', { value: stack, writable: true, enumerable: false, configurable: true });
       entry[1](error);
     } else {

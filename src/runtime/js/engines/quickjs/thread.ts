@@ -198,12 +198,12 @@ export class SandboxThread {
   private drain(message: unknown): void {
     try {
       for (let next = this.fromThread.take(message); next !== undefined; next = this.fromThread.take(undefined)) {
-        if (next.mailbox !== undefined) this.onMailboxFrame(next.mailbox.header, next.mailbox.payloads);
+        if (next.mailbox !== undefined) this.life.frame(next.mailbox.header, next.mailbox.payloads, undefined);
         else if (next.port !== WAKE) this.onFrame(next.port);
         if (!this.life.alive) return;
       }
     } catch (error) {
-      // Only the mailbox's take throws (the frame handlers catch their own).
+      // The mailbox's take, or a mailbox frame's listener (onFrame catches its own).
       if (this.life.alive) this.life.broken((error as Error).message);
     }
   }
@@ -246,14 +246,6 @@ export class SandboxThread {
 
   breakBridge(reason: string): void {
     this.life.broken(reason);
-  }
-
-  private onMailboxFrame(header: unknown, payloads: string[]): void {
-    try {
-      this.life.frame(header, payloads, undefined);
-    } catch (error) {
-      this.life.broken((error as Error).message);
-    }
   }
 
   private onFrame(frame: unknown): void {

@@ -29,30 +29,19 @@
   const B_KEYS = 7;
 
   const G = globalThis;
-  const apply = Reflect.apply;
-  const functionBind = Function.prototype.bind;
-  const create = Object.create;
-  const defineProperty = Object.defineProperty;
-  const freeze = Object.freeze;
   const hasOwn = Object.prototype.hasOwnProperty;
   const getOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor;
   const reflectHas = Reflect.has;
   const preventExtensions = Reflect.preventExtensions;
-  const ProxyCtor = Proxy;
-  const PromiseCtor = Promise;
-  const MapCtor = Map;
   const mapGet = Map.prototype.get;
   const mapSet = Map.prototype.set;
-  const jsonParse = JSON.parse;
-  const isArray = Array.isArray;
   const SymbolCtor = Symbol;
-  const errorToString = Error.prototype.toString;
-  const ErrorCtor = Error;
-  const TypeErrorCtor = TypeError;
-  const RangeErrorCtor = RangeError;
   // What both preludes share (guest/guest-core.js, evaluated just before: it has also removed the
-  // capabilities no script has and installed ToolError).
+  // capabilities no script has and installed ToolError), and the intrinsics it captured.
   const { safeString, readString, rejected, makeError, argumentsJson, settleAnswer, installPath } = core;
+  const { apply, create, defineProperty, freeze, ProxyCtor, PromiseCtor, MapCtor, jsonParse, isArray, ErrorCtor, TypeErrorCtor,
+    functionBind, RangeErrorCtor } = core.intrinsics;
+  const errorSummary = inspector.errorSummary;
 
   // The symbol registry is shared by every context of an isolate; a private one per run keeps
   // runs in the same sandbox process from talking to each other through Symbol.for.
@@ -111,12 +100,7 @@
 
   function prepareStackTrace(error, frames) {
     if (capturing) return siteOf(frames);
-    let out;
-    try {
-      out = apply(errorToString, error, []);
-    } catch {
-      out = 'Error';
-    }
+    let out = errorSummary(error);
     for (let i = 0; i < frames.length; i++) {
       try {
         const frame = frames[i];

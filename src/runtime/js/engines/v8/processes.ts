@@ -7,25 +7,18 @@
  * closed after `idleMs`, or sooner when a new run needs room under the cap (least recently used
  * first). A run that finds no room waits in a bounded FIFO queue and is refused past it.
  */
-import { CapacityError, waitInQueue, type Waiting } from '../pool-options.ts';
+import { CapacityError, waitInQueue, type ResolvedPoolOptions, type Waiting } from '../pool-options.ts';
 import { SandboxPool } from './warm-pool.ts';
-import type { IsolationMode, ScriptCaps } from '../../../isolation/index.ts';
+import type { SandboxProcessOptions } from '../../sandbox-process.ts';
 
 export interface V8ProcessesOptions {
   /** Warm spare processes for runs of the runtime's own heap size (the runtime's `poolSize`). */
   spare: number;
   heapMb: number;
-  entry: string | undefined;
-  contextify: boolean;
-  /** The OS layer around each process (see JsRuntimeOptions.isolation). */
-  isolation?: IsolationMode;
-  /** The operator's caps on each process (see JsRuntimeOptions.caps). */
-  caps?: ScriptCaps;
-  maxProcesses: number;
-  maxQueued: number;
-  queueTimeoutMs: number;
-  /** A conversation's process is closed after this long without a run. */
-  idleMs: number;
+  /** How each process starts (entry, fallback context, OS layer, the operator's caps); its heap is its runs'. */
+  process: Omit<SandboxProcessOptions, 'heapMb' | 'engine'>;
+  /** The cap, the queue's bounds, and how long a conversation's process is kept without a run (`idleProcessMs`). */
+  pool: Pick<ResolvedPoolOptions, 'maxProcesses' | 'maxQueued' | 'queueTimeoutMs' | 'idleProcessMs'>;
 }
 
 interface Held {
@@ -56,7 +49,7 @@ export class V8Processes {
   private readonly retired = { started: 0, killed: 0 };
 
   constructor(private readonly options: V8ProcessesOptions) {
-    this.sweeper = setInterval(() => this.sweep(), Math.max(20, Math.min(options.idleMs, 60_000) / 2));
+    this.sweeper = setInterval(() => this.sweep(), Math.max(20, Math.min(options.pool.idleProcessMs, 60_000) / 2));
     this.sweeper.unref();
   }
 
@@ -88,7 +81,7 @@ export class V8Processes {
     }
     let held = this.conversations.get(key);
     if (held === undefined) {
-      const pool = new SandboxPool(0, { heapMb, entry: this.options.entry, contextify: this.options.contextify, ...(this.options.isolation ? { isolation: this.options.isolation } : {}), ...(this.options.caps ? { caps: this.options.caps } : {}) }, () => this.serveQueue());
+      const pool = new SandboxPool(0, { ...this.options.process, heapMb }, () => this.serveQueue());
       held = { pool, active: 0, lastUsed: 0, ending: false };
       this.conversations.set(key, held);
     }
@@ -131,7 +124,7 @@ export class V8Processes {
       this.granted++;
       return Promise.resolve();
     }
-    return waitInQueue<void, Waiter>(this.queue, this.options, signal, {
+    return waitInQueue<void, Waiter>(this.queue, this.options.pool, signal, {
       key,
       pool: () => (key === undefined ? this.shared.get(heapMb) : this.conversations.get(key)?.pool),
     });
@@ -143,15 +136,10 @@ export class V8Processes {
    * `maxProcesses: 1` it used to hold the only one).
    */
   private fits(keep?: string): boolean {
-    while (this.live() >= this.options.maxProcesses) {
-      if (!this.evictOne(keep) && !this.dropSpare()) return false;
+    while (this.live() >= this.options.pool.maxProcesses) {
+      if (!this.evictOne(keep) && ![...this.shared.values()].some((pool) => pool.dropIdle())) return false;
     }
     return true;
-  }
-
-  private dropSpare(): boolean {
-    for (const pool of this.shared.values()) if (pool.dropIdle()) return true;
-    return false;
   }
 
   /** Closes the least recently used idle conversation's process. */
@@ -196,7 +184,7 @@ export class V8Processes {
     if (pool === undefined) {
       // Only the runtime's own heap size keeps spares; other sizes keep one process for reuse.
       const spare = heapMb === this.options.heapMb ? this.options.spare : 0;
-      pool = new SandboxPool(spare, { heapMb, entry: this.options.entry, contextify: this.options.contextify, ...(this.options.isolation ? { isolation: this.options.isolation } : {}), ...(this.options.caps ? { caps: this.options.caps } : {}) }, () => this.serveQueue());
+      pool = new SandboxPool(spare, { ...this.options.process, heapMb }, () => this.serveQueue());
       this.shared.set(heapMb, pool);
     }
     return pool;
@@ -205,7 +193,7 @@ export class V8Processes {
   private sweep(): void {
     const now = performance.now();
     for (const [key, held] of this.conversations) {
-      if (held.active === 0 && now - held.lastUsed >= this.options.idleMs) this.retire(key, held);
+      if (held.active === 0 && now - held.lastUsed >= this.options.pool.idleProcessMs) this.retire(key, held);
     }
     this.serveQueue();
   }
