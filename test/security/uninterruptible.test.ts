@@ -94,7 +94,9 @@ describe('a run inside an operation the engine cannot interrupt', () => {
       assert.ok(took <= LIMIT_MS + LATE_MS, `it ended after ${took.toFixed(0)} ms (limit ${LIMIT_MS} ms)`);
       assert.ok(maxMs <= LOOP_DELAY_MS + idleDelayMs, `the host's event loop was held ${maxMs.toFixed(1)} ms (idle: ${idleDelayMs.toFixed(1)} ms)`);
       const next = performance.now();
-      const again = await runtime.execute('return 2', { tools: [], conversation });
+      // Its own limit is generous: what is bounded here is the wait for a thread (NEXT_RUN_MS), not
+      // the run's 200 ms limit, which a loaded machine (load 7-12) once exceeded on `return 2`.
+      const again = await runtime.execute('return 2', { tools: [], conversation, timeoutMs: 60_000 });
       const nextMs = performance.now() - next;
       assert.ok(again.ok && again.value === 2, JSON.stringify(again));
       assert.ok(nextMs <= NEXT_RUN_MS, `the next run took ${nextMs.toFixed(0)} ms`);
