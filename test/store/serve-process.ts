@@ -4,10 +4,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../helpers/peers.ts';
 import { servingUrl } from '../helpers/serve-url.ts';
+import { post2026 } from '../helpers/post-2026.ts';
 
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 
@@ -77,39 +77,6 @@ export const WITH_TASKS = { elicitation: { form: {} }, extensions: { 'io.modelco
  */
 export function postFrom(url: string, method: string, params: Record<string, unknown>, from = '127.0.0.1'): Promise<{ status: number; body: any }> {
   const id = ++ids;
-  const target = new URL(url);
   const name = (params.name ?? params.taskId) as string | undefined;
-  const payload = JSON.stringify({ jsonrpc: '2.0', id, method, params: { _meta: { ...META, 'io.modelcontextprotocol/clientCapabilities': WITH_TASKS }, ...params } });
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: 'POST',
-        localAddress: from,
-        headers: {
-          'Content-Type': 'application/json',
-          Accept: 'application/json',
-          'MCP-Protocol-Version': '2026-07-28',
-          'Mcp-Method': method,
-          ...(name !== undefined ? { 'Mcp-Name': name } : {}),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
-          } catch (error) {
-            reject(new Error(`not JSON (${res.statusCode}): ${text.slice(0, 200)}: ${(error as Error).message}`));
-          }
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return post2026(url, { jsonrpc: '2.0', id, method, params: { _meta: { ...META, 'io.modelcontextprotocol/clientCapabilities': WITH_TASKS }, ...params } }, method, name, from);
 }

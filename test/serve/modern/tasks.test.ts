@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { makePeer, REPO_ROOT, scratchDir, waitUntil, type Peer } from '../../helpers/peers.ts';
 import { servingUrl } from '../../helpers/serve-url.ts';
+import { post2026 } from '../../helpers/post-2026.ts';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const WITH_TASKS = { elicitation: { form: {} }, extensions: { [TASKS]: {} } };
@@ -64,39 +65,7 @@ let ids = 0;
 function post(serve: Serve, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = WITH_TASKS, from = '127.0.0.1'): Promise<{ status: number; body: any }> {
   const id = ++ids;
   const name = (params.name ?? params.uri ?? params.taskId) as string | undefined;
-  const payload = JSON.stringify({ jsonrpc: '2.0', id, method, params: { _meta: meta(capabilities), ...params } });
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: serve.url.hostname,
-        port: serve.url.port,
-        path: serve.url.pathname,
-        method: 'POST',
-        localAddress: from,
-        headers: {
-          'Content-Type': 'application/json',
-          Accept: 'application/json',
-          'MCP-Protocol-Version': '2026-07-28',
-          'Mcp-Method': method,
-          ...(name !== undefined ? { 'Mcp-Name': name } : {}),
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          try {
-            resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) });
-          } catch (error) {
-            reject(new Error(`not JSON (${res.statusCode}): ${text.slice(0, 200)}: ${(error as Error).message}`));
-          }
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
+  return post2026(serve.url, { jsonrpc: '2.0', id, method, params: { _meta: meta(capabilities), ...params } }, method, name, from);
 }
 
 /** Starts `code` as a task; returns the CreateTaskResult. */
