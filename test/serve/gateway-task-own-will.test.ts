@@ -59,6 +59,15 @@ function sentToProvider(log: string): { method?: string; params?: Record<string,
     .map((l) => JSON.parse(l.slice(2)) as { method?: string; params?: Record<string, unknown> });
 }
 
+/** The ids of the tasks the provider created (its `CreateTaskResult`s in the tee's log). */
+function providerTaskIds(log: string): string[] {
+  return readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('< '))
+    .map((l) => (JSON.parse(l.slice(2)) as { result?: { task?: { taskId?: string } } }).result?.task?.taskId)
+    .filter((id): id is string => id !== undefined);
+}
+
 let child: ChildProcess;
 let exited: Promise<unknown>;
 let url: string;
@@ -112,6 +121,11 @@ test('serve --http: a task its provider cancels on its own ends failed with the 
     const text = JSON.stringify(result.content);
     assert.match(text, /cancelled/, 'the result says the provider\'s task was cancelled');
     assert.match(text, /the provider gave up: quota exhausted/, 'with the provider\'s own status message');
+
+    // The provider's task id stays behind serve (see "The provider's task ids"): not in the task, not in its result.
+    const providerTasks = providerTaskIds(log);
+    assert.equal(providerTasks.length, 1, 'the provider created one task');
+    assert.ok(!JSON.stringify({ task, result, ended: ended?.message }).includes(providerTasks[0]!), `the client saw the provider's task id: ${text}`);
 
     const upstream = sentToProvider(log);
     assert.ok(upstream.some((m) => m.method === 'tools/call' && m.params?.name === 'gives-up' && m.params?.task !== undefined), 'serve called the provider as a task');
