@@ -7,8 +7,9 @@
  *   client's task ends `failed` with the provider's status message in its `isError` result —
  *   not `cancelled` — and serve sends the provider no `tasks/cancel` of its own;
  * - a call run as a task whose provider logs while it works: the request was answered with
- *   the task, so the log messages reach the client on the session's standalone GET stream
- *   (read off the wire through the transport's `fetch`), never on a POST's stream.
+ *   the task, so the log messages — and the progress under the request's `progressToken` —
+ *   reach the client on the session's standalone GET stream (read off the wire through the
+ *   transport's `fetch`), never on a POST's stream.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -135,17 +136,20 @@ test('serve --http: a task its provider cancels on its own ends failed with the 
   }
 });
 
-test('serve --http: log messages of a call run as a task go out on the session\'s standalone GET stream', { timeout: 180_000 }, async () => {
+test('serve --http: log messages and progress of a call run as a task go out on the session\'s standalone GET stream', { timeout: 180_000 }, async () => {
   const { client, wire, logs } = await connect('chatty-client');
   try {
     // The SDK's callToolStream asks for a task only for a tool it saw listed as taking tasks.
     assert.deepEqual((await client.listTools()).tools.find((t) => t.name === 'own--chatty')?.execution, { taskSupport: 'required' });
     let taskId: string | undefined;
     let result: unknown;
-    for await (const message of client.experimental.tasks.callToolStream({ name: 'own--chatty', arguments: {} }, CallToolResultSchema, { timeout: 120_000 })) {
+    const progress: string[] = [];
+    const options = { timeout: 120_000, onprogress: (p: { message?: string }) => void progress.push(p.message ?? '') };
+    for await (const message of client.experimental.tasks.callToolStream({ name: 'own--chatty', arguments: {} }, CallToolResultSchema, options)) {
       if (message.type === 'taskCreated') taskId = message.task.taskId;
       else if (message.type === 'result') result = message.result;
-      else if (message.type === 'error') throw message.error;
+      // The SDK says only "Task <id> failed": the failure message shows the task's result, which says why.
+      else if (message.type === 'error') throw new Error(`${message.error.message}: ${JSON.stringify(await client.experimental.tasks.getTaskResult(taskId!, CallToolResultSchema))}`);
     }
     assert.ok(taskId, 'serve answered a task');
     assert.match(JSON.stringify(result), /chatty: done/);
@@ -156,6 +160,10 @@ test('serve --http: log messages of a call run as a task go out on the session\'
     assert.match(wire.GET, /chatty: step 1/, 'on the GET stream');
     assert.match(wire.GET, /chatty: step 2/, 'on the GET stream');
     assert.doesNotMatch(wire.POST, /chatty: step/, 'on no request\'s stream');
+    // Its progress (the provider task's status message) goes out the same way, under the request's progressToken.
+    await waitUntil(() => progress.includes('chatty: working') || undefined, 'the task\'s progress to reach the client', 30_000);
+    assert.match(wire.GET, /notifications\/progress[^\n]*chatty: working/, 'progress on the GET stream');
+    assert.doesNotMatch(wire.POST, /notifications\/progress/, 'progress on no request\'s stream');
   } finally {
     await client.close();
   }
