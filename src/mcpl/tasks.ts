@@ -112,31 +112,40 @@ export async function callToolAsTask(client: Client, params: CallToolRequest['pa
       last = { status, ...(statusMessage !== undefined ? { statusMessage } : {}) };
     } else if (message.type === 'result') return message.result as CallToolResult;
     else if (message.type === 'error') {
+      // The server's task id is the connection's, not the caller's: no error names it (a gateway
+      // client sees only serve's own task, docs/serve-gateway.md), so the SDK's "Task <id> ..." is reworded.
+      const detail = last?.statusMessage ? `: ${last.statusMessage}` : '';
       if (signal.aborted && taskId !== undefined) {
-        const why = options.signal?.aborted ? 'aborted' : `timed out after ${options.timeoutMs} ms`;
+        const why = options.signal?.aborted ? 'the call was aborted' : `timed out after ${options.timeoutMs} ms`;
         await client.experimental.tasks.cancelTask(taskId, { timeout: 5_000 }).then(
           () => undefined,
           (error: Error) => {
-            throw new Error(`task ${taskId} ${why}, and tasks/cancel failed: ${error.message}`);
+            throw new Error(`${why}, and tasks/cancel of the server's task failed: ${withoutTaskId(error.message, taskId)}`);
           },
         );
-        throw new Error(`task ${taskId} ${why}; it was cancelled (tasks/cancel)`);
+        throw new Error(`${why}; the server's task was cancelled (tasks/cancel)`);
       }
       // A failed task may hold the tool's own error result (isError): that is what the caller should see.
       if (last?.status === 'failed' && taskId !== undefined) {
         const stored = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, { timeout: options.timeoutMs }).then(
           (result) => result as CallToolResult,
           (error: Error) => {
-            throw new Error(`${message.error.message}${last?.statusMessage ? `: ${last.statusMessage}` : ''} (tasks/result: ${error.message})`);
+            throw new Error(`the server's task failed${detail} (tasks/result: ${withoutTaskId(error.message, taskId)})`);
           },
         );
         return stored;
       }
-      const detail = last?.statusMessage ? `: ${last.statusMessage}` : '';
-      throw new Error(`${message.error.message}${detail}`);
+      // The server cancelled its task on its own (no tasks/cancel of ours): the call fails, saying so.
+      if (last?.status === 'cancelled') throw new Error(`the server cancelled its task${detail}`);
+      throw new Error(`${withoutTaskId(message.error.message, taskId)}${detail}`);
     }
   }
-  throw new Error(`task ${taskId ?? '(never created)'} ended without a result`);
+  throw new Error(taskId === undefined ? 'the server created no task' : 'the server\'s task ended without a result');
+}
+
+/** `text` with the server's task id (when there is one) replaced by words. */
+function withoutTaskId(text: string, taskId: string | undefined): string {
+  return taskId === undefined ? text : text.split(taskId).join('(the server\'s task)');
 }
 
 /** Turns a task's status changes into numbered progress reports carrying the status message. */
