@@ -3,9 +3,10 @@
  * threads of their own (`quickjsThreads`), B's `return x` while A spins, allocates to its heap
  * limit or makes the sandbox rank a megabyte tool name takes about B's usual time, and B's
  * kept global survives; a run waiting for capacity does not spend its time limit waiting.
- * Checked against the shared-process pool (TOOLCELL_NEIGHBOUR_PROCESSES=1): all three fail there
- * (B took 2,006 ms beside the spin and 193 ms beside the allocation; the megabyte name kept the
- * process from confirming a cancel and its SIGKILL ended B's run).
+ * When written, checked against the shared-process pool of the time (TOOLCELL_NEIGHBOUR_PROCESSES=1):
+ * all three failed there (B took 2,006 ms beside the spin and 193 ms beside the allocation; the
+ * megabyte name kept the process from confirming a cancel and its SIGKILL ended B's run). Today's
+ * process pool passes them too.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,7 +51,12 @@ describe('a hostile neighbour', () => {
       assert.equal(aOver, false, 'A ended before B was measured');
       assert.equal(b.value, 42);
       assert.equal(b.fresh, false, "B's session was lost");
-      assert.ok(b.ms <= 2 * baseline + 50, `B took ${b.ms.toFixed(1)} ms beside A (baseline ${baseline.toFixed(1)} ms)`);
+      // The quickest of up to three of B's runs while A still runs: a run held behind A is slow
+      // every time (193-2,006 ms on the shared process), while one run preempted on a loaded
+      // machine is not the defect (67 ms once, at load 7, beside the allocating A).
+      let quickest = b.ms;
+      for (let i = 0; i < 2 && !aOver && quickest > 2 * baseline + 50; i++) quickest = Math.min(quickest, (await timed(runtime, 'return x + 1', 'B')).ms);
+      assert.ok(quickest <= 2 * baseline + 50, `B took ${quickest.toFixed(1)} ms beside A at its quickest (baseline ${baseline.toFixed(1)} ms)`);
       const end = await a;
       assert.equal(end.ok, false);
       const again = await timed(runtime, 'return x + 1', 'B');
