@@ -19,6 +19,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CallToolResultSchema,
+  CreateTaskResultSchema,
   ElicitRequestSchema,
   EmptyResultSchema,
   LoggingMessageNotificationSchema,
@@ -199,6 +200,38 @@ test('a tool list change inside one client\'s upstream session leaves tools/list
     }
   } finally {
     await other.end();
+    await end();
+  }
+});
+
+test('at most 16 questions wait for a task\'s tasks/result: the 17th is refused to the provider, the 16 are delivered and answered', { timeout: 180_000 }, async () => {
+  const { client, end } = await httpClient(serving.url, 'questions', { elicitation: {} });
+  const asked: string[] = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params.message);
+    return { action: 'accept', content: { ok: true } };
+  });
+  try {
+    // A task-augmented call without reading tasks/result yet, so the questions pile up in serve's queue.
+    const created = await client.request({ method: 'tools/call', params: { name: 'pc--asks-17', arguments: {}, task: { ttl: 120_000 } } }, CreateTaskResultSchema);
+    const taskId = created.task.taskId;
+    // serve's refusal of the 17th crosses to the provider (its tee's log) once 16 wait.
+    const refusal = await waitUntil(
+      () => readFileSync(logs.pc, 'utf8').split('\n').find((l) => l.startsWith('> ') && l.includes('messages waiting for tasks/result')),
+      'serve to refuse a question past its cap',
+      120_000,
+    ).catch((error: Error) => {
+      const asking = readFileSync(logs.pc, 'utf8').split('\n').filter((l) => !l.includes('notifications/tasks/status') && /elicitation|asks-17|tasks\//.test(l));
+      throw new Error(`${error.message}; the provider's wire:\n${asking.join('\n').slice(0, 6000)}`);
+    });
+    assert.match(refusal, /has 16 messages waiting/);
+    assert.equal(asked.length, 0, 'no question was delivered before tasks/result');
+    assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'input_required');
+    const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    assert.match(textOf(result), /answered 16; refused 1: .*16 messages waiting/, JSON.stringify(result));
+    assert.equal(asked.length, 16);
+    assert.deepEqual(new Set(asked).size, 16, 'each question once');
+  } finally {
     await end();
   }
 });
