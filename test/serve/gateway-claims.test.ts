@@ -11,7 +11,9 @@
  * - shared mode over HTTP: a log message reaches no client, a provider request naming no call
  *   is declined (the per-client provider is the control: its log and its question do arrive);
  * - a tool list change inside one client's upstream session leaves `tools/list` alone (a change
- *   on serve's own connection, the control, is announced and listed).
+ *   on serve's own connection, the control, is announced and listed);
+ * - at most 16 questions wait for a task's `tasks/result` (MAX_QUEUED_PER_TASK): the 17th is
+ *   refused to the provider.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
