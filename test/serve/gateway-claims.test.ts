@@ -17,7 +17,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   CallToolResultSchema,
@@ -30,6 +30,7 @@ import {
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { REPO_ROOT, scratchDir, waitUntil } from '../helpers/peers.ts';
 import { httpClient, serveHttp, type Serving } from './gateway/two-clients.ts';
+import { sentToProvider } from '../helpers/wire-tee-log.ts';
 
 const TEE = join(REPO_ROOT, 'test', 'serve', 'fixtures', 'wire-tee.mjs');
 const PROVIDER = join(REPO_ROOT, 'test', 'serve', 'fixtures', 'claims-provider.mjs');
@@ -50,13 +51,7 @@ after(async () => {
 });
 
 /** Messages that crossed toward a provider (every process of it writes to its tee's log). */
-function sentTo(id: 'pc' | 'sh'): { method?: string; params?: Record<string, unknown> }[] {
-  if (!existsSync(logs[id])) return [];
-  return readFileSync(logs[id], 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith('> '))
-    .map((l) => JSON.parse(l.slice(2)) as { method?: string; params?: Record<string, unknown> });
-}
+const sentTo = (id: 'pc' | 'sh') => sentToProvider(logs[id]);
 
 const textOf = (result: Record<string, unknown>) => JSON.stringify(result.content);
 

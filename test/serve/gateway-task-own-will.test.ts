@@ -15,13 +15,14 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { REPO_ROOT, scratchDir, waitUntil } from '../helpers/peers.ts';
 import { servingUrl } from '../helpers/serve-url.ts';
+import { sentToProvider } from '../helpers/wire-tee-log.ts';
 
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 const TEE = join(REPO_ROOT, 'test', 'serve', 'fixtures', 'wire-tee.mjs');
@@ -49,15 +50,6 @@ function recordingFetch(wire: Wire): typeof fetch {
     });
     return new Response(theirs, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
-}
-
-/** Lines of the tee's log that crossed toward the provider (every upstream session's process writes to it). */
-function sentToProvider(log: string): { method?: string; params?: Record<string, unknown> }[] {
-  if (!existsSync(log)) return [];
-  return readFileSync(log, 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith('> '))
-    .map((l) => JSON.parse(l.slice(2)) as { method?: string; params?: Record<string, unknown> });
 }
 
 /** The ids of the tasks the provider created (its `CreateTaskResult`s in the tee's log). */

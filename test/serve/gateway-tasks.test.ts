@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -25,6 +25,7 @@ import { ToolHost } from '../../src/host/tool-host.ts';
 import { GatewayHub } from '../../src/serve/gateway/hub.ts';
 import { serveHttp, type HttpServing } from '../../src/serve/http.ts';
 import { binPath, officialServer } from '../real-servers/servers.ts';
+import { sentToProvider } from '../helpers/wire-tee-log.ts';
 
 const CLI = join(REPO_ROOT, 'src', 'cli', 'main.ts');
 const TEE = join(REPO_ROOT, 'test', 'serve', 'fixtures', 'wire-tee.mjs');
@@ -43,15 +44,6 @@ async function researcher(url: string, name: string): Promise<{ client: Client; 
   // server-everything registers its task tool once its session initialized, and serve re-lists it.
   await waitUntil(async () => (await client.listTools()).tools.some((t) => t.name === TOOL) || undefined, 'the task tool to be listed', 60_000);
   return { client, asked };
-}
-
-/** Lines of the tee's log that crossed toward the provider. */
-function sentToProvider(log: string): { method?: string; params?: Record<string, unknown> }[] {
-  if (!existsSync(log)) return [];
-  return readFileSync(log, 'utf8')
-    .split('\n')
-    .filter((l) => l.startsWith('> '))
-    .map((l) => JSON.parse(l.slice(2)) as { method?: string; params?: Record<string, unknown> });
 }
 
 test('serve --http: a provider task tool is a task for the client (status, input_required, result), cancel reaches the provider, other sessions cannot see it', { timeout: 240_000 }, async () => {
