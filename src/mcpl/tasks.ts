@@ -27,7 +27,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, type CallToolRequest, type CallToolResult, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerToolListing } from '../host/registry.ts';
 import type { ProgressUpdate } from '../host/types.ts';
-import { TASKS_EXTENSION } from './transports/era-tasks.ts';
+import { TASKS_EXTENSION, withoutTaskId } from './transports/era-tasks.ts';
 
 /** The diagnostic code for a tool left out because it can only be called as a task. */
 export const TASK_REQUIRED_UNSUPPORTED = 'task-required-unsupported';
@@ -141,11 +141,6 @@ export async function callToolAsTask(client: Client, params: CallToolRequest['pa
     }
   }
   throw new Error(taskId === undefined ? 'the server created no task' : 'the server\'s task ended without a result');
-}
-
-/** `text` with the server's task id (when there is one) replaced by words. */
-function withoutTaskId(text: string, taskId: string | undefined): string {
-  return taskId === undefined ? text : text.split(taskId).join('(the server\'s task)');
 }
 
 /** Turns a task's status changes into numbered progress reports carrying the status message. */

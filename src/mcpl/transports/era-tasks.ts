@@ -12,7 +12,9 @@
  *   handlers answer it, attributed to the call), and the answers go back in `tasks/update` —
  *   at most {@link MAX_INPUT_ROUNDS} rounds;
  * - `completed`: the task's `result` answers the request; `failed`: its `error` (or its
- *   `isError` result); `cancelled`: an error saying so;
+ *   `isError` result); `cancelled`: an error saying so. No error this file makes names the
+ *   server's task id: it is the connection's, and a gateway's client must never see it
+ *   (as src/mcpl/tasks.ts words the 2025 path's errors);
  * - the SDK client giving the request up (`notifications/cancelled`: its caller aborted, its
  *   timeout passed) stops the polling and sends `tasks/cancel`.
  * Bounded: polling lives only as long as the call (the SDK's request timeout cancels it), one
@@ -40,6 +42,11 @@ const CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
 const INPUT_KEY_META = 'dev.toolcell/inputKey';
 
 type Json = Record<string, unknown>;
+
+/** `text` with the server's task id (when there is one) replaced by words: the id is the connection's, never a caller's. */
+export function withoutTaskId(text: string, taskId: string | undefined): string {
+  return taskId === undefined ? text : text.split(taskId).join('(the server\'s task)');
+}
 
 interface Followed {
   /** The SDK client's request id: the answer goes to it. */
@@ -141,7 +148,7 @@ export class TaskFollower {
     if (task.done) return true;
     if ('error' in message) {
       // A failed tasks/cancel needs no answer (the call was given up already); any other failure ends the call.
-      if (method !== 'tasks/cancel') this.end(task, { error: message.error as Json });
+      if (method !== 'tasks/cancel') this.end(task, { error: this.scrubbed(task, message.error as Json) });
       return true;
     }
     if (method === 'tasks/get') this.observe(task, message.result as Json);
@@ -189,7 +196,7 @@ export class TaskFollower {
   /** A task's state (the create answer or a `tasks/get` result): end it, ask its questions, or poll again. */
   private observe(task: Followed, state: Json): void {
     const status = state.status;
-    const message = typeof state.statusMessage === 'string' ? state.statusMessage : undefined;
+    const message = typeof state.statusMessage === 'string' ? withoutTaskId(state.statusMessage, task.taskId) : undefined;
     const seen = `${String(status)}\u0000${message ?? ''}`;
     if (seen !== task.lastStatus && task.progressToken !== undefined) {
       this.wire.inbound({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: task.progressToken, progress: ++task.progress, message: message ?? String(status) } } as JSONRPCMessage);
@@ -204,14 +211,14 @@ export class TaskFollower {
         return this.questions(task, state, wait);
       case 'completed':
         if (typeof state.result === 'object' && state.result !== null) return this.end(task, { result: state.result as Json });
-        return this.end(task, { error: { code: -32603, message: `task ${task.taskId} completed without a result` } });
+        return this.end(task, { error: { code: -32603, message: "the server's task completed without a result" } });
       case 'failed':
         if (typeof state.result === 'object' && state.result !== null) return this.end(task, { result: state.result as Json });
-        return this.end(task, { error: (typeof state.error === 'object' && state.error !== null ? state.error : { code: -32603, message: `task ${task.taskId} failed${message ? `: ${message}` : ''}` }) as Json });
+        return this.end(task, { error: typeof state.error === 'object' && state.error !== null ? this.scrubbed(task, state.error as Json) : { code: -32603, message: `the server's task failed${message ? `: ${message}` : ''}` } });
       case 'cancelled':
-        return this.end(task, { error: { code: -32603, message: `task ${task.taskId} was cancelled by the server${message ? `: ${message}` : ''}` } });
+        return this.end(task, { error: { code: -32603, message: `the server cancelled its task${message ? `: ${message}` : ''}` } });
       default:
-        return this.end(task, { error: { code: -32603, message: `task ${task.taskId} has a status the tasks extension does not define: ${JSON.stringify(status)}` } });
+        return this.end(task, { error: { code: -32603, message: `the server's task has a status the tasks extension does not define: ${JSON.stringify(status)}` } });
     }
   }
 
@@ -223,7 +230,7 @@ export class TaskFollower {
     if (++task.rounds > MAX_TASK_INPUT_ROUNDS) {
       this.stop(task);
       this.ask(task, 'tasks/cancel', { taskId: task.taskId });
-      return this.end(task, { error: { code: -32603, message: `task ${task.taskId} asked for input more than ${MAX_TASK_INPUT_ROUNDS} times; it was cancelled` } });
+      return this.end(task, { error: { code: -32603, message: `the server's task asked for input more than ${MAX_TASK_INPUT_ROUNDS} times; it was cancelled` } });
     }
     for (const [key, request] of fresh) {
       task.asked.add(key);
@@ -250,8 +257,13 @@ export class TaskFollower {
     this.own.set(id, { task, method });
     this.wire.send(this.declare(this.wire.request(id, method, params), id)).catch((error: Error) => {
       this.own.delete(id);
-      if (method !== 'tasks/cancel') this.end(task, { error: { code: -32603, message: `${method} for task ${task.taskId} could not be sent: ${error.message}` } });
+      if (method !== 'tasks/cancel') this.end(task, { error: { code: -32603, message: `${method} for the server's task could not be sent: ${error.message}` } });
     });
+  }
+
+  /** A server's error, its message without the task's id. */
+  private scrubbed(task: Followed, error: Json): Json {
+    return typeof error.message === 'string' ? { ...error, message: withoutTaskId(error.message, task.taskId) } : error;
   }
 
   private stop(task: Followed): void {
