@@ -23,8 +23,10 @@
  *   observers), sampled by bench/rss-sampler.ts from a process of its own: settled 1 s after one
  *   100-call run, and settled 1 s after 32 conversations ran at once (kept open), with its peak.
  * Observers: `toolcell-host-4obs` has 4 observer processes that receive every event (a drop
- * fails the run; each run ends when they have read all of it, on the clock);
- * `toolcell-host-4obs-default` has them under the default budget and reports what they dropped.
+ * fails the run; each run ends when they have read all of it, on the clock), written without the
+ * MCP SDK (fixtures/lean-observer.mjs); `toolcell-host-4obs-sdk` the same on the SDK
+ * (fixtures/peer.mjs), whose own validation CPU shows in its "seq CPU" column;
+ * `toolcell-host-4obs-default` has the SDK ones under the default budget and reports what they dropped.
  * `toolcell` is the sandbox alone (`JsRuntime`), shown for reference, with no target.
  *
  * The whole set runs twice: idle, then beside two busy-looping processes this bench starts and

@@ -1,8 +1,10 @@
 /**
- * Observer processes for a bench's host: fixtures/peer.mjs (on the MCP SDK) granted observe and
- * inputs for `shell` tools, each asking for every call's input. Shared by bench/rig.ts and the
- * bench:peers subjects, which run as JavaScript stripped of types (peers/built.ts): so this file
- * imports nothing of toolcell's but types, and finds the peer by a path relative to itself.
+ * Observer processes for a bench's host, granted observe and inputs for `shell` tools, each
+ * asking for every call's input: fixtures/peer.mjs (on the MCP SDK) or fixtures/lean-observer.mjs
+ * (no SDK: one JSON.parse per message, what a production observer forwarding events costs).
+ * Shared by bench/rig.ts and the bench:peers subjects, which run as JavaScript stripped of types
+ * (peers/built.ts): so this file imports nothing of toolcell's but types, and finds the peers by
+ * a path relative to itself.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,10 +13,16 @@ import type { ToolHost } from '../../src/host/tool-host.ts';
 import type { McplConnection } from '../../src/mcpl/connection.ts';
 import type { ServerConfigBase } from '../../src/mcpl/config.ts';
 
-const PEER = fileURLToPath(new URL('../../fixtures/peer.mjs', import.meta.url));
+const PEERS = {
+  sdk: fileURLToPath(new URL('../../fixtures/peer.mjs', import.meta.url)),
+  lean: fileURLToPath(new URL('../../fixtures/lean-observer.mjs', import.meta.url)),
+};
+
+/** Which observer program: on the MCP SDK, or without it. */
+export type ObserverKind = keyof typeof PEERS;
 
 /** Connects `count` observer processes and waits until each one's filter is in force. */
-export async function attachObservers(host: ToolHost, dir: string, count: number, extra: Partial<ServerConfigBase> = {}): Promise<McplConnection[]> {
+export async function attachObservers(host: ToolHost, dir: string, count: number, extra: Partial<ServerConfigBase> = {}, kind: ObserverKind = 'sdk'): Promise<McplConnection[]> {
   const connections: McplConnection[] = [];
   for (let i = 0; i < count; i++) {
     const config = join(dir, `obs${i}.json`);
@@ -23,7 +31,7 @@ export async function attachObservers(host: ToolHost, dir: string, count: number
       await host.connectServer({
         id: `obs${i}`,
         command: process.execPath,
-        args: [PEER],
+        args: [PEERS[kind]],
         env: { TOOLCELL_PEER_CONFIG: config },
         policy: {
           enabledCapabilities: ['toolLifecycle.observe', 'toolLifecycle.inputs'],

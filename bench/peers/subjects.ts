@@ -9,8 +9,11 @@
  * - `toolcell-host`: the public path, a `ToolHost` with two built-ins and `code_execution`
  *   (`registerCodeExecution`), each run a `code_execution` dispatch — the headline subject;
  * - `toolcell-host-4obs`: the same with 4 MCPL observer processes granted observe + inputs that
- *   receive every event (no rate budget, queues that never fill: a drop fails the run);
- * - `toolcell-host-4obs-default`: the same observers under the default budget, reporting what
+ *   receive every event (no rate budget, queues that never fill: a drop fails the run), each
+ *   parsing every message without the MCP SDK (fixtures/lean-observer.mjs);
+ * - `toolcell-host-4obs-sdk`: the same with observers built on the MCP SDK (fixtures/peer.mjs),
+ *   whose per-message validation is the observers' own CPU (reported, no target);
+ * - `toolcell-host-4obs-default`: the SDK observers under the default budget, reporting what
  *   they dropped;
  * - `pi-codemode`: `CodemodeSandbox` (a QuickJS worker per execution);
  * - `ai-sdk-code-mode`: `@ai-sdk/code-mode`'s `experimental_runCodeMode` with AI SDK tools;
@@ -33,7 +36,7 @@ import { join } from 'node:path';
 import { attachObservers, settleObservers } from './observers.ts';
 import { workload, toolsDialect, utcpDialect, type CallSyntax, type Payload, type Workload, type WorkloadName } from './workloads.ts';
 
-export const SUBJECTS = ['toolcell', 'toolcell-host', 'toolcell-host-4obs', 'toolcell-host-4obs-default', 'pi-codemode', 'ai-sdk-code-mode', 'utcp-code-mode'] as const;
+export const SUBJECTS = ['toolcell', 'toolcell-host', 'toolcell-host-4obs', 'toolcell-host-4obs-sdk', 'toolcell-host-4obs-default', 'pi-codemode', 'ai-sdk-code-mode', 'utcp-code-mode'] as const;
 export type SubjectName = (typeof SUBJECTS)[number];
 
 export interface Subject {
@@ -103,8 +106,8 @@ async function toolcellSandbox(payload: Payload): Promise<Opener> {
   };
 }
 
-/** The observers of an observed subject: none, 4 receiving every event, or 4 under the default budget. */
-type Observed = 'none' | 'every' | 'default';
+/** The observers of an observed subject: none, 4 receiving every event (without or on the SDK), or 4 under the default budget. */
+type Observed = 'none' | 'every' | 'every-sdk' | 'default';
 
 /** Queue bounds no 10,000-call run can reach, and no rate budget: every event is delivered. */
 const EVERY_EVENT = { maxObservedCallsPerSecond: Infinity, maxQueuedNotifications: 100_000_000, maxQueuedBytes: 2 ** 31 };
@@ -127,7 +130,7 @@ async function toolcellHost(payload: Payload, observed: Observed, label: Subject
       handler: async () => ({ content: [{ type: 'text', text: payload.text }] }),
     });
     const dir = observed === 'none' ? undefined : mkdtempSync(join(tmpdir(), 'toolcell-bench-peers-'));
-    const connections = dir === undefined ? [] : await attachObservers(host, dir, 4, observed === 'every' ? EVERY_EVENT : {});
+    const connections = dir === undefined ? [] : await attachObservers(host, dir, 4, observed === 'default' ? {} : EVERY_EVENT, observed === 'every' ? 'lean' : 'sdk');
     const codeExecution = registerCodeExecution(host, {
       ...(engine === 'default' ? {} : { engine: engine === 'v8' ? 'v8' : 'quickjs', jsThreads: engine === 'quickjs-threads' }),
       languages: ['javascript'],
@@ -155,7 +158,7 @@ async function toolcellHost(payload: Payload, observed: Observed, label: Subject
         }
         if (connections.length > 0) {
           await settleObservers(host, connections);
-          if (observed === 'every' && dropped() > 0) throw new Error(`${label}: observers dropped ${dropped()} calls where every event must be delivered`);
+          if (observed !== 'default' && dropped() > 0) throw new Error(`${label}: observers dropped ${dropped()} calls where every event must be delivered`);
         }
       },
       ...(connections.length > 0 ? { dropped } : {}),
@@ -290,6 +293,8 @@ export function prepareSubject(name: SubjectName, payload: Payload): Promise<Ope
       return toolcellHost(payload, 'none', name);
     case 'toolcell-host-4obs':
       return toolcellHost(payload, 'every', name);
+    case 'toolcell-host-4obs-sdk':
+      return toolcellHost(payload, 'every-sdk', name);
     case 'toolcell-host-4obs-default':
       return toolcellHost(payload, 'default', name);
     case 'pi-codemode':
