@@ -9,9 +9,9 @@
  *   created the task; a read or a cancel from another caller is answered as an unknown id.
  * - **Cancel anywhere**: `tasks/cancel` at an instance that does not hold the run ends the row
  *   (`running` → `cancelled`, one compare-and-set: the first end wins). The instance running it
- *   renews its tasks' leases every third of {@link SCRIPT_LEASE_MS} (10 s) in one statement that
- *   names the rows it renewed; a held task missing from them is read, and when it was cancelled
- *   its run is stopped. Bound: a run stops within one renewal period (10 s) plus one statement
+ *   renews its rows' leases every third of {@link SCRIPT_LEASE_MS} (10 s) in one statement that
+ *   names the rows it renewed (store/lease-keeper.ts); a held task missing from them is read, and
+ *   when it was cancelled its run is stopped. Bound: a run stops within one renewal period (10 s) plus one statement
  *   (the store's own timeout) of the cancel.
  * - **Parked**: a task whose run waits for toolcell's own approval is stored as a durable run
  *   (durable.ts) and its row says how to resume it ({@link ResumeInfo}, never shown to clients);
@@ -21,13 +21,13 @@
  *   no longer exists, reads `failed` ("its instance stopped"); the task is never run again (its
  *   script is not in the row).
  *
- * Writes of one task are chained so a status never overwrites the task's end; a failed write is
- * logged and the task stays answerable at its own instance.
+ * Writes of one task are chained (the lease keeper's) so a status never overwrites the task's
+ * end; a failed write is logged and the task stays answerable at its own instance.
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { instanceOwner, ownerGone } from '../../code-execution/background/stored.ts';
 import { MAX_STORED_SCRIPT_BYTES, SCRIPT_LEASE_MS } from '../../store/bounds.ts';
+import { Lease, leaseLost } from '../../store/lease-keeper.ts';
 import type { DurableStore, StoredScript } from '../../store/types.ts';
 import { isTerminal, MAX_TASK_TTL_MS, type TaskStatus } from '../task-records.ts';
 import type { RequestMeta } from './wire.ts';
@@ -74,19 +74,17 @@ interface Held {
 }
 
 export class StoredTasks {
-  /** This instance, as its rows name their owner (`host/pid/random`). */
-  readonly owner = instanceOwner();
   private readonly held = new Map<string, Held>();
-  private readonly chains = new Map<string, Promise<boolean>>();
-  private timer: NodeJS.Timeout | undefined;
-  private renewing = false;
+  private readonly lease: Lease;
 
   constructor(
     private readonly store: DurableStore,
     private readonly logger: Logger,
     /** The lease; renewed every third of it (tests shorten it). */
     readonly leaseMs = SCRIPT_LEASE_MS,
-  ) {}
+  ) {
+    this.lease = new Lease(store, leaseMs, MAX_TASK_TTL_MS, logger, 'tasks');
+  }
 
   /**
    * The task was created here: writes its row (resolves once written or failed). `cancelled`
@@ -95,14 +93,10 @@ export class StoredTasks {
   async started(caller: string, task: DetailedTask, cancelled: (message: string) => void): Promise<void> {
     const held: Held = { binding: bindingOf(caller), written: false, cancelled };
     this.held.set(task.taskId, held);
-    this.timer ??= setInterval(() => void this.renew(), Math.max(1, Math.floor(this.leaseMs / 3)));
-    this.timer.unref();
-    const now = Date.now();
-    const written = await this.write(task.taskId, async () => {
-      await this.store.putScript({ id: task.taskId, conversation: held.binding, owner: this.owner, state: 'running', data: JSON.stringify(task), leaseUntil: now + this.leaseMs, expiresAt: now + this.leaseMs + MAX_TASK_TTL_MS });
-      return true;
-    });
-    if (written) held.written = true;
+    const written = await this.lease.write(task.taskId, () =>
+      this.store.putScript({ id: task.taskId, conversation: held.binding, owner: this.lease.owner, state: 'running', data: JSON.stringify(task), ...this.lease.until() }));
+    // Renewed (and checked at each renewal) once its row exists, unless it ended meanwhile.
+    if (written && this.held.get(task.taskId) === held) this.holdWritten(task.taskId, held);
     else this.release(task.taskId);
   }
 
@@ -112,17 +106,15 @@ export class StoredTasks {
     if (held === undefined) return;
     const ended = isTerminal(task.status);
     if (ended) this.release(task.taskId);
-    const now = Date.now();
     const row: StoredScript = {
       id: task.taskId,
       conversation: held.binding,
-      owner: this.owner,
+      owner: this.lease.owner,
       state: !ended ? 'running' : task.status === 'cancelled' ? 'cancelled' : 'completed',
       data: storable(task),
-      leaseUntil: ended ? 0 : now + this.leaseMs,
-      expiresAt: ended ? endOf(task) : now + this.leaseMs + MAX_TASK_TTL_MS,
+      ...(ended ? { leaseUntil: 0, expiresAt: endOf(task) } : this.lease.until()),
     };
-    void this.write(task.taskId, () => this.store.replaceRunningScript(row));
+    void this.lease.write(task.taskId, () => this.store.replaceRunningScript(row));
   }
 
   /** The task `taskId` of `caller` as its row says; undefined for no row or another caller's. A running task whose instance stopped reads `failed`. */
@@ -130,7 +122,7 @@ export class StoredTasks {
     const row = await this.store.getScript(taskId);
     if (row === undefined || row.conversation !== bindingOf(caller)) return undefined;
     const { [RESUME]: _resume, ...task } = JSON.parse(row.data) as DetailedTask;
-    return row.state === 'running' && lost(row) ? lostTask(task as DetailedTask, row) : task as DetailedTask;
+    return row.state === 'running' && leaseLost(row) ? lostTask(task as DetailedTask, row) : task as DetailedTask;
   }
 
   /** The parked task `taskId` of `caller` and how to resume it; undefined when it is not parked (or not the caller's). */
@@ -151,7 +143,7 @@ export class StoredTasks {
     if (held === undefined || !held.written) return Promise.resolve(false);
     this.release(task.taskId);
     const row: StoredScript = { id: task.taskId, conversation: held.binding, owner: PARKED, state: 'running', data: JSON.stringify({ ...task, [RESUME]: resume }), leaseUntil: endOf(task), expiresAt: endOf(task) };
-    return this.write(task.taskId, () => this.store.replaceRunningScript(row));
+    return this.lease.write(task.taskId, () => this.store.replaceRunningScript(row));
   }
 
   /**
@@ -160,12 +152,9 @@ export class StoredTasks {
    */
   async adopt(caller: string, task: DetailedTask, cancelled: (message: string) => void): Promise<boolean> {
     const binding = bindingOf(caller);
-    const now = Date.now();
-    const row: StoredScript = { id: task.taskId, conversation: binding, owner: this.owner, state: 'running', data: JSON.stringify(task), leaseUntil: now + this.leaseMs, expiresAt: now + this.leaseMs + MAX_TASK_TTL_MS };
-    if (!(await this.write(task.taskId, () => this.store.replaceRunningScript(row)))) return false;
-    this.held.set(task.taskId, { binding, written: true, cancelled });
-    this.timer ??= setInterval(() => void this.renew(), Math.max(1, Math.floor(this.leaseMs / 3)));
-    this.timer.unref();
+    const row: StoredScript = { id: task.taskId, conversation: binding, owner: this.lease.owner, state: 'running', data: JSON.stringify(task), ...this.lease.until() };
+    if (!(await this.lease.write(task.taskId, () => this.store.replaceRunningScript(row)))) return false;
+    this.holdWritten(task.taskId, { binding, written: false, cancelled });
     return true;
   }
 
@@ -173,7 +162,7 @@ export class StoredTasks {
   async cancel(taskId: string, caller: string, message: string): Promise<StoredCancel> {
     const row = await this.store.getScript(taskId);
     if (row === undefined || row.conversation !== bindingOf(caller)) return { outcome: 'unknown' };
-    if (row.state !== 'running' || lost(row)) return { outcome: 'ended' };
+    if (row.state !== 'running' || leaseLost(row)) return { outcome: 'ended' };
     const { inputRequests: _asked, [RESUME]: resume, ...task } = JSON.parse(row.data) as DetailedTask;
     const cancelled = { ...task, status: 'cancelled', statusMessage: message, lastUpdatedAt: new Date().toISOString() } as DetailedTask;
     const done = await this.store.replaceRunningScript({ ...row, state: 'cancelled', data: JSON.stringify(cancelled), leaseUntil: 0, expiresAt: endOf(cancelled) });
@@ -196,63 +185,34 @@ export class StoredTasks {
   }
 
   /** Stops renewing and waits for every pending write (serve is stopping; the store closes after). */
-  async close(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await Promise.all([...this.chains.values()]);
+  close(): Promise<void> {
+    this.held.clear();
+    return this.lease.close();
+  }
+
+  /** Its row exists: the keeper renews it, and a renewal that misses it reads why. */
+  private holdWritten(taskId: string, held: Held): void {
+    held.written = true;
+    this.held.set(taskId, held);
+    this.lease.hold(taskId, (id) => this.missing(id));
   }
 
   private release(taskId: string): void {
     this.held.delete(taskId);
-    if (this.held.size === 0) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
+    this.lease.release(taskId);
   }
 
-  /** One renewal of every held task's lease; a held task the store no longer renews was cancelled elsewhere (or is gone): its run stops. */
-  private async renew(): Promise<void> {
-    if (this.renewing) return;
-    this.renewing = true;
-    try {
-      const checked = [...this.held].filter(([, h]) => h.written).map(([id]) => id);
-      const now = Date.now();
-      const renewed = new Set(await this.store.renewScripts(this.owner, now + this.leaseMs, now + this.leaseMs + MAX_TASK_TTL_MS));
-      for (const taskId of checked) {
-        if (renewed.has(taskId) || !this.held.has(taskId)) continue;
-        const row = await this.store.getScript(taskId);
-        const held = this.held.get(taskId);
-        if (held === undefined || row?.state === 'completed') continue;
-        // Cancelled at another instance, or its row is gone (swept, or removed from the store): nobody can read its outcome any more.
-        const message = row !== undefined ? String((JSON.parse(row.data) as DetailedTask).statusMessage ?? 'cancelled') : 'its stored record is gone';
-        this.logger.info({ taskId, store: this.store.kind }, `task ended at another instance (${message}): its run stops here`);
-        this.release(taskId);
-        held.cancelled(message);
-      }
-    } catch (error) {
-      this.logger.warn({ err: error, store: this.store.kind }, 'tasks: the lease could not be renewed; other instances may report them failed');
-    } finally {
-      this.renewing = false;
-    }
+  /** A renewal did not find the held task running: cancelled at another instance (or its row is gone), its run stops. */
+  private async missing(taskId: string): Promise<void> {
+    const row = await this.store.getScript(taskId);
+    const held = this.held.get(taskId);
+    if (held === undefined || row?.state === 'completed') return;
+    // Cancelled at another instance, or its row is gone (swept, or removed from the store): nobody can read its outcome any more.
+    const message = row !== undefined ? String((JSON.parse(row.data) as DetailedTask).statusMessage ?? 'cancelled') : 'its stored record is gone';
+    this.logger.info({ taskId, store: this.store.kind }, `task ended at another instance (${message}): its run stops here`);
+    this.release(taskId);
+    held.cancelled(message);
   }
-
-  /** Runs `step` after the task's earlier writes; resolves with its outcome (false when it failed: logged, never thrown). */
-  private write(taskId: string, step: () => Promise<boolean>): Promise<boolean> {
-    const next = (this.chains.get(taskId) ?? Promise.resolve(true)).then(step).catch((error: unknown) => {
-      this.logger.warn({ err: error, store: this.store.kind, taskId }, 'tasks: the store could not be written; the task is answerable only at this instance');
-      return false;
-    });
-    this.chains.set(taskId, next);
-    void next.then(() => {
-      if (this.chains.get(taskId) === next) this.chains.delete(taskId);
-    });
-    return next;
-  }
-}
-
-/** Whether a running row's instance stopped: its lease ran out, or its process on this machine is gone. */
-function lost(row: StoredScript): boolean {
-  return row.leaseUntil <= Date.now() || ownerGone(row.owner);
 }
 
 /** A running task whose instance stopped, as every instance answers it: failed, never run again. */

@@ -166,10 +166,11 @@ export class ModernTasks {
   async get(caller: string, request: JSONRPCRequest): Promise<Record<string, unknown>> {
     const taskId = taskIdOf(request);
     const record = this.records.find(taskId, caller);
-    if (record !== undefined) {
-      if (!isTerminal(record.state.status)) await this.stored?.endedElsewhere(taskId);
-      return { resultType: 'complete', ...this.detailed(record) };
-    }
+    if (record !== undefined && !isTerminal(record.state.status)) await this.stored?.endedElsewhere(taskId);
+    // Found again after the read: a task parked meanwhile left here with its exchange, so its
+    // record would say input_required without its requests (issue 43); its row has them.
+    const held = this.records.find(taskId, caller);
+    if (held !== undefined) return { resultType: 'complete', ...this.detailed(held) };
     return { resultType: 'complete', ...(await this.fromStore(taskId, caller)) };
   }
 
