@@ -550,8 +550,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     if (typeof conversationId !== 'string' || conversationId === '') throw new TypeError('conversationId must be a non-empty string');
     const aborted = this.interrupt(conversationId, reason);
     for (const id of [...(this.inferencesOf.get(conversationId) ?? [])]) this.forgetInference(id);
-    this.approvals.revoke(conversationId);
-    const outcomes = await Promise.allSettled([...this.conversationEndHooks].map(async (hook) => hook(conversationId)));
+    // Its grants end here at once, and in the store when they are kept in one (awaited with the hooks).
+    const revoked = this.approvals.revokeEverywhere(conversationId);
+    const outcomes = await Promise.allSettled([revoked, ...[...this.conversationEndHooks].map(async (hook) => hook(conversationId))]);
     for (const outcome of outcomes) {
       if (outcome.status === 'rejected') {
         this.diagnostic(undefined, 'conversation-end-failed', `freeing conversation ${conversationId} failed: ${(outcome.reason as Error)?.message ?? String(outcome.reason)}`);
