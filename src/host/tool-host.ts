@@ -534,7 +534,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /**
    * Ends a conversation for good, as an embedder does when its user closes it: its open model
    * calls end `aborted` (their scripts are stopped), its inferences are forgotten (a call naming
-   * one is refused as unknown), its standing approvals are revoked, and every
+   * one is refused as unknown), its standing approvals are revoked (in the store too, when
+   * code_execution keeps them there), and every
    * {@link onConversationEnd} hook frees what it kept for it (code_execution: the conversation's
    * VM, Python interpreter and session). Resolves once the hooks have settled; a hook that
    * fails is reported as a `conversation-end-failed` diagnostic, the others still run. Script
