@@ -28,7 +28,7 @@ export type {
   CallSite,
   ProgressUpdate,
 } from './host/types.ts';
-export type { ApprovalGrants, ConversationGrant } from './host/approval-grants.ts';
+export type { ApprovalGrants, ConversationGrant, GrantKeeper } from './host/approval-grants.ts';
 export { scanToolReferences } from './approvals/scan.ts';
 export { ElicitationGate, type ApprovalRules, type ElicitingClient } from './approvals/elicitation-gate.ts';
 export { TOOL_CLASSES, isToolClass, type ToolClass } from './vocabulary/classes.ts';

@@ -2,7 +2,9 @@
  * The one up-front approval of a script: before it runs, the gated tools its text references
  * are put to the gate's `decideBatch` in a single request. Declined, failed, thrown or
  * aborted → the script does not run (fail closed). Approved → a grant for this execution, or
- * for the conversation when the answer says so, and those calls run without `pending`. The
+ * for the conversation when the answer says so (kept in the store, when the host keeps its
+ * grants there, before the script runs; for this execution only when the store failed), and
+ * those calls run without `pending`. The
  * request carries the exact script and its digest; an answer naming another digest runs nothing.
  */
 import type { ToolHost } from '../host/tool-host.ts';
@@ -92,8 +94,10 @@ export async function approveUpFront(
   if (signal.aborted) return { run: false, reason: 'the call was aborted while waiting for approval' };
   if (!approved) return { run: false, reason };
   const granted = wanted.map((w) => w.tool);
-  if (scope === 'conversation') host.approvals.grantConversation(owner.conversationId, granted, owner.toolCallId);
-  else host.approvals.grantExecution(owner.toolCallId, granted);
+  // A conversation grant the store could not keep holds for this run only (the person approved
+  // this script; no other host could see the grant, nor revoke it).
+  if (scope === 'conversation' && !(await host.approvals.grantConversation(owner.conversationId, granted, owner.toolCallId))) scope = 'execution';
+  if (scope === 'execution') host.approvals.grantExecution(owner.toolCallId, granted);
   return { run: true, asked: true, granted, scope };
 }
 

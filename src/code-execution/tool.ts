@@ -34,6 +34,7 @@ import { NormalizePool } from '../runtime/js/normalize/pool.ts';
 import { codeTooLarge, DEFAULT_MAX_CODE_BYTES } from './code-size.ts';
 import { BackgroundScripts, DEFAULT_BACKGROUND_RESULT_MS, DEFAULT_MAX_BACKGROUND_SCRIPTS } from './background/registry.ts';
 import { StoredScripts } from './background/stored.ts';
+import { StoredGrants } from './stored-grants.ts';
 import { answerAction, DEFAULT_MAX_WAIT_MS, DEFAULT_WAIT_MS, finishedResult, runningResult, waitMs, type WaitBounds } from './background/actions.ts';
 import { textDigest } from '../host/arguments-digest.ts';
 import type { RunRecord } from '../store/journal.ts';
@@ -180,6 +181,8 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   };
 
   const durable = options.durable;
+  // With a store, conversation grants are kept there too (stored-grants.ts): shared by every host on it.
+  const unkeepGrants = durable?.store ? host.approvals.keepIn(new StoredGrants(durable.store), host.logger) : undefined;
 
   async function handler(args: Record<string, unknown>, ctx: HostToolContext): Promise<ToolResult> {
     // Read now: an abort that came before this point must reach the script (the signal is lazy).
@@ -219,6 +222,9 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     if (script.syntaxError !== undefined) return toToolResult(buildEnvelope(syntaxErrorReport(script.syntaxError), timeLimit, script.normalized), maxResultChars, false);
     // One up-front question for the gated tools the script names; declined, nothing runs.
     const gate = host.approvalGate;
+    // The conversation's grants as the store has them now (made or revoked at another host too):
+    // the up-front request and this run's calls go by them. Without a store, nothing to read.
+    if (gate !== undefined) await host.approvals.refresh(ctx.conversationId);
     if (gate?.decideBatch) {
       const approval = await approveUpFront(host, { code, language }, cache.bound().filter((t) => t.scriptCallable !== false), {
         toolCallId: ctx.toolCallId,
@@ -394,6 +400,7 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
     endConversation,
     close: async () => {
       unhook();
+      unkeepGrants?.();
       relist.close();
       await persist?.close();
       pages?.clear();

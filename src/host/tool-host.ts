@@ -534,7 +534,8 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /**
    * Ends a conversation for good, as an embedder does when its user closes it: its open model
    * calls end `aborted` (their scripts are stopped), its inferences are forgotten (a call naming
-   * one is refused as unknown), its standing approvals are revoked, and every
+   * one is refused as unknown), its standing approvals are revoked (in the store too, when
+   * code_execution keeps them there), and every
    * {@link onConversationEnd} hook frees what it kept for it (code_execution: the conversation's
    * VM, Python interpreter and session). Resolves once the hooks have settled; a hook that
    * fails is reported as a `conversation-end-failed` diagnostic, the others still run. Script
@@ -550,8 +551,9 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
     if (typeof conversationId !== 'string' || conversationId === '') throw new TypeError('conversationId must be a non-empty string');
     const aborted = this.interrupt(conversationId, reason);
     for (const id of [...(this.inferencesOf.get(conversationId) ?? [])]) this.forgetInference(id);
-    this.approvals.revoke(conversationId);
-    const outcomes = await Promise.allSettled([...this.conversationEndHooks].map(async (hook) => hook(conversationId)));
+    // Its grants end here at once, and in the store when they are kept in one (awaited with the hooks).
+    const revoked = this.approvals.revokeEverywhere(conversationId);
+    const outcomes = await Promise.allSettled([revoked, ...[...this.conversationEndHooks].map(async (hook) => hook(conversationId))]);
     for (const outcome of outcomes) {
       if (outcome.status === 'rejected') {
         this.diagnostic(undefined, 'conversation-end-failed', `freeing conversation ${conversationId} failed: ${(outcome.reason as Error)?.message ?? String(outcome.reason)}`);

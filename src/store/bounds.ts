@@ -53,3 +53,25 @@ export const MAX_STORED_SCRIPT_BYTES = 4 * 1024 * 1024;
  * (renewed every third of it); past it, another instance reports the script lost: 30 s.
  */
 export const SCRIPT_LEASE_MS = 30_000;
+
+/**
+ * Most conversation-wide approval grants ("for this conversation") one conversation keeps in the
+ * store, one row per tool: a grant past it is not stored (it holds for its own run only), and a
+ * load reads at most this many rows.
+ */
+export const MAX_GRANTS_PER_CONVERSATION = 1_000;
+
+/** Most grant rows one store holds, over all conversations and instances; past it a grant is not stored (it holds for its own run only). */
+export const MAX_STORED_GRANTS = 100_000;
+
+/**
+ * Most characters of a stored grant's conversation id, tool name or granting call id; a grant
+ * with a longer one is not stored (it holds for its own run only), and a longer row is not loaded.
+ */
+export const MAX_GRANT_KEY_CHARS = 1_024;
+
+/**
+ * How long a stored grant lasts unless revoked or its conversation ended: a week. Past it the
+ * store forgets it (swept at the next grant write) and the tool is asked for again.
+ */
+export const STORED_GRANT_TTL_MS = 7 * 24 * 60 * 60_000;

@@ -2,8 +2,8 @@
  * A store in this process's memory: the contract of {@link DurableStore} without persistence, for
  * tests and for one process that wants runs taken once across its own exchanges.
  */
-import { MAX_STORED_RUNS, MAX_STORED_SCRIPTS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
-import { StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun, type StoredScript } from './types.ts';
+import { MAX_GRANTS_PER_CONVERSATION, MAX_STORED_GRANTS, MAX_STORED_RUNS, MAX_STORED_SCRIPTS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
+import { StoreFullError, type ClaimOutcome, type DurableStore, type StoredGrant, type StoredRun, type StoredScript } from './types.ts';
 
 export class MemoryStore implements DurableStore {
   readonly kind = 'memory';
@@ -15,7 +15,49 @@ export class MemoryStore implements DurableStore {
   /** Background scripts by id. */
   private readonly scripts = new Map<string, StoredScript>();
 
-  constructor(private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS, private readonly maxScripts = MAX_STORED_SCRIPTS) {}
+  /** Grants by conversation, then by tool; Map order is the order of granting. */
+  private readonly grants = new Map<string, Map<string, StoredGrant>>();
+
+  constructor(
+    private readonly maxRuns = MAX_STORED_RUNS,
+    private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS,
+    private readonly maxScripts = MAX_STORED_SCRIPTS,
+    private readonly maxGrants = MAX_STORED_GRANTS,
+    private readonly maxGrantsPerConversation = MAX_GRANTS_PER_CONVERSATION,
+  ) {}
+
+  async putGrants(conversation: string, grants: readonly Omit<StoredGrant, 'conversation'>[]): Promise<void> {
+    const now = Date.now();
+    let total = 0;
+    for (const [id, rows] of this.grants) {
+      for (const [tool, row] of rows) if (row.expiresAt <= now) rows.delete(tool);
+      if (rows.size === 0) this.grants.delete(id);
+      else total += rows.size;
+    }
+    const mine = this.grants.get(conversation) ?? new Map<string, StoredGrant>();
+    const added = new Set(grants.map((g) => g.tool).filter((tool) => !mine.has(tool))).size;
+    if (mine.size + added > this.maxGrantsPerConversation) throw new StoreFullError(`the conversation holds ${mine.size} grants already (its bound)`);
+    if (total + added > this.maxGrants) throw new StoreFullError(`the store holds ${total} grants already (its bound)`);
+    for (const grant of grants) mine.set(grant.tool, { ...grant, conversation });
+    if (mine.size > 0) this.grants.set(conversation, mine);
+  }
+
+  async loadGrants(conversation: string): Promise<StoredGrant[]> {
+    const now = Date.now();
+    return [...(this.grants.get(conversation)?.values() ?? [])]
+      .filter((row) => row.expiresAt > now)
+      .sort((a, b) => a.grantedAt - b.grantedAt || (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0))
+      .slice(0, this.maxGrantsPerConversation)
+      .map((row) => ({ ...row }));
+  }
+
+  async deleteGrants(conversation: string, tool?: string): Promise<number> {
+    const rows = this.grants.get(conversation);
+    if (rows === undefined) return 0;
+    const removed = tool === undefined ? rows.size : rows.delete(tool) ? 1 : 0;
+    if (tool === undefined || rows.size === 0) this.grants.delete(conversation);
+    return removed;
+  }
 
   async putScript(script: StoredScript): Promise<void> {
     const now = Date.now();
@@ -93,6 +135,7 @@ export class MemoryStore implements DurableStore {
     this.runs.clear();
     this.shapes.clear();
     this.scripts.clear();
+    this.grants.clear();
   }
 
   /** Tests: the stored record, to read or change as a store's reader could. */

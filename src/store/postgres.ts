@@ -7,8 +7,8 @@
  * statement.
  */
 import { createRequire } from 'node:module';
-import { MAX_STORED_RUNS, MAX_STORED_SCRIPTS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
-import { StoreConfigError, StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun, type StoredScript } from './types.ts';
+import { MAX_GRANTS_PER_CONVERSATION, MAX_STORED_GRANTS, MAX_STORED_RUNS, MAX_STORED_SCRIPTS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
+import { StoreConfigError, StoreFullError, type ClaimOutcome, type DurableStore, type StoredGrant, type StoredRun, type StoredScript } from './types.ts';
 
 /** Connections one instance opens to the database at most. */
 export const PG_POOL_SIZE = 4;
@@ -42,6 +42,14 @@ CREATE TABLE IF NOT EXISTS toolcell_scripts (
   data TEXT NOT NULL,
   lease_until BIGINT NOT NULL,
   expires_at BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS toolcell_grants (
+  conversation TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  granted_at BIGINT NOT NULL,
+  granted_for TEXT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  PRIMARY KEY (conversation, tool)
 )`;
 
 function loadDriver(): typeof import('pg') {
@@ -59,7 +67,7 @@ export class PostgresStore implements DurableStore {
   private ready: Promise<void> | undefined;
 
   /** `url`: a `postgres://` connection string (its password, if any, stays in this process). */
-  constructor(url: string, private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS, private readonly maxScripts = MAX_STORED_SCRIPTS) {
+  constructor(url: string, private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS, private readonly maxScripts = MAX_STORED_SCRIPTS, private readonly maxGrants = MAX_STORED_GRANTS, private readonly maxGrantsPerConversation = MAX_GRANTS_PER_CONVERSATION) {
     const pg = loadDriver();
     this.pool = new pg.Pool({
       connectionString: url,
@@ -183,6 +191,49 @@ export class PostgresStore implements DurableStore {
   async deleteScript(id: string): Promise<void> {
     await this.schema();
     await this.pool.query('DELETE FROM toolcell_scripts WHERE id = $1', [id]);
+  }
+
+  async putGrants(conversation: string, grants: readonly Omit<StoredGrant, 'conversation'>[]): Promise<void> {
+    await this.schema();
+    // One row per tool (the last one given): a statement may not write the same row twice.
+    const byTool = [...new Map(grants.map((g) => [g.tool, g])).values()];
+    if (byTool.length === 0) return;
+    await this.transaction(async (client) => {
+      await client.query('DELETE FROM toolcell_grants WHERE expires_at <= $1', [Date.now()]);
+      // One writer at a time counts and writes, so both bounds hold across instances.
+      await client.query('LOCK TABLE toolcell_grants IN SHARE ROW EXCLUSIVE MODE');
+      const tools = byTool.map((g) => g.tool);
+      const { rows } = await client.query<{ n: string; mine: string; present: string }>(
+        'SELECT count(*) AS n, count(*) FILTER (WHERE conversation = $1) AS mine, count(*) FILTER (WHERE conversation = $1 AND tool = ANY($2::text[])) AS present FROM toolcell_grants',
+        [conversation, tools],
+      );
+      const added = tools.length - Number(rows[0]!.present);
+      const mine = Number(rows[0]!.mine);
+      const n = Number(rows[0]!.n);
+      if (mine + added > this.maxGrantsPerConversation) throw new StoreFullError(`the conversation holds ${mine} grants already (its bound)`);
+      if (n + added > this.maxGrants) throw new StoreFullError(`the store holds ${n} grants already (its bound)`);
+      await client.query(
+        'INSERT INTO toolcell_grants (conversation, tool, granted_at, granted_for, expires_at) SELECT $1, * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::bigint[]) ON CONFLICT (conversation, tool) DO UPDATE SET granted_at = excluded.granted_at, granted_for = excluded.granted_for, expires_at = excluded.expires_at',
+        [conversation, tools, byTool.map((g) => g.grantedAt), byTool.map((g) => g.grantedFor), byTool.map((g) => g.expiresAt)],
+      );
+    });
+  }
+
+  async loadGrants(conversation: string): Promise<StoredGrant[]> {
+    await this.schema();
+    const { rows } = await this.pool.query<{ tool: string; granted_at: string; granted_for: string; expires_at: string }>(
+      'SELECT tool, granted_at, granted_for, expires_at FROM toolcell_grants WHERE conversation = $1 AND expires_at > $2 ORDER BY granted_at, tool LIMIT $3',
+      [conversation, Date.now(), this.maxGrantsPerConversation],
+    );
+    return rows.map((r) => ({ conversation, tool: r.tool, grantedAt: Number(r.granted_at), grantedFor: r.granted_for, expiresAt: Number(r.expires_at) }));
+  }
+
+  async deleteGrants(conversation: string, tool?: string): Promise<number> {
+    await this.schema();
+    const { rowCount } = tool === undefined
+      ? await this.pool.query('DELETE FROM toolcell_grants WHERE conversation = $1', [conversation])
+      : await this.pool.query('DELETE FROM toolcell_grants WHERE conversation = $1 AND tool = $2', [conversation, tool]);
+    return rowCount ?? 0;
   }
 
   /**

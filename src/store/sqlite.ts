@@ -6,8 +6,8 @@
  * bytes); a locked file is waited for at most {@link SQLITE_BUSY_TIMEOUT_MS}.
  */
 import { createRequire } from 'node:module';
-import { MAX_STORED_RUNS, MAX_STORED_SCRIPTS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
-import { StoreConfigError, StoreFullError, type ClaimOutcome, type DurableStore, type StoredRun, type StoredScript } from './types.ts';
+import { MAX_GRANTS_PER_CONVERSATION, MAX_STORED_GRANTS, MAX_STORED_RUNS, MAX_STORED_SCRIPTS, MAX_STORED_SHAPE_TOOLS } from './bounds.ts';
+import { StoreConfigError, StoreFullError, type ClaimOutcome, type DurableStore, type StoredGrant, type StoredRun, type StoredScript } from './types.ts';
 
 /** Longest wait for another process's write lock on the file before a statement fails. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
@@ -37,6 +37,14 @@ CREATE TABLE IF NOT EXISTS toolcell_scripts (
   data TEXT NOT NULL,
   lease_until INTEGER NOT NULL,
   expires_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS toolcell_grants (
+  conversation TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  granted_at INTEGER NOT NULL,
+  granted_for TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  PRIMARY KEY (conversation, tool)
 )`;
 
 /** Loads better-sqlite3, or says which package to install. */
@@ -54,7 +62,7 @@ export class SqliteStore implements DurableStore {
   private readonly db: Database;
 
   /** Opens (creating when absent) the database file at `path`. */
-  constructor(readonly path: string, private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS, private readonly maxScripts = MAX_STORED_SCRIPTS) {
+  constructor(readonly path: string, private readonly maxRuns = MAX_STORED_RUNS, private readonly maxShapeTools = MAX_STORED_SHAPE_TOOLS, private readonly maxScripts = MAX_STORED_SCRIPTS, private readonly maxGrants = MAX_STORED_GRANTS, private readonly maxGrantsPerConversation = MAX_GRANTS_PER_CONVERSATION) {
     const Driver = loadDriver();
     this.db = new Driver(path, { timeout: SQLITE_BUSY_TIMEOUT_MS });
     this.db.pragma('journal_mode = WAL');
@@ -135,6 +143,34 @@ export class SqliteStore implements DurableStore {
 
   async deleteScript(id: string): Promise<void> {
     this.db.prepare('DELETE FROM toolcell_scripts WHERE id = ?').run(id);
+  }
+
+  async putGrants(conversation: string, grants: readonly Omit<StoredGrant, 'conversation'>[]): Promise<void> {
+    if (grants.length === 0) return;
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM toolcell_grants WHERE expires_at <= ?').run(Date.now());
+      const exists = this.db.prepare('SELECT 1 FROM toolcell_grants WHERE conversation = ? AND tool = ?');
+      const added = new Set(grants.map((g) => g.tool).filter((tool) => exists.get(conversation, tool) === undefined)).size;
+      const { mine } = this.db.prepare('SELECT count(*) AS mine FROM toolcell_grants WHERE conversation = ?').get(conversation) as { mine: number };
+      if (mine + added > this.maxGrantsPerConversation) throw new StoreFullError(`the conversation holds ${mine} grants already (its bound)`);
+      const { n } = this.db.prepare('SELECT count(*) AS n FROM toolcell_grants').get() as { n: number };
+      if (n + added > this.maxGrants) throw new StoreFullError(`the store holds ${n} grants already (its bound)`);
+      const put = this.db.prepare('INSERT INTO toolcell_grants (conversation, tool, granted_at, granted_for, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (conversation, tool) DO UPDATE SET granted_at = excluded.granted_at, granted_for = excluded.granted_for, expires_at = excluded.expires_at');
+      for (const grant of grants) put.run(conversation, grant.tool, grant.grantedAt, grant.grantedFor, grant.expiresAt);
+    }).immediate();
+  }
+
+  async loadGrants(conversation: string): Promise<StoredGrant[]> {
+    const rows = this.db.prepare('SELECT tool, granted_at, granted_for, expires_at FROM toolcell_grants WHERE conversation = ? AND expires_at > ? ORDER BY granted_at, tool LIMIT ?')
+      .all(conversation, Date.now(), this.maxGrantsPerConversation) as { tool: string; granted_at: number; granted_for: string; expires_at: number }[];
+    return rows.map((r) => ({ conversation, tool: r.tool, grantedAt: r.granted_at, grantedFor: r.granted_for, expiresAt: r.expires_at }));
+  }
+
+  async deleteGrants(conversation: string, tool?: string): Promise<number> {
+    const { changes } = tool === undefined
+      ? this.db.prepare('DELETE FROM toolcell_grants WHERE conversation = ?').run(conversation)
+      : this.db.prepare('DELETE FROM toolcell_grants WHERE conversation = ? AND tool = ?').run(conversation, tool);
+    return changes;
   }
 
   async close(): Promise<void> {

@@ -44,6 +44,24 @@ export interface StoredScript {
 }
 
 /**
+ * A conversation-wide approval grant as the store keeps it (code-execution/stored-grants.ts): one
+ * row per conversation and tool, so that every instance sharing the store honours it, and a
+ * revoke at any of them ends it for all.
+ */
+export interface StoredGrant {
+  /** The conversation it was granted in: only a load for that conversation reads it. */
+  conversation: string;
+  /** The tool it approves. */
+  tool: string;
+  /** `Date.now()` when it was granted. */
+  grantedAt: number;
+  /** The `code_execution` call whose up-front request granted it. */
+  grantedFor: string;
+  /** `Date.now()` past which it no longer holds (and is swept). */
+  expiresAt: number;
+}
+
+/**
  * Taking a run: `claimed` hands it out once — the compare-and-set from `paused` to `claimed`
  * succeeds for one caller only, whichever instance it runs in. Otherwise why not: never stored
  * (or deleted), already taken, or expired.
@@ -103,6 +121,20 @@ export interface DurableStore {
   getScript(id: string): Promise<StoredScript | undefined>;
   /** Forgets script `id`; no error when it is not there. */
   deleteScript(id: string): Promise<void>;
+  /**
+   * Writes (inserts or replaces) grants of `conversation`, all or none. Expired rows are swept
+   * first; throws {@link StoreFullError} when the new rows would pass
+   * {@link import('./bounds.ts').MAX_GRANTS_PER_CONVERSATION} for the conversation or
+   * {@link import('./bounds.ts').MAX_STORED_GRANTS} for the store.
+   */
+  putGrants(conversation: string, grants: readonly Omit<StoredGrant, 'conversation'>[]): Promise<void>;
+  /**
+   * The unexpired grants of `conversation` (and of no other), oldest first, at most
+   * {@link import('./bounds.ts').MAX_GRANTS_PER_CONVERSATION}: one bounded read.
+   */
+  loadGrants(conversation: string): Promise<StoredGrant[]>;
+  /** Deletes the grant of `tool` in `conversation`, or all of the conversation's without `tool`; returns how many rows went. */
+  deleteGrants(conversation: string, tool?: string): Promise<number>;
   /** Releases the file or the connection pool. */
   close(): Promise<void>;
 }

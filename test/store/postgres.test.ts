@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { makePeer, observePolicy, scratchDir, waitUntil, type Peer } from '../helpers/peers.ts';
 import { PostgresStore } from '../../src/store/postgres.ts';
 import { startPgCluster } from './pg-cluster.ts';
-import { scriptsContract, shapesContract, storeContract } from './store-contract.ts';
+import { grantsContract, scriptsContract, shapesContract, storeContract } from './store-contract.ts';
 import { post, startServe } from './serve-process.ts';
 
 const JS_SCRIPT = `
@@ -41,6 +41,11 @@ test('postgres store: the contract, with takers on two pools', async () => {
     await scriptsContract(async (max) => {
       const store = new PostgresStore(cluster.url, undefined, undefined, max);
       await (store as unknown as { pool: import('pg').Pool }).pool.query('DROP TABLE IF EXISTS toolcell_scripts');
+      return store;
+    });
+    await grantsContract(async (max, perConversation) => {
+      const store = new PostgresStore(cluster.url, undefined, undefined, undefined, max, perConversation);
+      await (store as unknown as { pool: import('pg').Pool }).pool.query('DROP TABLE IF EXISTS toolcell_grants');
       return store;
     });
     const one = new PostgresStore(cluster.url);

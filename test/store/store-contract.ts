@@ -100,3 +100,48 @@ export async function scriptsContract(make: (maxScripts: number) => Promise<Dura
     await store.close();
   }
 }
+
+/**
+ * Conversation grants: kept per conversation and tool, read only by their own conversation,
+ * oldest first; a write is all or none; both bounds hold (a replaced row is not new); expired
+ * rows are not read and are swept at the next write; deletes count what went.
+ */
+export async function grantsContract(make: (maxGrants: number, maxPerConversation: number) => Promise<DurableStore>): Promise<void> {
+  const store = await make(5, 3);
+  try {
+    const now = Date.now();
+    const later = now + 60_000;
+    const grant = (tool: string, grantedAt = now, grantedFor = 'call-1') => ({ tool, grantedAt, grantedFor, expiresAt: later });
+    assert.deepEqual(await store.loadGrants('a'), []);
+    await store.putGrants('a', [grant('t2', now + 1), grant('t1')]);
+    assert.deepEqual(await store.loadGrants('a'), [{ conversation: 'a', ...grant('t1') }, { conversation: 'a', ...grant('t2', now + 1) }]);
+    // Tenants: conversation b reads nothing of a's.
+    assert.deepEqual(await store.loadGrants('b'), []);
+    // Replaced, not added: the same tool granted again.
+    await store.putGrants('a', [grant('t1', now + 2, 'call-2')]);
+    assert.deepEqual((await store.loadGrants('a')).map((g) => [g.tool, g.grantedFor]), [['t2', 'call-1'], ['t1', 'call-2']]);
+    // The bound per conversation (3): a fourth tool is refused, all or none; a replaced one is not.
+    await store.putGrants('a', [grant('t3', now + 3)]);
+    await assert.rejects(store.putGrants('a', [grant('t4', now + 4), grant('t1', now + 4)]), StoreFullError);
+    assert.deepEqual((await store.loadGrants('a')).map((g) => [g.tool, g.grantedAt]), [['t2', now + 1], ['t1', now + 2], ['t3', now + 3]]);
+    await store.putGrants('a', [grant('t3', now + 5)]);
+    // The bound per store (5): b's two fit, c's one does not, and nothing of c's is kept.
+    await store.putGrants('b', [grant('u1'), grant('u2')]);
+    await assert.rejects(store.putGrants('c', [grant('v1')]), StoreFullError);
+    assert.deepEqual(await store.loadGrants('c'), []);
+    // Deletes: one tool, then the rest of a conversation; another conversation's stay.
+    assert.equal(await store.deleteGrants('a', 't1'), 1);
+    assert.equal(await store.deleteGrants('a', 't1'), 0);
+    assert.equal(await store.deleteGrants('a'), 2);
+    assert.equal(await store.deleteGrants('nobody'), 0);
+    assert.deepEqual(await store.loadGrants('a'), []);
+    assert.deepEqual((await store.loadGrants('b')).map((g) => g.tool), ['u1', 'u2']);
+    // Expired: not read, and swept at the next write (so it no longer counts against the bound).
+    await store.putGrants('d', [{ ...grant('old'), expiresAt: Date.now() - 1 }, grant('w1'), grant('w2')]);
+    assert.deepEqual((await store.loadGrants('d')).map((g) => g.tool), ['w1', 'w2']);
+    await store.putGrants('e', [grant('x1')]);
+    assert.deepEqual((await store.loadGrants('e')).map((g) => g.tool), ['x1']);
+  } finally {
+    await store.close();
+  }
+}

@@ -11,12 +11,13 @@ import { MemoryStore } from '../../src/store/memory.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
 import { openStore } from '../../src/store/open.ts';
 import { StoreConfigError } from '../../src/store/types.ts';
-import { scriptsContract, shapesContract, storeContract } from './store-contract.ts';
+import { grantsContract, scriptsContract, shapesContract, storeContract } from './store-contract.ts';
 
 test('memory store: the contract', async () => {
   await storeContract(async (max) => new MemoryStore(max));
   await shapesContract(async (max, shapes) => new MemoryStore(max, shapes));
   await scriptsContract(async (max) => new MemoryStore(undefined, undefined, max));
+  await grantsContract(async (max, perConversation) => new MemoryStore(undefined, undefined, undefined, max, perConversation));
 });
 
 test('sqlite store: the contract, and two handles on one file take a run once', async () => {
@@ -24,6 +25,7 @@ test('sqlite store: the contract, and two handles on one file take a run once', 
   await storeContract(async (max) => new SqliteStore(join(dir, 'a.db'), max));
   await shapesContract(async (max, shapes) => new SqliteStore(join(dir, 'shapes.db'), max, shapes));
   await scriptsContract(async (max) => new SqliteStore(join(dir, 'scripts.db'), undefined, undefined, max));
+  await grantsContract(async (max, perConversation) => new SqliteStore(join(dir, 'grants.db'), undefined, undefined, undefined, max, perConversation));
   const one = new SqliteStore(join(dir, 'b.db'));
   const two = new SqliteStore(join(dir, 'b.db'));
   try {
