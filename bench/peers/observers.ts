@@ -55,7 +55,10 @@ export async function attachObservers(host: ToolHost, dir: string, count: number
  * (`host.flush()`) and waits until each has read it all, so that their trailing work on the run
  * lands on no other measurement.
  */
-export async function settleObservers(host: ToolHost, connections: McplConnection[]): Promise<void> {
+export async function settleObservers(host: ToolHost, connections: McplConnection[]): Promise<Array<number | undefined>> {
   await host.flush();
-  await Promise.all(connections.map((c) => c.request('fixture/barrier')));
+  const answers = await Promise.all(connections.map((c) => c.request('fixture/barrier')));
+  // The lean observer answers with how many lifecycle events it has read (the SDK peer does not
+  // count): a caller can check that its observers really received the calls it timed.
+  return answers.map((answer) => (typeof answer.events === 'number' ? answer.events : undefined));
 }

@@ -34,7 +34,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { attachObservers, settleObservers } from './observers.ts';
-import { workload, toolsDialect, utcpDialect, type CallSyntax, type Payload, type Workload, type WorkloadName } from './workloads.ts';
+import { PAR_CALLS, SEQ_CALLS, workload, toolsDialect, utcpDialect, type CallSyntax, type Payload, type Workload, type WorkloadName } from './workloads.ts';
 
 export const SUBJECTS = ['toolcell', 'toolcell-host', 'toolcell-host-4obs', 'toolcell-host-4obs-sdk', 'toolcell-host-4obs-default', 'pi-codemode', 'ai-sdk-code-mode', 'utcp-code-mode'] as const;
 export type SubjectName = (typeof SUBJECTS)[number];
@@ -140,6 +140,8 @@ async function toolcellHost(payload: Payload, observed: Observed, label: Subject
       maxResultChars: 4 * 2 ** 20,
     });
     const streams = new Map<string, ReturnType<typeof host.openStream>>();
+    /** Lifecycle events each lean observer had read at the last settle. */
+    const eventsRead: number[] = [];
     const dropped = () => connections.reduce((n, c) => n + c.queue.stats.droppedCalls, 0);
     return {
       async run(name, conversation, once) {
@@ -157,7 +159,15 @@ async function toolcellHost(payload: Payload, observed: Observed, label: Subject
           await host.endConversation(conversation);
         }
         if (connections.length > 0) {
-          await settleObservers(host, connections);
+          const read = await settleObservers(host, connections);
+          // An observer whose filter never came into force would read nothing, and the subject
+          // would time the delivery of nothing: each must have read the inner calls' events.
+          read.forEach((events, i) => {
+            if (events === undefined) return;
+            const before = eventsRead[i] ?? 0;
+            eventsRead[i] = events;
+            if ((name === 'seq' || name === 'par') && events - before < (name === 'seq' ? SEQ_CALLS : PAR_CALLS)) throw new Error(`${label} ${name}: observer ${i} read ${events - before} lifecycle events, fewer than the run's calls`);
+          });
           if (observed !== 'default' && dropped() > 0) throw new Error(`${label}: observers dropped ${dropped()} calls where every event must be delivered`);
         }
       },
