@@ -20,7 +20,7 @@ interface Slot<K, V> {
   /** The item itself: the walk compares against the previous build's items (a caller may have changed its array in place since). */
   readonly item: K;
   value: V;
-  /** Index in the build that last saw it. */
+  /** Index in the build that last saw it (-2 once reported dropped). */
   at: number;
   /** That build's number. */
   seen: number;
@@ -90,7 +90,12 @@ export class IdentityWalk<K extends object, V> {
     }
     for (let k = j; k < prevSlots.length; k++) skipped.push(prevSlots[k]!);
     const dropped: V[] = [];
-    for (const slot of skipped) if (slot.seen !== build) dropped.push(slot.value);
+    for (const slot of skipped) {
+      // `at` -2: reported already (an item listed twice last time is skipped twice).
+      if (slot.seen === build || slot.at === -2) continue;
+      dropped.push(slot.value);
+      slot.at = -2;
+    }
     this.lastWork = work + skipped.length;
     this.kept = slots;
     return { values, added, dropped };
