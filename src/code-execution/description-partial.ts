@@ -9,10 +9,9 @@
 import { renderDeclarations, renderPythonStubs, type ToolDescriptor } from '../runtime/declarations/index.ts';
 import type { ScriptLanguage } from './options.ts';
 import { clipSummary, HELPER_DESCRIPTORS } from './tool-search.ts';
-import type { DescriptionMemo } from './description-memo.ts';
+import { PARTIAL_SUMMARY_CHARS, type DescriptionMemo } from './description-memo.ts';
 
-/** Longest summary line of a tool that is not declared in full. */
-export const PARTIAL_SUMMARY_CHARS = 120;
+export { PARTIAL_SUMMARY_CHARS };
 
 /** Pieces of the description around the declarations, given by description.ts. */
 export interface PartialFrame {
@@ -40,13 +39,6 @@ function render(declared: readonly ToolDescriptor[], summarized: readonly ToolDe
   return parts.join('\n');
 }
 
-/** `summaryLine(t, memo).length`, without building the line. */
-function summaryLength(t: ToolDescriptor, memo: DescriptionMemo): number {
-  const { sentence } = memo.facts(t);
-  if (sentence === '') return t.name.length;
-  return t.name.length + 2 + (sentence.length <= PARTIAL_SUMMARY_CHARS ? sentence.length : clipSummary(sentence, PARTIAL_SUMMARY_CHARS).length);
-}
-
 function summaryLine(t: ToolDescriptor, memo: DescriptionMemo): string {
   const summary = clipSummary(memo.facts(t).sentence, PARTIAL_SUMMARY_CHARS);
   return summary === '' ? t.name : `${t.name}: ${summary}`;
@@ -55,26 +47,26 @@ function summaryLine(t: ToolDescriptor, memo: DescriptionMemo): string {
 /**
  * The description with full declarations for as many tools as fit within `maxChars` and
  * summaries for the rest, or `undefined` when not even one tool's declarations fit beside the
- * summaries of the others (the caller then uses its compact list). `byName`: `list` sorted by
- * name (code-unit order), sorted once by the caller for this form and the compact one.
+ * summaries of the others (the caller then uses its compact list). `list`: the memo's latest
+ * build, whose tools the memo also keeps sorted by name.
  */
 export function partialDescription(
   list: readonly ToolDescriptor[],
-  byName: readonly ToolDescriptor[],
   languages: readonly ScriptLanguage[],
   frame: PartialFrame,
   maxChars: number,
   memo: DescriptionMemo,
 ): string | undefined {
-  // The summaries alone must leave room: a cheap check before any tool is rendered (lengths
-  // only, from the memo: at 10,000 tools no line is built).
-  let summaries = 0;
-  for (const t of byName) summaries += summaryLength(t, memo) + 1;
+  // The summaries alone must leave room: a cheap check before any tool is rendered (the
+  // memo's running total of every tool's summary line: at 10,000 tools no tool is looked at).
+  const summaries = memo.summaryChars();
   // Before rendering even the skeleton (the helpers' declarations, ~1 ms): at 1,000 tools and
   // more the summaries alone overflow.
   if (summaries >= maxChars) return undefined;
   const skeleton = render([], [], languages, frame, memo).length;
   if (skeleton + summaries >= maxChars) return undefined;
+  // From here on the summaries fit the budget, so the tools are few (a line each).
+  const byName = memo.byName();
   const cost = new Map<ToolDescriptor, number>();
   const empty = (languages.includes('javascript') ? renderDeclarations([]).length : 0) + (languages.includes('python') ? renderPythonStubs([]).length : 0);
   const costOf = (t: ToolDescriptor): number => {

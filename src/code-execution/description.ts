@@ -57,6 +57,10 @@ export interface DescriptionOptions {
   maxChars?: number;
   /** Observed result schemas of tools that declare none. */
   learned?: (tool: string) => Record<string, unknown> | undefined;
+  /** Changes whenever any learned schema does (with a memo, unchanged tools then skip `learned`). */
+  learnedVersion?: number;
+  /** Which of the tools the description lists (default: all); the same for every build of one memo. */
+  include?: (tool: RegisteredTool) => boolean;
   /**
    * Per-tool pieces kept from earlier builds (description-memo.ts), so a rebuild after a change
    * of the tool set derives only the changed tools'. Without one, every tool is derived anew.
@@ -124,35 +128,45 @@ function namesOnly(list: readonly ToolDescriptor[]): string[] {
  * The compact list; under a budget so small that even the names do not fit beside the
  * background guide, the guide is left out (the tools come first).
  */
-function compactDescription(sorted: readonly ToolDescriptor[], languages: readonly ScriptLanguage[], options: DescriptionOptions, maxChars: number, memo: DescriptionMemo): string {
-  const text = compactWith(sorted, languages, options, maxChars, memo, true);
-  return text.length <= maxChars ? text : compactWith(sorted, languages, options, maxChars, memo, false);
+function compactDescription(languages: readonly ScriptLanguage[], options: DescriptionOptions, maxChars: number, memo: DescriptionMemo): string {
+  const text = compactWith(languages, options, maxChars, memo, true);
+  return text.length <= maxChars ? text : compactWith(languages, options, maxChars, memo, false);
 }
 
-function compactWith(sorted: readonly ToolDescriptor[], languages: readonly ScriptLanguage[], options: DescriptionOptions, maxChars: number, memo: DescriptionMemo, background: boolean): string {
+/** The compact list of the memo's latest build, its tools in name order. */
+function compactWith(languages: readonly ScriptLanguage[], options: DescriptionOptions, maxChars: number, memo: DescriptionMemo, background: boolean): string {
+  const count = memo.count;
   const parts = head(options, background);
   if (languages.includes('javascript')) parts.push('', JS_INTRO);
   if (languages.includes('python')) parts.push('', PY_INTRO);
   parts.push('', describeSessionsAndHelpers(languages), '', describeContent(languages));
   const intro = (how: string) =>
-    `${sorted.length} tools, too many to declare here: ${how}. Before calling one, read its full declaration (arguments and result) with \`await describe("name")\`; find tools with \`await searchTools("words")\` (ranked names and summaries). Neither is a tool call.`;
+    `${count} tools, too many to declare here: ${how}. Before calling one, read its full declaration (arguments and result) with \`await describe("name")\`; find tools with \`await searchTools("words")\` (ranked names and summaries). Neither is a tool call.`;
   const fixed = [...parts, '', intro('listed by name, grouped by server ("x--: a, b" is x--a and x--b)'), '```', '```'].join('\n').length;
   const room = maxChars - fixed;
   const fits = (lines: string[]) => lines.join('\n').length <= room;
   const finish = (how: string, lines: string[]) => [...parts, '', intro(how), '```', ...lines, '```'].join('\n');
   // Every line holds at least its tool's name, every group its tools' names past the prefix,
   // and one character between two of them: when those alone overflow, no attempt below can
-  // fit, and none is built (at 10,000 tools each attempt is a list of 10,000 lines).
-  let names = -1;
-  let rests = -1;
-  for (const t of sorted) {
-    names += t.name.length + 1;
-    const cut = t.name.indexOf('--');
-    rests += (cut > 0 ? t.name.length - cut - 2 : t.name.length) + 1;
-  }
+  // fit, and none is built (at 10,000 tools each attempt is a list of 10,000 lines). Both are
+  // the memo's running totals: no tool is looked at to know them.
+  const names = memo.nameChars(true);
+  const rests = memo.nameChars(false);
+  // Only when some attempt can fit, so the tools are few (the names alone fit the budget).
+  const sorted = names > room && rests > room ? [] : memo.byName();
   // Each tool's first sentence once; only its cut changes from one attempt to the next.
   const sentences = names > room ? [] : sorted.map((t) => memo.facts(t).sentence);
   for (const max of names > room ? [] : [120, 80, 50, 30]) {
+    // The attempt's length first, from the cut sentences' lengths: only the one that fits is
+    // built (at 1,000 tools four attempts of 1,000 lines were a 5–10 ms step on a loaded machine).
+    let length = sorted.length - 1;
+    for (let i = 0; i < sorted.length; i++) {
+      const sentence = sentences[i]!;
+      const cut = sentence.length <= max ? sentence.length : clipSummary(sentence, max).length;
+      length += sorted[i]!.name.length + (cut === 0 ? 0 : 2 + cut);
+      if (length > room) break;
+    }
+    if (length > room) continue;
     const lines = sorted.map((t, i) => {
       const summary = clipSummary(sentences[i]!, max);
       return summary === '' ? t.name : `${t.name}: ${summary}`;
@@ -164,13 +178,14 @@ function compactWith(sorted: readonly ToolDescriptor[], languages: readonly Scri
   // Still too long: as many names as fit, then how many were left out.
   let text = '';
   let shown = 0;
-  for (const { name } of sorted) {
+  for (let i = 0; i < count; i++) {
+    const name = memo.nameAt(i);
     const next = text === '' ? name : `${text}, ${name}`;
     if (next.length + 60 > room) break;
     text = next;
     shown += 1;
   }
-  return finish('the first names listed', [`${text}${shown < sorted.length ? `, … and ${sorted.length - shown} more (searchTools finds them)` : ''}`]);
+  return finish('the first names listed', [`${text}${shown < count ? `, … and ${count - shown} more (searchTools finds them)` : ''}`]);
 }
 
 /**
@@ -180,13 +195,10 @@ function compactWith(sorted: readonly ToolDescriptor[], languages: readonly Scri
  * character that is not white space; `languages` without JavaScript: names only). Lets a
  * large tool list skip rendering declarations (about 0.3 s at 1,000 tools) that cannot fit.
  */
-export function fullLengthLowerBound(list: readonly ToolDescriptor[], languages: readonly ScriptLanguage[] = [], memo?: DescriptionMemo): number {
+export function fullLengthLowerBound(list: readonly ToolDescriptor[], languages: readonly ScriptLanguage[] = []): number {
   const docs = languages.includes('javascript');
   let chars = 0;
-  for (const t of list) {
-    const facts = memo?.facts(t);
-    chars += (facts?.nameTail ?? scriptPath(t.name).at(-1)!.length) + (docs ? (facts?.solidChars ?? solidChars(t.description)) : 0);
-  }
+  for (const t of list) chars += scriptPath(t.name).at(-1)!.length + (docs ? solidChars(t.description) : 0);
   return chars;
 }
 
@@ -198,12 +210,12 @@ export function fullLengthLowerBound(list: readonly ToolDescriptor[], languages:
 export function describeCodeExecution(tools: readonly RegisteredTool[], languages: readonly ScriptLanguage[], options: DescriptionOptions): string {
   const maxChars = options.maxChars ?? DEFAULT_DESCRIPTION_CHARS;
   const memo = options.memo ?? new DescriptionMemo();
-  const list = memo.descriptors(tools, options.learned);
-  if (fullLengthLowerBound(list, languages, memo) <= maxChars) {
+  const list = memo.descriptors(tools, { learned: options.learned, learnedVersion: options.learnedVersion, include: options.include });
+  // The memo keeps fullLengthLowerBound's sum over the listed tools as a running total.
+  if (memo.lowerBound(languages.includes('javascript')) <= maxChars) {
     const full = fullDescription(list, languages, options);
     if (full.length <= maxChars) return full;
   }
   const frame = { parts: head(options), jsIntro: JS_INTRO, pyIntro: PY_INTRO, tail: `${describeSessionsAndHelpers(languages)}\n\n${describeContent(languages)}` };
-  const byName = memo.byName();
-  return partialDescription(list, byName, languages, frame, maxChars, memo) ?? compactDescription(byName, languages, options, maxChars, memo);
+  return partialDescription(list, languages, frame, maxChars, memo) ?? compactDescription(languages, options, maxChars, memo);
 }

@@ -10,19 +10,39 @@
  */
 import type { ToolHost } from '../host/tool-host.ts';
 import type { RegisteredTool } from '../host/types.ts';
+import { IdentityWalk } from '../host/identity-walk.ts';
 import { CODE_EXECUTION } from './options.ts';
+
+/** Whether a script may call `tool` at all (before the operator's `allowTool`): not code_execution itself, not model-only. */
+export function scriptCallable(tool: RegisteredTool): boolean {
+  return tool.name !== CODE_EXECUTION && tool.scriptCallable !== false;
+}
+
+/** Where a tool goes in {@link ListingCache.bound}: first (callable), last (bound to meet a refusal), or not at all. */
+const CALLABLE = 0;
+const REFUSED = 1;
+const LEFT = 2;
+type Place = typeof CALLABLE | typeof REFUSED | typeof LEFT;
 
 export class ListingCache {
   /** Rebuild counts, for tests and benchmarks. */
   readonly builds = { description: 0, bound: 0 };
   private text: { version: number; value: string } | undefined;
   private tools: { version: number; value: readonly RegisteredTool[] } | undefined;
+  /** Each tool's place in {@link bound}, kept between builds: a change looks only at the changed tools. */
+  private readonly places: IdentityWalk<RegisteredTool, Place>;
 
+  /**
+   * `render`: the description for the host's available tools, every one of them (it leaves out
+   * those {@link scriptCallable} and `allow` refuse, as `describeCodeExecution`'s `include`).
+   */
   constructor(
     private readonly host: ToolHost,
-    private readonly render: (scriptTools: readonly RegisteredTool[]) => string,
-    private readonly allow: (tool: RegisteredTool) => boolean,
-  ) {}
+    private readonly render: (available: readonly RegisteredTool[]) => string,
+    allow: (tool: RegisteredTool) => boolean,
+  ) {
+    this.places = new IdentityWalk((t) => (t.scriptCallable === false ? REFUSED : t.name !== CODE_EXECUTION && allow(t) ? CALLABLE : LEFT));
+  }
 
   /**
    * The model-facing description for the host's tools now. Learned result types change it
@@ -32,8 +52,7 @@ export class ListingCache {
   description(): string {
     const version = this.host.toolsVersion;
     if (this.text?.version !== version) {
-      const scriptTools = this.host.availableTools().filter((t) => t.name !== CODE_EXECUTION && t.scriptCallable !== false);
-      this.text = { version, value: this.render(scriptTools) };
+      this.text = { version, value: this.render(this.host.availableTools()) };
       this.builds.description += 1;
     }
     return this.text.value;
@@ -47,9 +66,15 @@ export class ListingCache {
   bound(): readonly RegisteredTool[] {
     const version = this.host.registry.version;
     if (this.tools?.version !== version) {
-      const all = this.host.registry.all();
-      const callable = all.filter((t) => t.name !== CODE_EXECUTION && t.scriptCallable !== false && this.allow(t));
-      this.tools = { version, value: Object.freeze([...callable, ...all.filter((t) => t.scriptCallable === false)]) };
+      const all = this.host.registry.shared();
+      const { values } = this.places.build(all);
+      const callable: RegisteredTool[] = [];
+      const refused: RegisteredTool[] = [];
+      for (let i = 0; i < values.length; i++) {
+        if (values[i] === CALLABLE) callable.push(all[i]!);
+        else if (values[i] === REFUSED) refused.push(all[i]!);
+      }
+      this.tools = { version, value: Object.freeze(refused.length === 0 ? callable : callable.concat(refused)) };
       this.builds.bound += 1;
     }
     return this.tools.value;

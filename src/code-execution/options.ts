@@ -22,7 +22,11 @@ export interface CodeExecutionOptions {
   innerCallTimeoutMs?: number;
   /** Extra time past `innerCallTimeoutMs` before the safety timeout ends the call `failed` (default 5 s). */
   innerCallGraceMs?: number;
-  /** Which tools scripts may call (and the description lists). Default: every tool but `code_execution`. */
+  /**
+   * Which tools scripts may call (and the description lists). Default: every tool but
+   * `code_execution`. Asked once per registered tool and kept until that tool changes (a change
+   * of the tool set looks only at the changed tools), so its answer should depend on the tool alone.
+   */
   allowTool?: (tool: RegisteredTool) => boolean;
   /**
    * JavaScript engine: `quickjs` (default; QuickJS in WebAssembly, sharing no object with the

@@ -17,7 +17,10 @@ import { approveUpFront, DECLINED_TEXT } from '../approvals/up-front.ts';
 import { buildBindings, type ExecutionLedger, type RunScope } from './bindings.ts';
 import { ToolCatalog } from '../runtime/catalog.ts';
 import { describeCodeExecution, toolDescriptors } from './description.ts';
-import { ListingCache } from './listing-cache.ts';
+import { ListingCache, scriptCallable } from './listing-cache.ts';
+import { IdentityWalk } from '../host/identity-walk.ts';
+import type { ToolBinding } from '../runtime/types.ts';
+import type { ToolDescriptor } from '../runtime/declarations/index.ts';
 import { DescriptionMemo } from './description-memo.ts';
 import { LiveOutput } from './live-output.ts';
 import { ShapeLearner } from './learned-shapes.ts';
@@ -160,7 +163,12 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   // What each tool contributes to the description, kept between builds: a change of the tool
   // set derives only the tools that changed (issue 46 item 5).
   const memo = new DescriptionMemo();
-  const cache = new ListingCache(host, (tools) => describeCodeExecution(tools.filter(allow), languages, { defaultMs, maxMs, maxChars: maxDescriptionChars, learned, memo }), allow);
+  const include = (t: RegisteredTool) => scriptCallable(t) && allow(t);
+  const cache = new ListingCache(
+    host,
+    (available) => describeCodeExecution(available, languages, { defaultMs, maxMs, maxChars: maxDescriptionChars, learned, learnedVersion: shapes.version, include, memo }),
+    allow,
+  );
   const relist = new LearnedRefresh(host, shapes);
   const shapeStore = options.durable?.store;
   const persist = shapeStore ? new LearnedPersist(shapes, shapeStore, host.logger, () => host.refreshListing()) : undefined;
@@ -168,15 +176,29 @@ export function registerCodeExecution(host: ToolHost, options: CodeExecutionOpti
   // A script's bindings per language — the bound tools, then describe() and searchTools(),
   // which answer from the declared tools on the host side (not dispatched, not recorded) — as
   // one catalog per registry version: planned once, sent to each sandbox and interpreter once.
-  let catalogs: { of: readonly RegisteredTool[]; javascript?: ToolCatalog; python?: ToolCatalog } | undefined;
+  // Each bound tool's binding and, when a script may call it, its descriptor for describe() and
+  // searchTools(): kept between catalogs, so a change of the tool set makes only the changed
+  // tools' (issue 46 item 5).
+  const pieces = new IdentityWalk<RegisteredTool, { binding: ToolBinding; descriptor: ToolDescriptor | undefined }>((t) => ({
+    binding: buildBindings([t])[0]!,
+    descriptor: t.scriptCallable !== false ? toolDescriptors([t])[0]! : undefined,
+  }));
+  let catalogs: { of: readonly RegisteredTool[]; bindings: ToolBinding[]; searchable: ToolDescriptor[]; javascript?: ToolCatalog; python?: ToolCatalog } | undefined;
   const catalogFor = (language: ScriptLanguage): ToolCatalog => {
     const bound = cache.bound();
-    if (catalogs?.of !== bound) catalogs = { of: bound };
-    let catalog = catalogs[language];
-    if (catalog === undefined) {
-      const searchable = toolDescriptors(bound.filter((t) => t.scriptCallable !== false));
-      catalog = catalogs[language] = new ToolCatalog([...buildBindings(bound), ...toolSearchBindings(searchable, language)]);
+    if (catalogs?.of !== bound) {
+      const { values } = pieces.build(bound);
+      const bindings = new Array<ToolBinding>(values.length);
+      const searchable: ToolDescriptor[] = [];
+      for (let i = 0; i < values.length; i++) {
+        const piece = values[i]!;
+        bindings[i] = piece.binding;
+        if (piece.descriptor !== undefined) searchable.push(piece.descriptor);
+      }
+      catalogs = { of: bound, bindings, searchable };
     }
+    let catalog = catalogs[language];
+    if (catalog === undefined) catalog = catalogs[language] = new ToolCatalog([...catalogs.bindings, ...toolSearchBindings(catalogs.searchable, language)]);
     return catalog;
   };
 

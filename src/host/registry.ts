@@ -49,6 +49,10 @@ export class ToolRegistry {
   /** Operator overrides by model-facing name or RFC-007 pattern. */
   private readonly overrides: Record<string, readonly ToolClass[]>;
   private changes = 0;
+  /** {@link shared}'s array and the version it was made at. */
+  private sharedAll: { version: number; tools: readonly RegisteredTool[] } | undefined;
+  /** How many tools each server has here: which servers' liveness can hide tools. */
+  private readonly perServer = new Map<string, number>();
 
   /** Bumped on every change to the set of tools, their definitions or their classes. */
   get version(): number {
@@ -77,6 +81,17 @@ export class ToolRegistry {
   /** Every registered tool, in registration order. */
   all(): RegisteredTool[] {
     return [...this.tools.values()];
+  }
+
+  /** {@link all}, made once per {@link version}: shared and frozen. */
+  shared(): readonly RegisteredTool[] {
+    if (this.sharedAll?.version !== this.changes) this.sharedAll = { version: this.changes, tools: Object.freeze(this.all()) };
+    return this.sharedAll.tools;
+  }
+
+  /** The servers that have tools here. */
+  serverIds(): IterableIterator<string> {
+    return this.perServer.keys();
   }
 
   /** Registers a host built-in. Names are unique; a second registration is an error. */
@@ -136,6 +151,7 @@ export class ToolRegistry {
       if (parsed.unclassedReason) diagnostics.push({ tool: name, message: `unclassed: ${parsed.unclassedReason}` });
       this.base.set(name, { declared: parsed.classes });
       this.tools.set(name, this.serverEntry(name, serverId, tool, callers));
+      this.perServer.set(serverId, (this.perServer.get(serverId) ?? 0) + 1);
     }
     return diagnostics;
   }
@@ -162,6 +178,7 @@ export class ToolRegistry {
         this.changes += 1;
       }
     }
+    this.perServer.delete(serverId);
   }
 
   /** Sets (or with `undefined`, lifts) the operator's class override for a model-facing name or pattern. */

@@ -26,6 +26,7 @@ import { ApprovalGrants } from './approval-grants.ts';
 import { CallLifecycle } from './call-lifecycle.ts';
 import type { InferenceRecord } from './open-call.ts';
 import { ToolRegistry } from './registry.ts';
+import { IdentityWalk } from './identity-walk.ts';
 import { fromZodTool, isZodSchema, type ZodToolDefinition } from './zod-tool.ts';
 import { checkRefusal, describeTimeout, isTimeout, type RefusalContext, type RefusalPolicy } from './refusals.ts';
 import { errorResult } from './results.ts';
@@ -131,6 +132,22 @@ export interface Stream {
   end(reason?: string): number;
 }
 
+/** {@link ToolHost.listTools}'s mark for a tool whose listing entry is built on every build: its `describe()` may say something new. */
+const DESCRIBED = Symbol('described');
+
+/** A tool's model-facing listing entry, frozen. */
+function listingEntry(t: RegisteredTool, description: string): ToolListing {
+  return Object.freeze({
+    name: t.name,
+    description,
+    inputSchema: t.inputSchema,
+    ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+    classes: Object.freeze([...t.classes]) as ToolListing['classes'],
+    classSource: t.classSource,
+    ...(t.serverId !== undefined ? { serverId: t.serverId } : {}),
+  });
+}
+
 const MAX_INFERENCES = 100_000;
 /** Diagnostics an operator should see at the default log level. */
 const WARN_CODES = new Set(['name-collision', 'grants-nothing', 'reconnect-failed', 'delivery-failed', 'progress-listener-failed', 'plain-mcp', 'response-too-large', 'conversation-end-failed', 'task-required-unsupported']);
@@ -182,10 +199,24 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   /** Listings built for one {@link toolsVersion}, reused until it changes. */
   private available: { version: number; tools: readonly RegisteredTool[] } | undefined;
   private listing: { version: number; tools: readonly ToolListing[] } | undefined;
-  /** Each registered tool's frozen listing entry (the registry replaces a tool's object on any change of it). */
-  private readonly listed = new WeakMap<RegisteredTool, ToolListing>();
+  /**
+   * Each available tool's frozen listing entry, kept between builds (the registry replaces a
+   * tool's object on any change of it): {@link DESCRIBED} for a tool whose `describe()` is read
+   * anew on every build, null for one the model is never offered. A change of the tool set
+   * derives only the changed tools' entries (identity-walk.ts).
+   */
+  private readonly listed = new IdentityWalk<RegisteredTool, ToolListing | null | typeof DESCRIBED>((t) =>
+    t.modelCallable === false ? null : t.describe ? DESCRIBED : listingEntry(t, t.description),
+  );
   /** How many times the model-facing listing was built (tests count rebuilds with it). */
   listingBuilds = 0;
+  /**
+   * Tools the latest listing build looked up or derived beyond walking the list (tests pin
+   * that a change of one tool costs a few, whatever the number of tools).
+   */
+  get listingWork(): number {
+    return this.listed.lastWork;
+  }
   /** See {@link routeCalls}. */
   private callRouter: CallRouter | undefined;
 
@@ -285,8 +316,13 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   availableTools(): readonly RegisteredTool[] {
     const version = this.toolsVersion;
     if (this.available?.version !== version) {
-      const tools = this.registry.all().filter((t) => t.serverId === undefined || this.connections.get(t.serverId)?.isConnected === true);
-      this.available = { version, tools: Object.freeze(tools) };
+      const all = this.registry.shared();
+      // Only a server that has tools and is down hides any: with none, every tool is offered
+      // and no tool is looked at (10,000 tools were a 0.3 ms filter per change).
+      const hidden = new Set<string>();
+      for (const id of this.registry.serverIds()) if (this.connections.get(id)?.isConnected !== true) hidden.add(id);
+      const tools = hidden.size === 0 ? all : Object.freeze(all.filter((t) => t.serverId === undefined || !hidden.has(t.serverId)));
+      this.available = { version, tools };
     }
     return this.available.tools;
   }
@@ -302,25 +338,15 @@ export class ToolHost extends EventEmitter<ToolHostEvents> {
   listTools(): ToolListing[] {
     const version = this.toolsVersion;
     if (this.listing?.version !== version) {
-      // A script-only tool (`callers: 'script'`) is never offered to the model directly.
-      const tools = this.availableTools().filter((t) => t.modelCallable !== false).map((t) => {
-        // Unchanged tools keep their entry: a change of the tool set rebuilds only the changed
-        // tools' and the described ones' (issue 46 item 5: 10,000 entries were ~5 ms a change).
-        const kept = t.describe ? undefined : this.listed.get(t);
-        if (kept !== undefined) return kept;
-        const entry: ToolListing = {
-          name: t.name,
-          description: t.describe ? t.describe() : t.description,
-          inputSchema: t.inputSchema,
-          ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
-          classes: Object.freeze([...t.classes]) as ToolListing['classes'],
-          classSource: t.classSource,
-          ...(t.serverId !== undefined ? { serverId: t.serverId } : {}),
-        };
-        Object.freeze(entry);
-        if (!t.describe) this.listed.set(t, entry);
-        return entry;
-      });
+      // A script-only tool (`callers: 'script'`) is never offered to the model directly (null).
+      const all = this.availableTools();
+      const { values } = this.listed.build(all);
+      const tools: ToolListing[] = [];
+      for (let i = 0; i < values.length; i++) {
+        const entry = values[i]!;
+        if (entry === DESCRIBED) tools.push(listingEntry(all[i]!, all[i]!.describe!()));
+        else if (entry !== null) tools.push(entry);
+      }
       this.listing = { version, tools };
       this.listingBuilds += 1;
     }

@@ -1,7 +1,8 @@
 /**
  * A change of the tool set rebuilds code_execution's description from what it kept of each
  * unchanged tool (issue 46 item 5): pinned by counting work, not by a clock — one tool added
- * to 5,000 derives one tool's pieces, and the text is the one a build from nothing gives.
+ * to 5,000 derives one tool's pieces and looks up only a few, and the text is the one a build
+ * from nothing gives.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,6 +42,8 @@ for (const size of [30, 300, 5000]) {
       change();
       const text = describeCodeExecution(tools, ['javascript', 'python'], { ...OPTIONS, memo });
       assert.equal(memo.misses - before, k === 1 ? 0 : 1, `change ${k}`);
+      // Looked up, derived or re-sorted beyond walking the list: a few, whatever the size.
+      assert.ok(memo.lastWork <= 6, `change ${k}: work ${memo.lastWork} at ${size} tools`);
       assert.equal(text, describeCodeExecution(tools, ['javascript', 'python'], OPTIONS), `change ${k}: same text as a build from nothing`);
     }
   });

@@ -59,10 +59,12 @@ function isSignature(value: unknown): boolean {
  * Bindings a plan handles between two yields of {@link planSteps}: each step of a stepped plan
  * ({@link planBindingsInSteps}) does at most this many bindings' checks, alias claims or config
  * entries. Chosen by measure (bench:tools, issue 46 item 5): a plan of 10,000 bindings was one
- * 40–60 ms step; 1,000 bindings of its work take 0.5–1 ms idle, so a step stays far inside the
- * 10 ms a host's event loop may lose after a change of the tool set, even on a loaded machine.
+ * 40–60 ms step; 1,000 bindings of its work take 0.5–1 ms idle but were steps of 5–25 ms on a
+ * machine at load 14 (two cores), so a step now does a quarter of that: it stays inside the
+ * 10 ms a host's event loop may lose after a change of the tool set on a loaded machine too.
+ * A yield costs a turn of the loop (microseconds idle), 40 per pass at 10,000 tools.
  */
-export const PLAN_CHUNK = 1_000;
+export const PLAN_CHUNK = 250;
 
 /**
  * Validates bindings; throws a TypeError naming the first problem. `id` names the catalog
@@ -135,36 +137,43 @@ export function* planSteps(bindings: unknown, id = 0, chunk = PLAN_CHUNK): Gener
     table.set(name, binding as ToolBinding);
   }
   const names = [...tools.keys()];
-  // The alias table (names.ts buildAliasTable), claimed in steps.
+  // The alias table (names.ts buildAliasTable), claimed in steps. Dotted identifiers a script
+  // reaches as nested properties (`tools.a.b`) are collected on the way: a pass of their own
+  // over 10,000 names was one more unbroken step.
   const claims = new Map<string, string[]>();
+  const nested: string[][] = [];
   for (const name of names) {
     if (++units % chunk === 0) yield;
     const identifier = scriptIdentifier(name);
-    if (identifier === name) continue;
+    if (identifier === name) {
+      if (name.includes('.')) nested.push([name, name]);
+      continue;
+    }
     const list = claims.get(identifier);
     if (list) list.push(name);
     else claims.set(identifier, [name]);
   }
   // ... then settled: an identifier claimed by one tool is its alias, else a collision.
-  const aliases = new Map<string, string>();
   const collisions: NameCollision[] = [];
+  // Aliases without a dot, the config's flat list; dotted ones join the nested ones after the names.
+  const flatAliases: string[][] = [];
+  const nestedAliases: string[][] = [];
   for (const [identifier, claimants] of claims) {
     if (++units % chunk === 0) yield;
     if (tools.has(identifier)) collisions.push({ identifier, names: [identifier, ...claimants] });
     else if (claimants.length > 1) collisions.push({ identifier, names: claimants });
-    else aliases.set(identifier, claimants[0]!);
+    else (identifier.includes('.') ? nestedAliases : flatAliases).push([identifier, claimants[0]!]);
   }
-  // Dotted identifiers a script reaches as nested properties (`tools.a.b`), shortest first so a
-  // function exists before a namespace hangs below it.
-  const nested = names.filter((n) => n.includes('.') && scriptIdentifier(n) === n).map((n) => [n, n]);
-  for (const [alias, name] of aliases) if (alias.includes('.')) nested.push([alias, name]);
-  const depth = (id: string) => id.split('.').length;
-  nested.sort((a, b) => depth(a[0]!) - depth(b[0]!));
+  // Nested ones shortest first, so a function exists before a namespace hangs below it.
+  // Each depth counted once, not on every comparison (10,000 dotted names were ~280,000 splits).
+  for (const pair of nestedAliases) nested.push(pair);
+  const depths = new Map(nested.map((pair) => [pair, pair[0]!.split('.').length]));
+  nested.sort((a, b) => depths.get(a)! - depths.get(b)!);
   yield;
   // The config's two long lists, `[name, label, identifier]` per tool and the flat aliases,
   // written a chunk at a time.
   const tooled = yield* chunkedJson(names, chunk, (name) => [name, toolLabel(name), scriptIdentifier(name)]);
-  const flat = yield* chunkedJson([...aliases].filter(([alias]) => !alias.includes('.')), chunk, (pair) => pair);
+  const flat = yield* chunkedJson(flatAliases, chunk, (pair) => pair);
   const rest = JSON.stringify({
     nested,
     collisions: collisions.map((c) => [c.identifier, c.names]),

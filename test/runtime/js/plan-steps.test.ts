@@ -68,9 +68,10 @@ describe('planning a catalog in steps', () => {
       list[at] = Object.defineProperty({ ...binding }, 'name', { get: () => (seen.push(turns), name), enumerable: true });
     }
     const catalog = new ToolCatalog(list);
-    const result = await runtime.execute('return [await tools["srv0--t.0-4998"](), await tools.a.b(), await tools.a_b()]', { tools: catalog, conversation: 'c' });
+    const k = 5 * PLAN_CHUNK - 2;
+    const result = await runtime.execute(`return [await tools["srv${k % 7}--t.${k % 3}-${k}"](), await tools.a.b(), await tools.a_b()]`, { tools: catalog, conversation: 'c' });
     running = false;
-    assert.deepEqual(valueOf(result), [4998, 'ab', 'a_b']);
+    assert.deepEqual(valueOf(result), [k, 'ab', 'a_b']);
     assert.ok(seen.length >= 2);
     assert.ok(seen.at(-1)! - seen[0]! >= 4, `turns between the first and the last binding read: ${seen.join(', ')}`);
   });
