@@ -21,6 +21,7 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundleDist } from './bundle.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
@@ -71,6 +72,8 @@ for (const file of walk(SRC)) {
   assets++;
 }
 
+const bundled = await bundleDist(ROOT);
+
 const template = spawnSync(process.execPath, ['--input-type=module', '-e', `
   import fs from 'node:fs';
   import { createRequire } from 'node:module';
@@ -86,4 +89,7 @@ if (template.status !== 0) {
   process.exit(1);
 }
 
-console.log(`build: dist/ written (${declarations} declaration files rewritten, ${assets} assets copied)`);
+console.log(
+  `build: dist/ written (${declarations} declaration files rewritten, ${assets} assets copied; ` +
+    `${bundled.entries} entries bundled into ${bundled.outputs} files, ${bundled.rewritten} import.meta.url modules pointed at their originals)`,
+);
