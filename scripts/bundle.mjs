@@ -1,5 +1,5 @@
 /**
- * Step 5 of scripts/build.mjs: bundles dist/'s public entry points so that importing toolcell
+ * Step 4 of scripts/build.mjs: bundles dist/'s public entry points so that importing toolcell
  * reads a handful of files instead of ~150 modules (the cold-start cost docs/benchmarks.md
  * measures). Owns dist/_bundle/ and the entry stubs; everything else in dist/ stays as tsc and
  * the asset copy left it.
@@ -92,6 +92,8 @@ export async function bundleDist(root) {
   const rewritten = new Set();
 
   const result = await build({
+    // Metafile paths are relative to this; the build may be run from any directory.
+    absWorkingDir: root,
     entryPoints: Object.fromEntries(entries),
     outdir,
     entryNames: '[name]',
