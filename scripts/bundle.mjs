@@ -33,6 +33,12 @@ export const BUNDLE_DIR = '_bundle';
 /** `import.meta.url` as code (not `import.meta.resolve`, which resolves packages, unchanged from a chunk). */
 const IMPORT_META_URL = /\bimport\.meta\.url\b/g;
 const USES_IMPORT_META_URL = /\bimport\.meta\.url\b/;
+/**
+ * Any other use of `import.meta` (`dirname`, `filename`, the object itself) would silently
+ * name dist/_bundle/ instead of the module's own directory: the build refuses it until this
+ * plugin rewrites that use too.
+ */
+const OTHER_IMPORT_META = /\bimport\.meta\b(?!\.(?:url|resolve)\b)/;
 
 const posix = (path) => path.split(sep).join('/');
 
@@ -61,6 +67,7 @@ function entryPoints(root) {
  * esbuild plugin: a dist/ module's `import.meta.url` becomes its original file's URL, relative
  * to the chunk it lands in (every chunk sits in dist/_bundle/, so `../` reaches dist/).
  * @param {string} dist absolute dist/ directory
+ * @param {Set<string>} rewritten receives the path of every module rewritten
  */
 function originalUrls(dist, rewritten) {
   return {
@@ -69,6 +76,8 @@ function originalUrls(dist, rewritten) {
       b.onLoad({ filter: /\.m?js$/ }, (args) => {
         if (relative(dist, args.path).startsWith('..')) return undefined;
         const text = readFileSync(args.path, 'utf8');
+        const other = OTHER_IMPORT_META.exec(text);
+        if (other) throw new Error(`${args.path} uses import.meta other than .url or .resolve (at ${other.index}); scripts/bundle.mjs would point it at ${BUNDLE_DIR}/`);
         if (!USES_IMPORT_META_URL.test(text)) return undefined;
         rewritten.add(args.path);
         const own = `../${posix(relative(dist, args.path))}`;
