@@ -13,7 +13,13 @@
  * 3. Every runtime asset under src/ copied beside its compiled neighbours (by extension, not
  *    by a list, so files added later are picked up): code loads them by a path relative to
  *    `import.meta.url`, which then resolves from dist/ exactly as it does from src/.
- * 4. The QuickJS template image (engines/quickjs/template.mjs says why), built from dist/'s own
+ * 4. The entry points bundled (scripts/bundle.mjs): every `exports` target and the `bin` become
+ *    stubs over dist/_bundle/, where esbuild put them and the chunks they share, packages
+ *    external, so importing toolcell reads a handful of files instead of ~150 modules (its
+ *    cold start: docs/benchmarks.md). A bundled module's `import.meta.url` is rewritten to its
+ *    original file in dist/, which stays, so the worker entries, assets and createRequire above
+ *    resolve as before. esbuild is a devDependency: the package ships the bundle, not esbuild.
+ * 5. The QuickJS template image (engines/quickjs/template.mjs says why), built from dist/'s own
  *    guest code and the installed quickjs-wasi, in a process of its own as a sandbox would.
  */
 import { spawnSync } from 'node:child_process';
@@ -21,6 +27,7 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundleDist } from './bundle.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'src');
@@ -71,6 +78,8 @@ for (const file of walk(SRC)) {
   assets++;
 }
 
+const bundled = await bundleDist(ROOT);
+
 const template = spawnSync(process.execPath, ['--input-type=module', '-e', `
   import fs from 'node:fs';
   import { createRequire } from 'node:module';
@@ -86,4 +95,7 @@ if (template.status !== 0) {
   process.exit(1);
 }
 
-console.log(`build: dist/ written (${declarations} declaration files rewritten, ${assets} assets copied)`);
+console.log(
+  `build: dist/ written (${declarations} declaration files rewritten, ${assets} assets copied; ` +
+    `${bundled.entries} entries bundled into ${bundled.outputs} files, ${bundled.rewritten} import.meta.url modules pointed at their originals)`,
+);

@@ -3,16 +3,38 @@
  * pack-once project `plain`): the install stays within 35 MB (the OpenTelemetry SDK and exporters
  * are optional peers, so npm installs none of them), `import('toolcell')` loads no OpenTelemetry,
  * serve, CLI or telemetry code (recorded by a module-resolution hook in a fresh plain-node
- * process), and `toolcell serve` with `telemetry` configured refuses to start, naming the
- * packages to install.
+ * process; a bundled chunk counts as the dist/ modules its source map names) and reads its
+ * bundle, not ~150 modules, and `toolcell serve` with `telemetry` configured refuses to start,
+ * naming the packages to install.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync, writeFileSync, readFileSync, lstatSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { before, describe, it } from 'node:test';
 import { installedApp, plainEnv, sh } from '../helpers/pack-once.ts';
 
 const LIMIT_BYTES = 35 * 1024 * 1024;
+
+/**
+ * Files of toolcell's own that `import('toolcell')` may read: the entry stub, its bundle and the
+ * chunks they share (scripts/bundle.mjs; 9 files in all at the time of writing). Unbundled it
+ * read ~150 modules, which was most of its cold start (docs/benchmarks.md).
+ */
+const MAX_FILES_IMPORTED = 12;
+
+/**
+ * The dist/ modules behind the toolcell files a process loaded: a file of dist/_bundle/ stands
+ * for the modules its source map names, any other file for itself.
+ */
+function originalModules(loaded: string[]): string[] {
+  return loaded.flatMap((url) => {
+    if (!/\/toolcell\/dist\/_bundle\/[^/]+\.js$/.test(url)) return [url];
+    const file = fileURLToPath(url);
+    const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+    return map.sources.map((source) => pathToFileURL(resolve(dirname(file), source)).href);
+  });
+}
 
 /** Bytes of the files under `dir` (symlinks not followed), as `du -sb` counts them less directories. */
 function bytes(dir: string): number {
@@ -76,7 +98,11 @@ describe('the install for a user who does not trace', { concurrency: true }, () 
     await sh(process.execPath, ['--import', './record-register.mjs', 'import-toolcell.mjs'], app, { signal: t.signal, env: { ...plainEnv(), LOADED_OUT: out } });
     const loaded = readFileSync(out, 'utf8').split('\n').filter(Boolean);
     assert.ok(loaded.some((u) => u.includes('/node_modules/toolcell/dist/index.js')), `the hook saw toolcell load: ${loaded.slice(0, 5).join(', ')}`);
-    const unwanted = loaded.filter((u) => /\/@opentelemetry\/|\/toolcell\/dist\/(serve|cli|telemetry)\//.test(u));
+    const own = [...new Set(loaded.filter((u) => u.includes('/node_modules/toolcell/')))];
+    assert.ok(own.length <= MAX_FILES_IMPORTED, `import('toolcell') read ${own.length} files of toolcell's: ${own.slice(0, 5).join(', ')}, …`);
+    const modules = originalModules(own);
+    assert.ok(modules.some((u) => u.includes('/node_modules/toolcell/dist/host/tool-host.js')), `the source maps name the bundled modules: ${modules.slice(0, 5).join(', ')}`);
+    const unwanted = [...loaded, ...modules].filter((u) => /\/@opentelemetry\/|\/toolcell\/dist\/(serve|cli|telemetry)\//.test(u));
     assert.deepEqual([...new Set(unwanted)], []);
   });
 
